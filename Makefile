@@ -1,0 +1,49 @@
+# The two commands of the README: `make workbook` and `make test`. Each installs what it needs first.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+SITE   ?= inputs/example.yaml
+STAMP  := $(VENV)/.installed
+
+.PHONY: workbook workbooks test lint bench verify libreoffice clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+## build one site's workbook (default: the example site) into outputs/
+workbook: $(STAMP)
+	$(PY) -m workbook build $(SITE)
+
+## build every site in inputs/
+workbooks: $(STAMP)
+	$(PY) -m workbook build inputs/*.yaml
+
+## recalculate the built workbooks in LibreOffice and compare every formula cell
+verify: $(STAMP) libreoffice
+	$(PY) -m workbook verify outputs/*.xlsx
+
+## run the test suite (installs LibreOffice Calc when missing and we are root)
+test: $(STAMP) libreoffice
+	$(PY) -m ruff check workbook tests bench
+	$(PY) -m pytest
+
+libreoffice:
+	@if command -v soffice >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		echo "installing LibreOffice Calc (headless) with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui >/dev/null; \
+	else \
+		echo "LibreOffice Calc is needed for the parity tests: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui"; \
+		exit 1; \
+	fi
+
+lint: $(STAMP)
+	$(PY) -m ruff check workbook tests bench
+
+bench: $(STAMP)
+	$(PY) bench/run.py
+
+clean:
+	rm -rf outputs/*.xlsx .pytest_cache .hypothesis

@@ -1,0 +1,82 @@
+"""The Python API: the same definitions the workbook renders, evaluated with units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from workbook.excel.layout import Layout, plan
+from workbook.excel.writer import write_book
+from workbook.formula.line import Book
+from workbook.inputs import Site, load_site
+from workbook.models import all_specs, build_book
+from workbook.units import Q_
+
+
+@dataclass
+class Model:
+    """A site's lines and their values (magnitudes in each line's unit, arrays shaped (batch, periods))."""
+
+    site: Site
+    book: Book
+    values: dict[str, np.ndarray]
+
+    def quantity(self, line_id: str) -> Any:
+        """A line's value as a pint quantity (a scalar for a single site, else an array)."""
+        line = self.book.lines[line_id]
+        v = self.values[line_id]
+        mag = v.reshape(-1)[0] if v.size == 1 else v
+        return mag if line.is_bool else Q_(mag, line.unit)
+
+    def dataframe(self) -> Any:
+        import pandas as pd
+
+        layout = plan(self.book)
+        rows = []
+        for line in self.book.lines.values():
+            v = self.values[line.id]
+            rows.append({
+                "id": line.id, "label": line.label, "kind": line.kind, "unit": line.unit_text,
+                "value": _plain(line, v), "cell": layout.address(line.id),
+            })
+        return pd.DataFrame(rows).set_index("id")
+
+
+def load(site_path: Path | str) -> Model:
+    site = load_site(site_path, all_specs())
+    book = build_book(site)
+    return Model(site, book, book.evaluate())
+
+
+def build(site_path: Path | str, out: Path | str) -> tuple[Model, Layout]:
+    """Validate, evaluate and write; nothing is written unless all of that succeeded."""
+    model = load(site_path)
+    layout = write_book(model.book, model.values, model.site, Path(out))
+    return model, layout
+
+
+def _plain(line: Any, v: np.ndarray) -> Any:
+    flat = v.reshape(-1)
+    if line.is_bool:
+        return bool(flat[0]) if flat.size == 1 else [bool(x) for x in flat]
+    out = [None if np.isnan(x) else float(x) for x in flat]
+    return out[0] if len(out) == 1 else out
+
+
+def evaluation(model: Model) -> dict[str, Any]:
+    """`evaluate --json`: every calculated line with its value, unit and cell."""
+    layout = plan(model.book)
+    lines = {}
+    for line in model.book.lines.values():
+        if line.kind == "input":
+            continue
+        lines[line.id] = {
+            "label": line.label,
+            "value": _plain(line, model.values[line.id]),
+            "unit": line.unit_text,
+            "cell": layout.address(line.id),
+        }
+    return {"site": model.site.name, "lines": lines}

@@ -1,0 +1,101 @@
+"""Where each line sits: one row per line, the same columns on every sheet.
+
+The layout is decided before anything is written, so a formula can name a cell on a sheet that comes later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section
+
+COVER = "Cover"
+HEADER_ROW = 3  # title, subtitle, blank, then the column headers
+FIRST_ROW = HEADER_ROW + 1
+COLUMNS = ("Label", "Name", "Unit", "Value", "Note / source")
+LABEL, NAME, UNIT, VALUE, NOTE = range(5)
+
+
+@dataclass
+class SheetLayout:
+    title: str
+    rows: list[tuple[int, Line | Section]] = field(default_factory=list)
+
+    @property
+    def last_row(self) -> int:
+        return self.rows[-1][0] if self.rows else FIRST_ROW
+
+
+@dataclass
+class Layout:
+    sheets: dict[str, SheetLayout]
+    cells: dict[str, tuple[str, int, int]]  # line id -> (sheet, row, col), zero-based
+
+    def address(self, line_id: str, absolute: bool = False) -> str:
+        sheet, row, col = self.cells[line_id]
+        cell = xl_rowcol_to_cell(row, col, row_abs=absolute, col_abs=absolute)
+        return f"'{sheet}'!{cell}"
+
+
+def sheet_order(book: Book) -> list[str]:
+    """Cover, Inputs, Summary, the model sheets in definition order, Checks."""
+    models = [t for t in book.sheets if t not in (INPUTS_SHEET, CHECKS_SHEET, "Summary")]
+    order = [INPUTS_SHEET, "Summary", *models, CHECKS_SHEET]
+    return [t for t in order if t in book.sheets]
+
+
+def plan(book: Book) -> Layout:
+    sheets: dict[str, SheetLayout] = {}
+    cells: dict[str, tuple[str, int, int]] = {}
+    for title in sheet_order(book):
+        items = book.sheets[title]
+        if title == CHECKS_SHEET:
+            items = _checks_items(book)
+        elif title == INPUTS_SHEET:
+            items = _grouped(items)
+        sl = SheetLayout(title)
+        row = FIRST_ROW
+        for item in items:
+            if isinstance(item, Section):
+                if sl.rows:
+                    row += 1  # a blank row before each section but the first
+                sl.rows.append((row, item))
+            else:
+                sl.rows.append((row, item))
+                cells[item.id] = (title, row, VALUE)
+            row += 1
+        sheets[title] = sl
+    return Layout(sheets, cells)
+
+
+def _grouped(items: list[Line | Section]) -> list[Line | Section]:
+    """Inputs under one section per model, whatever order they were declared in."""
+    out: list[Line | Section] = []
+    current = None
+    for item in items:
+        if isinstance(item, Section):
+            continue
+        if item.section != current:
+            current = item.section
+            out.append(Section(current))
+        out.append(item)
+    return out
+
+
+def _checks_items(book: Book) -> list[Line | Section]:
+    """The master check first, then each model's checks under its name."""
+    items: list[Line | Section] = []
+    master = [x for x in book.sheets[CHECKS_SHEET] if isinstance(x, Line) and x.kind == "calc"]
+    if master:
+        items.append(Section("All checks"))
+        items.extend(master)
+    current = None
+    for line in book.sheets[CHECKS_SHEET]:
+        if isinstance(line, Line) and line.kind == "check":
+            if line.section != current:
+                current = line.section
+                items.append(Section(current))
+            items.append(line)
+    return items

@@ -1,0 +1,505 @@
+"""Expression nodes: one tree, evaluated in Python and rendered as an Excel formula.
+
+Each node knows the unit its magnitude is in. Python evaluates magnitudes (numpy arrays shaped
+(batch, periods)) applying exactly the conversion factors the Excel text carries, so both renderings do
+the same arithmetic. Where Excel/LibreOffice and IEEE arithmetic differ (15-digit rounding in ROUNDUP,
+approximate equality in comparisons and in `a - b`), Python follows the spreadsheet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+
+from workbook.units import factor, is_offset, unit, ureg
+
+if TYPE_CHECKING:
+    from workbook.formula.line import Line
+
+# Precedence of Excel operators, loosest first. Unary minus is rendered with brackets, because Excel binds
+# it tighter than ^ (=-2^2 is 4) while Python binds it looser.
+CMP, ADD, MUL, POW, ATOM = 1, 2, 3, 4, 5
+
+DIMENSIONLESS = unit("")
+# Literals a calculation may contain (FAST: no typed-in numbers but universal constants). Anything else is
+# an input with a source.
+UNIVERSAL = {0, 0.5, 1, 2, 3, 4, 7, 10, 12, 24, 52, 60, 100, 365, 1000, 3600, 8760}
+
+_APPROX = 2.0**-48  # LibreOffice rtl::math::approxEqual: |a-b| < |a| * 2^-48
+
+
+class UnitError(ValueError):
+    """A formula mixes dimensions; raised while the model is built."""
+
+
+class FormulaError(ValueError):
+    """A formula cannot be built or evaluated (unknown literal, division by zero...)."""
+
+
+class Env:
+    """Values of the lines evaluated so far, each a float array shaped (batch, periods or 1)."""
+
+    def __init__(self, values: dict[str, np.ndarray] | None = None):
+        self.values: dict[str, np.ndarray] = dict(values or {})
+
+    def __getitem__(self, line_id: str) -> np.ndarray:
+        return self.values[line_id]
+
+
+class Context:
+    """What a node needs to render itself: how to write a reference to a line from the current cell."""
+
+    def ref(self, line: Line) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def prev_ref(self, line: Line) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def num(x: float) -> str:
+    """A literal as Excel reads it (integers without '.0', exponents in capitals)."""
+    x = float(x)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return repr(x).upper()
+
+
+# ---------------------------------------------------------------- spreadsheet arithmetic in numpy
+
+
+def approx_equal(a: Any, b: Any) -> np.ndarray:
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (a == b) | (np.abs(a - b) < np.abs(a) * _APPROX)
+
+
+def approx_add(a: Any, b: Any) -> np.ndarray:
+    """a + b, but 0 where the two cancel to 15 digits, as LibreOffice's approxAdd."""
+    r = np.add(a, b)
+    return np.where(((a < 0) & (b > 0) | (a > 0) & (b < 0)) & approx_equal(a, -b), 0.0, r)
+
+
+def approx_sub(a: Any, b: Any) -> np.ndarray:
+    r = np.subtract(a, b)
+    return np.where(((a < 0) & (b < 0) | (a > 0) & (b > 0)) & approx_equal(a, b), 0.0, r)
+
+
+def round15(x: Any) -> np.ndarray:
+    """Round to 15 significant digits, as spreadsheets do before ROUNDUP/ROUNDDOWN."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mag = np.floor(np.log10(np.abs(x)))
+    mag = np.where(np.isfinite(mag), mag, 0)
+    scale = 10.0 ** (14 - mag)
+    return np.where(x == 0, 0.0, np.round(x * scale) / scale)
+
+
+def excel_roundup(x: Any) -> np.ndarray:
+    """ROUNDUP(x,0): away from zero."""
+    x = round15(x)
+    return np.sign(x) * np.ceil(np.abs(x))
+
+
+def excel_rounddown(x: Any) -> np.ndarray:
+    """ROUNDDOWN(x,0): toward zero."""
+    x = round15(x)
+    return np.sign(x) * np.floor(np.abs(x))
+
+
+def _cmp(op: str, a: Any, b: Any) -> np.ndarray:
+    eq = approx_equal(a, b)
+    if op == "=":
+        return eq
+    if op == "<>":
+        return ~eq
+    if op == "<":
+        return ~eq & (a < b)
+    if op == "<=":
+        return eq | (a < b)
+    if op == ">":
+        return ~eq & (a > b)
+    return eq | (a > b)
+
+
+# ---------------------------------------------------------------- nodes
+
+
+class Operand:
+    """Arithmetic on nodes and lines builds trees; it never computes."""
+
+    def node(self) -> Node:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def __add__(self, o: Any) -> Node:
+        return add(self, o)
+
+    def __radd__(self, o: Any) -> Node:
+        return add(o, self)
+
+    def __sub__(self, o: Any) -> Node:
+        return sub(self, o)
+
+    def __rsub__(self, o: Any) -> Node:
+        return sub(o, self)
+
+    def __mul__(self, o: Any) -> Node:
+        return BinOp("*", self, o)
+
+    def __rmul__(self, o: Any) -> Node:
+        return BinOp("*", o, self)
+
+    def __truediv__(self, o: Any) -> Node:
+        return BinOp("/", self, o)
+
+    def __rtruediv__(self, o: Any) -> Node:
+        return BinOp("/", o, self)
+
+    def __pow__(self, o: Any) -> Node:
+        return Pow(self, o)
+
+    def __neg__(self) -> Node:
+        return Neg(self)
+
+    def __lt__(self, o: Any) -> Node:
+        return Compare("<", self, o)
+
+    def __le__(self, o: Any) -> Node:
+        return Compare("<=", self, o)
+
+    def __gt__(self, o: Any) -> Node:
+        return Compare(">", self, o)
+
+    def __ge__(self, o: Any) -> Node:
+        return Compare(">=", self, o)
+
+    def eq(self, o: Any) -> Node:
+        return Compare("=", self, o)
+
+    def ne(self, o: Any) -> Node:
+        return Compare("<>", self, o)
+
+    def __bool__(self) -> bool:
+        raise FormulaError("a formula has no truth value at build time; use where(...) for a condition")
+
+    __hash__ = object.__hash__
+
+
+class Node(Operand):
+    unit: pint.Unit = DIMENSIONLESS
+    prec: int = ATOM
+    is_bool: bool = False
+    error: str | None = None
+
+    def node(self) -> Node:
+        return self
+
+    def children(self) -> tuple[Node, ...]:
+        return ()
+
+    def evaluate(self, env: Env) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def render(self, ctx: Context) -> str:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def walk(self):
+        yield self
+        for c in self.children():
+            yield from c.walk()
+
+    def wrapped(self, ctx: Context, prec: int) -> str:
+        text = self.render(ctx)
+        return f"({text})" if self.prec < prec else text
+
+
+def as_node(x: Any) -> Node:
+    if isinstance(x, Operand):
+        return x.node()
+    if isinstance(x, bool):
+        raise FormulaError("use a comparison, not a Python bool, in a formula")
+    if isinstance(x, int | float):
+        return Const(x)
+    if isinstance(x, pint.Quantity):
+        raise FormulaError(
+            f"the quantity {x} is typed into a formula; make it an input with a source"
+        )
+    raise FormulaError(f"cannot use {x!r} in a formula")
+
+
+class Const(Node):
+    def __init__(self, value: float, unit_text: str = ""):
+        if value not in UNIVERSAL:
+            raise FormulaError(
+                f"the literal {value} is typed into a formula; only universal constants "
+                f"({', '.join(num(v) for v in sorted(UNIVERSAL))}) may be, anything else is an input"
+            )
+        self.value = float(value)
+        self.unit = unit(unit_text)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return np.asarray(self.value)
+
+    def render(self, ctx: Context) -> str:
+        return num(self.value)
+
+
+class Ref(Node):
+    def __init__(self, line: Line):
+        self.line = line
+        self.unit = line.unit
+        self.is_bool = line.is_bool
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return env[self.line.id]
+
+    def render(self, ctx: Context) -> str:
+        return ctx.ref(self.line)
+
+
+class Scale(Node):
+    """A unit conversion: the magnitude times a factor (rendered /1000 where that reads better)."""
+
+    def __init__(self, inner: Node, f: float, to_unit: pint.Unit):
+        self.inner, self.unit = inner, to_unit
+        inv = 1.0 / f
+        self.divide = f < 1 and abs(inv - round(inv)) < 1e-9 * inv
+        self.f = float(round(inv)) if self.divide else f
+        self.prec = MUL
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.inner,)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        v = self.inner.evaluate(env)
+        return v / self.f if self.divide else v * self.f
+
+    def render(self, ctx: Context) -> str:
+        return f"{self.inner.wrapped(ctx, MUL)}{'/' if self.divide else '*'}{num(self.f)}"
+
+
+_DIM_NAMES = {
+    "W": "power", "J": "energy", "m": "length", "kg": "mass", "s": "time", "K": "temperature",
+    "USD": "money", "m^3": "volume", "m^3/s": "volume flow", "kg/s": "mass flow", "kg/m^3": "density",
+    "J/kg/K": "specific heat", "USD/s": "money per time", "USD/J": "price of energy", "bit/s": "data rate",
+    "USD/W": "money per power", "USD/W/s": "money per power and time", "m^2": "area",
+    "kg/m^2": "mass per area",
+}
+
+
+def _dims(u: pint.Unit) -> str:
+    """A dimension in words where it has a common name ('power'), else pint's formula."""
+    if not u.dimensionality:
+        return "pure number"
+    for ref, name in _DIM_NAMES.items():
+        if unit(ref).dimensionality == u.dimensionality:
+            return name
+    return str(u.dimensionality)
+
+
+def convert(n: Node, to_unit: pint.Unit, what: str) -> Node:
+    """`n` expressed in `to_unit`; a mismatch becomes a Bad node that the line reports with its name."""
+    if n.unit == to_unit:
+        return n
+    if is_offset(n.unit) or is_offset(to_unit):
+        return Bad(n, to_unit, f"{what}: cannot convert absolute temperature {n.unit:~P} to "
+                   f"{to_unit:~P} inside a formula; give such inputs in one temperature unit")
+    try:
+        f = factor(n.unit, to_unit)
+    except pint.DimensionalityError:
+        return Bad(n, to_unit, f"{what}: got {n.unit:~P} [{_dims(n.unit)}], "
+                   f"expected {to_unit:~P} [{_dims(to_unit)}]")
+    return n if f == 1.0 else Scale(n, f, to_unit)
+
+
+class Bad(Node):
+    """A unit mismatch found while a formula is built; the line holding it fails the build."""
+
+    def __init__(self, inner: Node, to_unit: pint.Unit, error: str):
+        self.inner, self.unit, self.error = inner, to_unit, error
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.inner,)
+
+
+def unit_errors(node: Node) -> list[str]:
+    return [n.error for n in node.walk() if getattr(n, "error", None)]
+
+
+def _delta(u: pint.Unit) -> pint.Unit:
+    return (ureg.Quantity(1.0, u) - ureg.Quantity(0.0, u)).units
+
+
+def add(a: Any, b: Any) -> Node:
+    return AddSub("+", as_node(a), as_node(b))
+
+
+def sub(a: Any, b: Any) -> Node:
+    return AddSub("-", as_node(a), as_node(b))
+
+
+class AddSub(Node):
+    prec = ADD
+
+    def __init__(self, op: str, a: Node, b: Node):
+        self.op = op
+        if is_offset(a.unit) and is_offset(b.unit):
+            if op == "+":
+                self.error = f"cannot add two absolute temperatures ({a.unit:~P} + {b.unit:~P})"
+            b = convert(b, a.unit, "temperature difference")
+            self.unit = _delta(a.unit)
+        elif is_offset(a.unit):
+            b = convert(b, _delta(a.unit), f"{a.unit:~P} {op} ...")
+            self.unit = a.unit
+        else:
+            b = convert(b, a.unit, f"'{op}' needs like units on both sides")
+            self.unit = a.unit
+        self.a, self.b = a, b
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.a, self.b)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        fn = approx_add if self.op == "+" else approx_sub
+        return fn(self.a.evaluate(env), self.b.evaluate(env))
+
+    def render(self, ctx: Context) -> str:
+        right = self.b.wrapped(ctx, ADD + (self.op == "-"))
+        return f"{self.a.wrapped(ctx, ADD)}{self.op}{right}"
+
+
+class BinOp(Node):
+    """Multiplication and division: units multiply, nothing is converted."""
+
+    prec = MUL
+
+    def __init__(self, op: str, a: Any, b: Any):
+        self.op, self.a, self.b = op, as_node(a), as_node(b)
+        for side in (self.a, self.b):
+            if is_offset(side.unit):
+                self.error = (f"cannot multiply or divide an absolute temperature ({side.unit:~P}); "
+                              "use a temperature difference")
+        self.unit = self.a.unit * self.b.unit if op == "*" else self.a.unit / self.b.unit
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.a, self.b)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        a, b = self.a.evaluate(env), self.b.evaluate(env)
+        if self.op == "*":
+            return np.multiply(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(a, b)
+
+    def render(self, ctx: Context) -> str:
+        right = self.b.wrapped(ctx, MUL + (self.op == "/"))
+        return f"{self.a.wrapped(ctx, MUL)}{self.op}{right}"
+
+
+class Pow(Node):
+    prec = POW
+
+    def __init__(self, a: Any, n: Any):
+        self.a = as_node(a)
+        self.n = as_node(n)
+        if not isinstance(self.n, Const):
+            raise FormulaError("an exponent must be a constant, so that the unit is known")
+        if self.a.unit != DIMENSIONLESS:
+            self.unit = self.a.unit ** self.n.value
+        else:
+            self.unit = DIMENSIONLESS
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.a, self.n)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return np.power(self.a.evaluate(env), self.n.value)
+
+    def render(self, ctx: Context) -> str:
+        return f"{self.a.wrapped(ctx, ATOM)}^{self.n.render(ctx)}"
+
+
+class Neg(Node):
+    def __init__(self, a: Any):
+        self.a = as_node(a)
+        self.unit = self.a.unit
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.a,)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return -self.a.evaluate(env)
+
+    def render(self, ctx: Context) -> str:
+        return f"-{self.a.wrapped(ctx, ATOM)}"
+
+
+class Compare(Node):
+    prec = CMP
+    is_bool = True
+
+    def __init__(self, op: str, a: Any, b: Any):
+        self.op, self.a = op, as_node(a)
+        self.b = convert(as_node(b), self.a.unit, f"'{op}' compares like units")
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.a, self.b)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return _cmp(self.op, self.a.evaluate(env), self.b.evaluate(env))
+
+    def render(self, ctx: Context) -> str:
+        return f"{self.a.wrapped(ctx, ADD)}{self.op}{self.b.wrapped(ctx, ADD)}"
+
+
+class Func(Node):
+    """An Excel function call with a numpy implementation that means the same."""
+
+    def __init__(
+        self,
+        name: str,
+        args: list[Node],
+        fn: Callable[..., np.ndarray],
+        out_unit: pint.Unit,
+        *,
+        is_bool: bool = False,
+        extra: str = "",
+    ):
+        self.name, self.args, self.fn, self.unit = name, args, fn, out_unit
+        self.is_bool, self.extra = is_bool, extra
+
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.args)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return self.fn(*(a.evaluate(env) for a in self.args))
+
+    def render(self, ctx: Context) -> str:
+        parts = [a.render(ctx) for a in self.args]
+        return f"{self.name}({','.join(parts)}{self.extra})"
+
+
+class Guard(Node):
+    """a / b, or a message instead of #DIV/0! where b is zero."""
+
+    def __init__(self, a: Any, b: Any, message: str, div: Node | None = None):
+        self.a, self.b = as_node(a), as_node(b)
+        self.message = message
+        self.div = div if div is not None else BinOp("/", self.a, self.b)
+        self.unit = self.div.unit
+
+    def converted(self, to_unit: pint.Unit, what: str) -> Guard:
+        """The conversion goes inside the IF, so the message branch stays text."""
+        return Guard(self.a, self.b, self.message, convert(self.div, to_unit, what))
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.a, self.b)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        b = self.b.evaluate(env)
+        return np.where(b == 0, np.nan, self.div.evaluate(env))
+
+    def render(self, ctx: Context) -> str:
+        text = self.message.replace('"', '""')
+        return f'IF({self.b.render(ctx)}=0,"{text}",{self.div.render(ctx)})'

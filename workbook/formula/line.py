@@ -1,0 +1,217 @@
+"""Lines and the book that holds them: the one definition of every row of the workbook.
+
+A line is a label, a unit, a formula (or an input value) and a note. Its formula is converted to the declared
+unit when the line is defined, so a dimension error fails the build naming the line. Lines are defined in
+dependency order (a formula can only name lines that already exist), which is also the evaluation order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pint
+
+from workbook.formula.expr import (
+    Env,
+    FormulaError,
+    Guard,
+    Node,
+    Operand,
+    Ref,
+    UnitError,
+    as_node,
+    convert,
+    unit_errors,
+)
+from workbook.units import unit as parse_unit
+
+INPUTS_SHEET = "Inputs"
+CHECKS_SHEET = "Checks"
+
+COUNT = "#,##0"
+NUMBER = "#,##0.00"
+PERCENT = "0.0%"
+BOOL = "BOOLEAN"
+
+
+@dataclass(eq=False)
+class Line(Operand):
+    id: str
+    label: str
+    unit_text: str
+    unit: pint.Unit
+    kind: str  # "input", "calc" or "check"
+    sheet: str
+    note: str = ""
+    formula: Node | None = None
+    fmt: str = NUMBER
+    is_bool: bool = False
+    value: np.ndarray | None = None  # inputs only
+    bounds: tuple[float | None, float | None, bool] = (None, None, False)  # lo, hi, lo excluded
+    integer: bool = False
+    section: str = ""
+
+    def node(self) -> Node:
+        return Ref(self)
+
+    @property
+    def name(self) -> str:
+        """The Excel defined name: the line id with dots as underscores (power.it_load -> power_it_load)."""
+        return self.id.replace(".", "_")
+
+    @property
+    def guard_message(self) -> str | None:
+        return self.formula.message if isinstance(self.formula, Guard) else None
+
+
+@dataclass
+class Section:
+    title: str
+
+
+@dataclass
+class Chart:
+    """A native chart of some lines' values, labelled by the lines' labels."""
+
+    sheet: str
+    title: str
+    kind: str  # xlsxwriter chart type: "pie", "bar", "column", "line", "scatter"
+    lines: list[Line]
+    y_title: str = ""
+
+
+@dataclass
+class Book:
+    """Every line of one site's workbook, in definition (= evaluation) order, and the sheets they sit on."""
+
+    site: str
+    lines: dict[str, Line] = field(default_factory=dict)
+    sheets: dict[str, list[Line | Section]] = field(default_factory=dict)
+    settings: list[Any] = field(default_factory=list)  # structural choices from the site file
+    charts: list[Chart] = field(default_factory=list)
+
+    def sheet(self, title: str, prefix: str) -> SheetBuilder:
+        self.sheets.setdefault(title, [])
+        return SheetBuilder(self, title, prefix)
+
+    def _add(self, line: Line) -> Line:
+        if line.id in self.lines:
+            raise FormulaError(f"line {line.id} is defined twice")
+        self.lines[line.id] = line
+        self.sheets.setdefault(line.sheet, []).append(line)
+        return line
+
+    def _section(self, sheet: str, title: str) -> None:
+        self.sheets.setdefault(sheet, []).append(Section(title))
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(self, overrides: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+        """Every line's magnitude (in its declared unit) as an array (batch, periods or 1).
+
+        `overrides` replaces input values, e.g. with arrays of many sampled sites at once.
+        """
+        env = Env()
+        overrides = overrides or {}
+        batch = 1
+        for key, v in overrides.items():
+            if key not in self.lines or self.lines[key].kind != "input":
+                raise KeyError(f"{key} is not an input of this book")
+            batch = max(batch, np.size(v))
+        for line in self.lines.values():
+            if line.kind == "input":
+                v = overrides.get(line.id, line.value)
+                env.values[line.id] = np.asarray(v, dtype=float).reshape(-1, 1)
+                continue
+            v = np.asarray(line.formula.evaluate(env))
+            v = np.broadcast_to(v, np.broadcast_shapes(v.shape, (batch, 1)))
+            if not line.is_bool:
+                v = v.astype(float)
+                bad = ~np.isfinite(v)
+                if line.guard_message is None and bad.any():
+                    raise FormulaError(
+                        f"line {line.id} ({line.label}) has no finite value for these inputs "
+                        "(a division by zero?); guard it with safe_div or fix the inputs"
+                    )
+            env.values[line.id] = v
+        return env.values
+
+
+class SheetBuilder:
+    """Adds lines to one sheet of a book, with ids prefixed by the model's name."""
+
+    def __init__(self, book: Book, title: str, prefix: str):
+        self.book, self.title, self.prefix = book, title, prefix
+        self.group = title  # the model an input row belongs to (its section on the Inputs sheet)
+
+    def _id(self, key: str) -> str:
+        return f"{self.prefix}.{key}"
+
+    def section(self, title: str) -> None:
+        self.book._section(self.title, title)
+
+    def input(
+        self,
+        key: str,
+        label: str,
+        unit_text: str,
+        value: float,
+        note: str = "",
+        *,
+        fmt: str = NUMBER,
+        bounds: tuple[float | None, float | None, bool] = (None, None, False),
+        integer: bool = False,
+    ) -> Line:
+        return self.book._add(
+            Line(self._id(key), label, unit_text, parse_unit(_pint_text(unit_text)), "input",
+                 INPUTS_SHEET, note, fmt=fmt, value=np.asarray(value, dtype=float),
+                 bounds=bounds, integer=integer, section=self.group)
+        )
+
+    def calc(self, key: str, label: str, unit_text: str, formula: Any, note: str = "",
+             *, fmt: str = NUMBER) -> Line:
+        line_id = self._id(key)
+        u = parse_unit(_pint_text(unit_text))
+        node = _finalise(as_node(formula), u, line_id, label, unit_text)
+        return self.book._add(
+            Line(line_id, label, unit_text, u, "calc", self.title, note, node, fmt,
+                 is_bool=node.is_bool, section=self.title)
+        )
+
+    def check(self, key: str, label: str, condition: Any, note: str = "") -> Line:
+        node = as_node(condition)
+        errors = unit_errors(node)
+        if errors:
+            raise UnitError(f"check {self._id(key)} ({label}): {errors[0]}")
+        if not node.is_bool:
+            raise UnitError(f"check {self._id(key)} ({label}) must be a comparison, TRUE when all is well")
+        return self.book._add(
+            Line(self._id(key), label, "TRUE/FALSE", parse_unit(""), "check", CHECKS_SHEET, note,
+                 node, BOOL, is_bool=True, section=self.title)
+        )
+
+
+# Units columns show words a reader expects; pint reads the unit behind them.
+_SHOWN_AS = {
+    "TRUE/FALSE": "",
+    "GPUs": "GPU", "nodes": "", "racks": "", "count": "", "ratio": "", "%": "", "blocks": "",
+    "nodes/rack": "", "GPU/MW": "GPU/MW", "switches": "", "links": "", "CDUs": "", "units": "",
+}
+
+
+def _pint_text(unit_text: str) -> str:
+    return _SHOWN_AS.get(unit_text, unit_text)
+
+
+def _finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str) -> Node:
+    for inner in node.walk():
+        if isinstance(inner, Guard) and inner is not node:
+            raise FormulaError(f"line {line_id}: safe_div must be the whole formula, not part of it")
+    what = f"declared unit {unit_text or '(pure number)'}"
+    node = node.converted(u, what) if isinstance(node, Guard) else convert(node, u, what)
+    errors = unit_errors(node)
+    if errors:
+        raise UnitError(f"line {line_id} ({label}): {errors[0]}")
+    return node

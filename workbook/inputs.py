@@ -1,0 +1,282 @@
+"""Site YAML -> validated quantities, with one-line errors that name the file, the key, the value and the unit.
+
+A site file has a `site:` name, an optional `catalog:` choice of hardware (whose values become defaults, each
+with its source), and one section per model (`power:`, ...) of `key: value` pairs. A value is a number, a
+quantity as text (`700 W`, `0.08 USD/kWh`, `30 degC`), a word for a choice, or `{value: ..., source: ...}`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pint
+import yaml
+
+from workbook.units import Q_, unit
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+CATALOG_PATH = TEMPLATES / "catalog.yaml"
+_TEMPERATURE = re.compile(r"^\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*(degC|degF|°C|°F|K)\s*$")
+_REDUNDANCY = re.compile(r"^\s*(\d*)\s*N\s*(?:\+\s*(\d+))?\s*$")
+
+
+class InputError(ValueError):
+    """Bad site input. Its message is one line, ready to print."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One input key: what it means, its unit, the range it must lie in, when it applies."""
+
+    key: str  # "power.gpu_tdp"
+    label: str
+    unit: str  # as shown in the units column and stored on the Inputs sheet
+    expect: str  # in words, for error messages: "a power"
+    example: str  # "700 W"
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False  # lo itself is not allowed
+    integer: bool = False
+    choices: tuple[str, ...] = ()  # a word input that shapes the model (e.g. "pue" / "itemised")
+    redundancy: bool = False  # "N", "N+1", "2N": becomes a multiplier and a number of spares
+    when: tuple[str, str] | None = None  # only used when another (choice) key has this value
+    default: Any = None  # used when the key is absent; a choice's default is documented in README
+    fmt: str = "#,##0.00"
+    help: str = ""
+
+    @property
+    def pint_unit(self) -> pint.Unit:
+        from workbook.formula.line import _pint_text
+
+        return unit(_pint_text(self.unit))
+
+
+@dataclass
+class Value:
+    magnitude: float | str | tuple[int, int]  # number in the spec's unit, choice word, (multiplier, spares)
+    given: str  # the value as written
+    source: str  # where it came from: the site file, the catalog entry and its source
+
+
+@dataclass
+class Site:
+    path: Path
+    name: str
+    description: str
+    values: dict[str, Value]
+    digest: str  # SHA-256 of the site file's bytes, shown on the Cover
+    scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def get(self, key: str) -> Value | None:
+        return self.values.get(key)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _fail(where: str, key: str, raw: Any, problem: str, spec: Spec | None = None) -> InputError:
+    expected = ""
+    if spec is not None:
+        if spec.choices:
+            expected = f"; expected one of {', '.join(spec.choices)}"
+        elif spec.redundancy:
+            expected = "; expected a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
+        else:
+            u = spec.unit or "a pure number"
+            expected = f"; expected {spec.expect} in {u}, e.g. {key.split('.')[-1]}: {spec.example}"
+    return InputError(_one_line(f"{where}: {key} = {raw!r}: {problem}{expected}"))
+
+
+def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
+    target = spec.pint_unit
+    if isinstance(raw, bool) or raw is None:
+        raise _fail(where, key, raw, "is not a number", spec)
+    if isinstance(raw, int | float):
+        if target.dimensionality:
+            raise _fail(where, key, raw, "has no unit", spec)
+        q = Q_(float(raw), "dimensionless")
+    elif isinstance(raw, str):
+        m = _TEMPERATURE.match(raw)
+        try:
+            if m:
+                q = Q_(float(m.group(1)), m.group(2).replace("°C", "degC").replace("°F", "degF"))
+            else:
+                q = Q_(raw.replace("%", " percent"))
+        except Exception:
+            raise _fail(where, key, raw, "is not a number with a unit", spec) from None
+        if not isinstance(q, pint.Quantity):
+            q = Q_(float(q), "dimensionless")
+    else:
+        raise _fail(where, key, raw, "is not a number", spec)
+    try:
+        mag = float(q.to(target).magnitude)
+    except pint.DimensionalityError:
+        found = f"{q.units:~P}" if q.dimensionality else "a pure number"
+        raise _fail(where, key, raw, f"is in {found}, which is not {spec.expect}", spec) from None
+    except Exception:
+        raise _fail(where, key, raw, "is not a number with a unit", spec) from None
+    if not math.isfinite(mag):
+        raise _fail(where, key, raw, "is not a finite number", spec)
+    if spec.integer and not float(mag).is_integer():
+        raise _fail(where, key, raw, "is not a whole number", spec)
+    if spec.lo is not None and (mag < spec.lo or (spec.lo_open and mag == spec.lo)):
+        bound = "greater than" if spec.lo_open else "at least"
+        raise _fail(where, key, raw, f"must be {bound} {spec.lo:g} {spec.unit}".rstrip(), spec)
+    if spec.hi is not None and mag > spec.hi:
+        raise _fail(where, key, raw, f"must be at most {spec.hi:g} {spec.unit}".rstrip(), spec)
+    return mag
+
+
+def parse_value(raw: Any, spec: Spec, where: str, key: str) -> float | str | tuple[int, int]:
+    if spec.choices:
+        if not isinstance(raw, str) or raw.strip().lower() not in spec.choices:
+            raise _fail(where, key, raw, "is not a known choice", spec)
+        return raw.strip().lower()
+    if spec.redundancy:
+        m = _REDUNDANCY.match(str(raw)) if isinstance(raw, str) else None
+        if m is None or (m.group(1) and int(m.group(1)) < 1):
+            raise _fail(where, key, raw, "is not a redundancy scheme the tool knows", spec)
+        return (int(m.group(1) or 1), int(m.group(2) or 0))
+    return _quantity(raw, spec, where, key)
+
+
+def _split(raw: Any) -> tuple[Any, str]:
+    """A value and its source, from either `x` or `{value: x, source: ...}`."""
+    if isinstance(raw, dict) and "value" in raw:
+        extra = set(raw) - {"value", "source", "note"}
+        if extra:
+            raise InputError(f"unknown field(s) {', '.join(sorted(extra))} beside value/source")
+        return raw["value"], _one_line(raw.get("source", "") or raw.get("note", ""))
+    return raw, ""
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the file ({e.strerror})") from None
+    try:
+        return yaml.safe_load(text), text
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or "invalid YAML"
+        raise InputError(_one_line(f"{path}: not valid YAML{at}: {problem}")) from None
+
+
+def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
+    data, _ = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: the catalog must be a mapping of kinds (gpus, nodes, ...)")
+    return data
+
+
+def _suggest(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+TOP_LEVEL = {"site", "description", "catalog", "scenarios"}
+
+
+def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_PATH) -> Site:
+    """Read and validate a site file against the specs of every model; raises InputError."""
+    path = Path(path)
+    data, raw_bytes = _read_yaml(path)
+    where = str(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: a site file is a mapping with site:, catalog: and one section per model")
+    by_key = {s.key: s for s in specs}
+    sections = sorted({k.split(".")[0] for k in by_key})
+
+    given: dict[str, tuple[Any, str]] = {}
+    for top, body in data.items():
+        if top in TOP_LEVEL:
+            continue
+        if top not in sections:
+            raise InputError(
+                f"{where}: {top}: unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}; "
+                f"sections are {', '.join(sections)}"
+            )
+        if not isinstance(body, dict):
+            raise InputError(f"{where}: {top}: expected a mapping of key: value under {top}:")
+        for k, raw in body.items():
+            key = f"{top}.{k}"
+            if key not in by_key:
+                raise InputError(f"{where}: {key}: unknown key{_suggest(key, list(by_key))}")
+            try:
+                given[key] = _split(raw)
+            except InputError as e:
+                raise InputError(f"{where}: {key}: {e}") from None
+            given[key] = (given[key][0], given[key][1] or f"site file {path.name}")
+
+    name = data.get("site")
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{where}: site = {name!r}: expected the site's name as text, e.g. site: Example colo")
+
+    defaults = _catalog_defaults(data.get("catalog"), where, catalog_path)
+    values: dict[str, Value] = {}
+    # Choices first: they decide which other keys apply.
+    ordered = sorted(specs, key=lambda s: not s.choices)
+    for spec in ordered:
+        if spec.when is not None:
+            other, wanted = spec.when
+            if values[other].magnitude != wanted:
+                if spec.key in given:
+                    raise InputError(
+                        f"{where}: {spec.key}: only used when {other} is {wanted} "
+                        f"(it is {values[other].magnitude}); remove it or change {other}"
+                    )
+                continue
+        if spec.key in given:
+            raw, source = given[spec.key]
+            origin = where
+        elif spec.key in defaults:
+            raw, source, origin = defaults[spec.key]
+        elif spec.default is not None:
+            raw, source, origin = spec.default, "tool default (README, input format)", "default"
+        else:
+            hint = " or in the chosen catalog entry" if data.get("catalog") else ""
+            raise InputError(_one_line(
+                f"{where}: {spec.key} is missing{hint}; expected {spec.expect} in "
+                f"{spec.unit or 'a pure number'}, e.g. {spec.key.split('.')[-1]}: {spec.example}"
+            ))
+        values[spec.key] = Value(parse_value(raw, spec, origin, spec.key), _one_line(str(raw)), source)
+
+    scenarios = data.get("scenarios") or {}
+    if not isinstance(scenarios, dict):
+        raise InputError(f"{where}: scenarios: expected a mapping of scenario name to changed inputs")
+    return Site(path, name.strip(), _one_line(data.get("description", "")), values,
+                hashlib.sha256(raw_bytes).hexdigest(), scenarios)
+
+
+def _catalog_defaults(choice: Any, where: str, catalog_path: Path) -> dict[str, tuple[Any, str, str]]:
+    if choice is None:
+        return {}
+    if not isinstance(choice, dict):
+        raise InputError(f"{where}: catalog: expected a mapping such as {{gpu: H100-SXM, node: DGX-H100}}")
+    catalog = load_catalog(catalog_path)
+    out: dict[str, tuple[Any, str, str]] = {}
+    for kind, entry_name in choice.items():
+        kinds = [k.rstrip("s") for k in catalog]
+        table = catalog.get(f"{kind}s")
+        if not isinstance(table, dict):
+            raise InputError(f"{where}: catalog.{kind}: unknown kind{_suggest(str(kind), kinds)}; "
+                             f"kinds are {', '.join(kinds)}")
+        entry = table.get(entry_name)
+        if not isinstance(entry, dict):
+            raise InputError(
+                f"{where}: catalog.{kind} = {entry_name!r}: not in {catalog_path.name}"
+                f"{_suggest(str(entry_name), list(table))}; entries are {', '.join(table)}"
+            )
+        for key, raw in (entry.get("values") or {}).items():
+            value, source = _split(raw)
+            out[key] = (value, f"catalog {kind} {entry_name}: {source}", f"{catalog_path.name} {entry_name}")
+    return out

@@ -1,0 +1,73 @@
+"""What every model module shares: its inputs as lines on the Inputs sheet, read from a validated site."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbook.formula.line import COUNT, PERCENT, Book, Line
+from workbook.inputs import Site, Spec
+
+
+@dataclass
+class Setting:
+    """A word from the site file that shapes which rows exist (e.g. the facility overhead method)."""
+
+    key: str
+    label: str
+    value: str
+    source: str
+
+
+class Inputs:
+    """One model's inputs, each a line on the Inputs sheet; `inputs.gpu_tdp` is the line to use in formulas."""
+
+    def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec]):
+        self._lines: dict[str, Line] = {}
+        self._choices: dict[str, str] = {}
+        builder = book.sheet("Inputs", prefix)
+        builder.group = title
+        builder.section(title)
+        for spec in specs:
+            value = site.get(spec.key)
+            if value is None:
+                continue
+            key = spec.key.split(".", 1)[1]
+            if spec.choices:
+                self._choices[key] = str(value.magnitude)
+                book.settings.append(Setting(spec.key, spec.label, str(value.magnitude), value.source))
+            elif spec.redundancy:
+                mult, spares = value.magnitude
+                note = f"{value.given} -> {mult} x N + {spares} spare(s); {value.source}"
+                self._lines[f"{key}_multiplier"] = builder.input(
+                    f"{key}_multiplier", f"{spec.label}: multiple of N", "ratio", mult, note,
+                    fmt=COUNT, bounds=(1, None, False), integer=True)
+                self._lines[f"{key}_spares"] = builder.input(
+                    f"{key}_spares", f"{spec.label}: spare units", "units", spares, note,
+                    fmt=COUNT, bounds=(0, None, False), integer=True)
+            else:
+                note = value.source
+                if value.given and _differs(value.given, value.magnitude, spec.unit):
+                    note = f"given as {value.given}; {note}"
+                fmt = PERCENT if spec.unit == "%" else spec.fmt
+                self._lines[key] = builder.input(
+                    key, spec.label, spec.unit, float(value.magnitude), note, fmt=fmt,
+                    bounds=(spec.lo, spec.hi, spec.lo_open), integer=spec.integer)
+
+    def __getattr__(self, key: str) -> Line:
+        try:
+            return self.__dict__["_lines"][key]
+        except KeyError:
+            raise AttributeError(f"no input {key} (absent, or not used with these choices)") from None
+
+    def choice(self, key: str) -> str:
+        return self._choices[key]
+
+    def has(self, key: str) -> bool:
+        return key in self._lines
+
+
+def _differs(given: str, magnitude: float | str | tuple, unit_text: str) -> bool:
+    try:
+        return float(given) != float(magnitude)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return given.replace(" ", "") != f"{magnitude:g}{unit_text}".replace(" ", "")

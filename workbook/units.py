@@ -1,0 +1,41 @@
+"""The one pint registry of the project.
+
+Every unit the models use is defined here once, so a unit string means the same thing in the catalog,
+the site files, the models and the tests.
+"""
+
+from __future__ import annotations
+
+import pint
+
+ureg = pint.UnitRegistry(cache_folder=":auto:")
+# Money is its own dimension: adding USD to kWh must fail the build, not the audit.
+ureg.define("USD = [currency]")
+ureg.define("kUSD = 1000 USD")
+ureg.define("MUSD = 1000000 USD")
+# Counted things are dimensionless, but named so that rows read "USD/GPU/h".
+ureg.define("GPU = []")
+# pint reads "cfm" as centi-fermi; the HVAC unit is cubic feet per minute.
+ureg.define("CFM = foot ** 3 / minute")
+# Rack units (EIA-310: 1.75 in), so "42 U" / "8 U" is a count of node slots.
+ureg.define("rack_unit = 44.45 mm = U")
+# Finance means a 365-day year; pint's "year" is 365.25 days.
+ureg.define("fyear = 8760 hour")
+
+Q_ = ureg.Quantity
+Unit = ureg.Unit
+
+
+def unit(text: str) -> pint.Unit:
+    """Parse a unit string; the empty string is dimensionless."""
+    return ureg.Unit(text or "dimensionless")
+
+
+def factor(src: pint.Unit, dst: pint.Unit) -> float:
+    """The multiplier that turns a magnitude in `src` into one in `dst` (raises on a dimension mismatch)."""
+    return float(ureg.Quantity(1.0, src).to(dst).magnitude)
+
+
+def is_offset(u: pint.Unit) -> bool:
+    """Absolute temperatures (degC, degF) cannot be scaled, only compared or subtracted."""
+    return not ureg.Quantity(1.0, u)._is_multiplicative

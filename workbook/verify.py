@@ -1,0 +1,148 @@
+"""Recalculate workbooks in headless LibreOffice and compare every formula cell with the cached Python value.
+
+LibreOffice trusts the cached values of files that say they came from Excel, so each run gets a fresh
+profile that forces a full recalculation on load. soffice exits 0 even when a file failed to load, so every
+output is checked for existence. Many files go through one soffice start.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+
+from workbook.inputs import InputError
+
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
+ERROR_PREFIXES = ("#NAME?", "#REF!", "#VALUE!", "#DIV/0!", "#NUM!", "#N/A", "#NULL!", "Err:", "#ERR")
+
+_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" \
+xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">\
+<value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse">\
+<value>0</value></prop></item>
+</oor:items>
+"""
+
+
+class EngineMissing(RuntimeError):
+    """LibreOffice is not installed."""
+
+
+def soffice() -> str:
+    exe = shutil.which("soffice") or shutil.which("libreoffice")
+    if exe is None:
+        raise EngineMissing(
+            "LibreOffice is not installed: run `make test` as root (it installs it), or "
+            "`apt-get install -y --no-install-recommends libreoffice-calc-nogui`"
+        )
+    return exe
+
+
+def recalculate(paths: Iterable[Path], outdir: Path, timeout: float = 900) -> dict[Path, Path]:
+    """Recalculate each workbook in one LibreOffice start; returns input path -> recalculated copy."""
+    paths = [Path(p).resolve() for p in paths]
+    names = [p.name for p in paths]
+    if len(set(names)) != len(names):
+        raise ValueError("recalculate: workbooks in one batch need distinct file names")
+    outdir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="lo-profile-") as profile:
+        user = Path(profile) / "user"
+        user.mkdir()
+        (user / "registrymodifications.xcu").write_text(_PROFILE)
+        cmd = [
+            soffice(), f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
+            "--nologo", "--nodefault", "--convert-to", "xlsx", "--outdir", str(outdir), *map(str, paths),
+        ]
+        env = {**os.environ, "HOME": profile}
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    out = {p: outdir / p.name for p in paths}
+    missing = [str(p) for p, o in out.items() if not o.exists()]
+    if missing:
+        raise RuntimeError(
+            f"LibreOffice did not convert {len(missing)} file(s) (exit {proc.returncode}): "
+            f"{', '.join(missing[:3])}; stderr: {proc.stderr.strip()[:300]}"
+        )
+    return out
+
+
+@dataclass
+class Report:
+    path: Path
+    compared: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        state = "OK" if not self.problems else f"{len(self.problems)} problem(s)"
+        return f"{self.path}: {self.compared} formula cells compared: {state}"
+
+
+def is_error(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith(ERROR_PREFIXES)
+
+
+def same(expected: Any, got: Any) -> bool:
+    """Python's cached value against LibreOffice's, at relative 1e-9 (LibreOffice keeps 15 digits)."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        if isinstance(got, int | float) and not isinstance(got, bool) and got in (0, 1):
+            got = bool(got)
+        if isinstance(expected, int | float) and not isinstance(expected, bool) and expected in (0, 1):
+            expected = bool(expected)
+        return expected is got or expected == got
+    if isinstance(expected, int | float) and isinstance(got, int | float):
+        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    return expected == got
+
+
+def formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
+    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook."""
+    formulas = openpyxl.load_workbook(path, data_only=False)
+    values = openpyxl.load_workbook(path, data_only=True)
+    out = {}
+    for ws in formulas.worksheets:
+        cached = values[ws.title]
+        for row in ws.iter_rows():
+            for cell in row:
+                if isinstance(cell.value, str) and cell.value.startswith("="):
+                    out[(ws.title, cell.coordinate)] = (cell.value, cached[cell.coordinate].value)
+    return out
+
+
+def compare(original: Path, recalculated: Path) -> Report:
+    report = Report(original)
+    cells = formula_cells(original)
+    got_wb = openpyxl.load_workbook(recalculated, data_only=True)
+    for (sheet, coord), (formula, expected) in cells.items():
+        got = got_wb[sheet][coord].value
+        report.compared += 1
+        where = f"'{sheet}'!{coord}"
+        if is_error(got):
+            report.problems.append(f"{where}: error {got} from {formula}")
+        elif expected is None:
+            report.problems.append(f"{where}: no cached value for {formula}")
+        elif not same(expected, got):
+            report.problems.append(f"{where}: Python {expected!r} != LibreOffice {got!r} in {formula}")
+    if not cells:
+        report.problems.append("no formula cells found")
+    return report
+
+
+def verify_files(paths: Iterable[Path]) -> list[Report]:
+    paths = [Path(p) for p in paths]
+    for p in paths:
+        if not p.exists():
+            raise InputError(f"{p}: no such workbook")
+    with tempfile.TemporaryDirectory(prefix="verify-") as tmp:
+        recalced = recalculate(paths, Path(tmp) / "out")
+        return [compare(p, recalced[p.resolve()]) for p in paths]
