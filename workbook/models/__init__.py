@@ -1,25 +1,37 @@
-"""The models, in evaluation order. A model module has TITLE, PREFIX, INPUTS and define(book, inputs)."""
+"""The models. Each module has TITLE, PREFIX, INPUTS and define(book, inputs); optionally summarise(book, s).
+
+Sheets and input sections appear in PRESENTATION order; lines are defined in EVALUATION order, so a model
+can use the lines of any model defined before it (the fabric's power feeds the power chain).
+"""
 
 from __future__ import annotations
 
-from workbook.formula.line import Book
+from types import ModuleType
+
+from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book
 from workbook.inputs import Site, Spec
 from workbook.models import power, summary
-from workbook.models.base import Inputs
+from workbook.models.base import AllInputs, Inputs
 
-MODELS = [power]
+PRESENTATION: list[ModuleType] = [power]
+EVALUATION: list[ModuleType] = [power]
 
 
 def all_specs() -> list[Spec]:
-    return [spec for model in MODELS for spec in model.INPUTS]
+    return [spec for model in PRESENTATION for spec in model.INPUTS]
 
 
 def build_book(site: Site) -> Book:
     """Every line of the site's workbook, defined once; evaluation and rendering both read this."""
     book = Book(site.name)
-    book.sheet("Inputs", "inputs")
-    for model in MODELS:
-        model.define(book, Inputs(book, site, model.TITLE, model.PREFIX, model.INPUTS))
+    book.sheet(INPUTS_SHEET, "inputs")
+    book.sheet(summary.TITLE, summary.PREFIX)
+    for model in PRESENTATION:
+        book.sheet(model.TITLE, model.PREFIX)
+    book.sheet(CHECKS_SHEET, "checks")
+    inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
+    for model in EVALUATION:
+        model.define(book, inputs)
     summary.define_checks(book)
-    summary.define(book)
+    summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])
     return book

@@ -66,6 +66,19 @@ class Inputs:
         return key in self._lines
 
 
+class AllInputs:
+    """Every model's inputs: `inputs.power.gpus`, so a model can use another model's inputs."""
+
+    def __init__(self, by_prefix: dict[str, Inputs]):
+        self._by_prefix = by_prefix
+
+    def __getattr__(self, prefix: str) -> Inputs:
+        try:
+            return self.__dict__["_by_prefix"][prefix]
+        except KeyError:
+            raise AttributeError(f"no model {prefix}") from None
+
+
 def _differs(given: str, magnitude: float | str | tuple, unit_text: str) -> bool:
     try:
         return float(given) != float(magnitude)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from workbook.formula.functions import ceil, floor, max_, min_
 from workbook.formula.line import COUNT, PERCENT, Book
 from workbook.inputs import Spec
-from workbook.models.base import Inputs
+from workbook.models.base import AllInputs
 
 TITLE, PREFIX = "Power chain", "power"
 
@@ -51,7 +51,7 @@ INPUTS = [
     Spec("power.cooling_overhead", "Cooling power per kW of IT load", "kW/kW", "a ratio", "0.25",
          lo=0.0, hi=2.0, when=("power.facility_model", "itemised")),
     Spec("power.distribution_loss", "Distribution loss (UPS, transformers, PDUs), share of input", "%",
-         when=("power.facility_model", "itemised"), **_RATIO),
+         when=("power.facility_model", "itemised"), **{**_RATIO, "hi": 0.5}),
     Spec("power.other_facility_power", "Lighting, offices and other facility load", "kW",
          when=("power.facility_model", "itemised"), **_KW),
     Spec("power.sync_peak_factor", "Synchronised GPU peak over TDP", "ratio", "a ratio", "1.1", lo=1.0,
@@ -65,7 +65,8 @@ INPUTS = [
 ]
 
 
-def define(book: Book, i: Inputs) -> None:
+def define(book: Book, inputs: AllInputs) -> None:
+    i = inputs.power
     s = book.sheet(TITLE, PREFIX)
 
     s.section("Node (per server, at nameplate)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from workbook.formula.functions import all_
 from workbook.formula.line import BOOL, CHECKS_SHEET, COUNT, PERCENT, Book, Chart
 
@@ -17,7 +19,7 @@ def define_checks(book: Book) -> None:
            fmt=BOOL)
 
 
-def define(book: Book) -> None:
+def define(book: Book, models: list[ModuleType]) -> None:
     L = book.lines
     s = book.sheet(TITLE, PREFIX)
     s.section("Checks")
@@ -51,3 +53,6 @@ def define(book: Book) -> None:
                L["power.facility_overhead"]),
     ]
     book.charts.append(Chart(TITLE, "Where the facility power goes (kW, design load)", "pie", parts))
+
+    for model in models:
+        model.summarise(book, s)

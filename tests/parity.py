@@ -1,0 +1,96 @@
+"""The parity harness: build workbooks, recalculate them in LibreOffice in one start, compare every cell.
+
+Two comparisons per workbook: every formula cell's cached value against LibreOffice's recalculated value
+(verify.compare), and every calculated line's Python value against LibreOffice's value in the line's cell.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import yaml
+
+from workbook.api import Model, build
+from workbook.excel.layout import Layout
+from workbook.verify import compare, is_error, recalculate, same
+
+REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
+
+
+@dataclass
+class Built:
+    site_file: Path
+    xlsx: Path
+    model: Model
+    layout: Layout
+
+
+@dataclass
+class Outcome:
+    workbooks: int = 0
+    cells: int = 0
+    lines: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, other: Outcome) -> None:
+        self.workbooks += other.workbooks
+        self.cells += other.cells
+        self.lines += other.lines
+        self.problems += other.problems
+
+
+def write_site(site: dict[str, Any], path: Path) -> Path:
+    path.write_text(yaml.safe_dump(site, sort_keys=False))
+    return path
+
+
+def build_all(site_files: list[Path], outdir: Path) -> list[Built]:
+    outdir.mkdir(parents=True, exist_ok=True)
+    built = []
+    for f in site_files:
+        xlsx = outdir / f"{f.stem}.xlsx"
+        model, layout = build(f, xlsx)
+        built.append(Built(f, xlsx, model, layout))
+    return built
+
+
+def check(built: list[Built], workdir: Path) -> Outcome:
+    """Recalculate all in one LibreOffice start and compare every formula cell and every line."""
+    recalced = recalculate([b.xlsx for b in built], workdir / "recalculated")
+    outcome = Outcome()
+    for b in built:
+        lo_path = recalced[b.xlsx.resolve()]
+        report = compare(b.xlsx, lo_path)
+        outcome.workbooks += 1
+        outcome.cells += report.compared
+        outcome.problems += [f"{b.site_file.name}: {p}" for p in report.problems]
+        lo = openpyxl.load_workbook(lo_path, data_only=True)
+        for line in b.model.book.lines.values():
+            if line.kind == "input":
+                continue
+            sheet, row, col = b.layout.cells[line.id]
+            got = lo[sheet].cell(row=row + 1, column=col + 1).value
+            value = b.model.values[line.id].reshape(-1)[0]
+            outcome.lines += 1
+            expected: Any = bool(value) if line.is_bool else float(value)
+            if isinstance(expected, float) and math.isnan(expected):
+                expected = line.guard_message
+            if is_error(got) or not same(expected, got):
+                outcome.problems.append(
+                    f"{b.site_file.name}: {line.id} Python {expected!r} != LibreOffice {got!r}"
+                )
+    return outcome
+
+
+def record(name: str, outcome: Outcome) -> None:
+    """Keep the counts for the closing note (outputs/ is not committed)."""
+    REPORT.parent.mkdir(exist_ok=True)
+    data = json.loads(REPORT.read_text()) if REPORT.exists() else {}
+    data[name] = {"workbooks": outcome.workbooks, "formula_cells": outcome.cells, "lines": outcome.lines,
+                  "problems": len(outcome.problems)}
+    REPORT.write_text(json.dumps(data, indent=1))
