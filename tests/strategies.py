@@ -54,10 +54,25 @@ def power_section(draw: Any) -> dict[str, Any]:
 
 
 @st.composite
+def fabric_section(draw: Any) -> dict[str, Any]:
+    """Fabric inputs (issue 3)."""
+    return {}
+
+
+@st.composite
+def cooling_section(draw: Any) -> dict[str, Any]:
+    """Cooling inputs (issue 3)."""
+    return {}
+
+
+@st.composite
 def sites(draw: Any) -> dict[str, Any]:
     """A valid site file as a mapping, ready for yaml.safe_dump."""
-    return {
+    site = {
         "site": "hypothesis site",
         "catalog": {"gpu": draw(st.sampled_from(GPUS)), "node": draw(st.sampled_from(NODES))},
         "power": draw(power_section()),
+        "fabric": draw(fabric_section()),
+        "cooling": draw(cooling_section()),
     }
+    return {k: v for k, v in site.items() if v != {}}

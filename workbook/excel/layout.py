@@ -51,6 +51,8 @@ def plan(book: Book) -> Layout:
     cells: dict[str, tuple[str, int, int]] = {}
     for title in sheet_order(book):
         items = book.sheets[title]
+        if not items and title not in (INPUTS_SHEET, CHECKS_SHEET):
+            continue  # a model with no lines for this site has no sheet
         if title == CHECKS_SHEET:
             items = _checks_items(book)
         elif title == INPUTS_SHEET:

@@ -10,11 +10,11 @@ from types import ModuleType
 
 from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book
 from workbook.inputs import Site, Spec
-from workbook.models import power, summary
+from workbook.models import cooling, fabric, power, summary
 from workbook.models.base import AllInputs, Inputs
 
-PRESENTATION: list[ModuleType] = [power]
-EVALUATION: list[ModuleType] = [power]
+PRESENTATION: list[ModuleType] = [power, fabric, cooling]
+EVALUATION: list[ModuleType] = [fabric, power, cooling]
 
 
 def all_specs() -> list[Spec]:
