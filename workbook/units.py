@@ -17,10 +17,13 @@ ureg.define("MUSD = 1000000 USD")
 ureg.define("GPU = []")
 # pint reads "cfm" as centi-fermi; the HVAC unit is cubic feet per minute.
 ureg.define("CFM = foot ** 3 / minute")
+# US gallons per minute, the HVAC flow unit (pint's gallon is the US liquid gallon, 3.785 L).
+ureg.define("gpm = gallon / minute")
 # Rack units (EIA-310: 1.75 in), so "42 U" / "8 U" is a count of node slots.
 ureg.define("rack_unit = 44.45 mm = U")
 # Finance means a 365-day year; pint's "year" is 365.25 days.
 ureg.define("fyear = 8760 hour")
+ureg.define("fmonth = fyear / 12")
 
 Q_ = ureg.Quantity
 Unit = ureg.Unit
@@ -32,8 +35,13 @@ def unit(text: str) -> pint.Unit:
 
 
 def factor(src: pint.Unit, dst: pint.Unit) -> float:
-    """The multiplier that turns a magnitude in `src` into one in `dst` (raises on a dimension mismatch)."""
-    return float(ureg.Quantity(1.0, src).to(dst).magnitude)
+    """The multiplier that turns a magnitude in `src` into one in `dst` (raises on a dimension mismatch).
+
+    Unit definitions are exact decimals, but pint's float arithmetic can leave 59999.99999999999 for 60000
+    (L/min per kW) or 3.785411783999999 for 3.785411784 (gallon to L); 15 significant digits, as a spreadsheet
+    shows them, give the defined value back, so formulas read `*60000`.
+    """
+    return float(f"{ureg.Quantity(1.0, src).to(dst).magnitude:.15g}")
 
 
 def is_offset(u: pint.Unit) -> bool:

@@ -16,12 +16,15 @@ HEADER_ROW = 3  # title, subtitle, blank, then the column headers
 FIRST_ROW = HEADER_ROW + 1
 COLUMNS = ("Label", "Name", "Unit", "Value", "Note / source")
 LABEL, NAME, UNIT, VALUE, NOTE = range(5)
+OPENING = NOTE + 1  # a series line's value before the first period (what prev() reads in period 1)
+FIRST_PERIOD = OPENING + 1  # the one timeline runs across columns from here, on every sheet
 
 
 @dataclass
 class SheetLayout:
     title: str
     rows: list[tuple[int, Line | Section]] = field(default_factory=list)
+    has_series: bool = False
 
     @property
     def last_row(self) -> int:
@@ -31,12 +34,20 @@ class SheetLayout:
 @dataclass
 class Layout:
     sheets: dict[str, SheetLayout]
-    cells: dict[str, tuple[str, int, int]]  # line id -> (sheet, row, col), zero-based
+    cells: dict[str, tuple[str, int, int]]  # line id -> (sheet, row, col) of its (first) value, zero-based
+    periods: int = 0
 
     def address(self, line_id: str, absolute: bool = False) -> str:
         sheet, row, col = self.cells[line_id]
         cell = xl_rowcol_to_cell(row, col, row_abs=absolute, col_abs=absolute)
         return f"'{sheet}'!{cell}"
+
+    def row_address(self, line_id: str) -> str:
+        """A series line's row of periods, as its defined name points at it."""
+        sheet, row, _ = self.cells[line_id]
+        first = xl_rowcol_to_cell(row, FIRST_PERIOD, row_abs=True, col_abs=True)
+        last = xl_rowcol_to_cell(row, FIRST_PERIOD + self.periods - 1, row_abs=True, col_abs=True)
+        return f"'{sheet}'!{first}:{last}"
 
 
 def sheet_order(book: Book) -> list[str]:
@@ -66,10 +77,11 @@ def plan(book: Book) -> Layout:
                 sl.rows.append((row, item))
             else:
                 sl.rows.append((row, item))
-                cells[item.id] = (title, row, VALUE)
+                cells[item.id] = (title, row, FIRST_PERIOD if item.series else VALUE)
+                sl.has_series |= item.series
             row += 1
         sheets[title] = sl
-    return Layout(sheets, cells)
+    return Layout(sheets, cells, book.periods)
 
 
 def _grouped(items: list[Line | Section]) -> list[Line | Section]:

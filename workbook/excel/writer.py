@@ -20,7 +20,19 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook import __version__
 from workbook.excel.charts import add_charts
 from workbook.excel.cover import write_cover
-from workbook.excel.layout import COLUMNS, HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
+from workbook.excel.layout import (
+    COLUMNS,
+    FIRST_PERIOD,
+    HEADER_ROW,
+    LABEL,
+    NAME,
+    NOTE,
+    OPENING,
+    UNIT,
+    VALUE,
+    Layout,
+    plan,
+)
 from workbook.excel.styles import Styles
 from workbook.formula.expr import Context
 from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section
@@ -35,16 +47,39 @@ SUBTITLES = {
 WIDTHS = {LABEL: 58, NAME: 32, UNIT: 11, VALUE: 16, NOTE: 90}
 
 
-class NameContext(Context):
-    """Scalar lines are referenced by their defined names, which read like the labels beside them."""
+class CellContext(Context):
+    """How a formula in one cell names the lines it uses.
+
+    Single values go by their defined names, which read like the labels beside them. In a period column, a
+    series line is the cell of its row in the same column (the previous column for prev(), which in the first
+    period is the opening column); a whole row (SUM, NPV) goes by the row's defined name.
+    """
+
+    def __init__(self, layout: Layout, sheet: str, col: int = VALUE):
+        self.layout, self.sheet, self.col = layout, sheet, col
+
+    def _cell(self, line: Line, col: int) -> str:
+        sheet, row, _ = self.layout.cells[line.id]
+        cell = xl_rowcol_to_cell(row, col)
+        return cell if sheet == self.sheet else f"'{sheet}'!{cell}"
 
     def ref(self, line: Line) -> str:
+        if line.series:
+            if self.col < FIRST_PERIOD:
+                raise ValueError(f"{line.id} is a series, referenced outside a period column")
+            return self._cell(line, self.col)
+        return line.name
+
+    def prev_ref(self, line: Line) -> str:
+        return self._cell(line, self.col - 1)
+
+    def row_range(self, line: Line) -> str:
         return line.name
 
 
-def cached(line: Line, value: np.ndarray) -> Any:
+def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
     """The value Excel shows before it recalculates: a number, TRUE/FALSE, or the guard's message."""
-    v = value.reshape(-1)[0]
+    v = value[0, period] if value.ndim == 2 else value.reshape(-1)[0]
     if line.is_bool:
         return bool(v)
     v = float(v)
@@ -81,7 +116,6 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     wb.set_calc_mode("auto")
     styles = Styles(wb)
     write_cover(wb, styles, book, site, layout)
-    ctx = NameContext()
     sheets = {}
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)
@@ -91,6 +125,10 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
                  styles.subtitle)
         for col, head in enumerate(COLUMNS):
             ws.write(HEADER_ROW, col, head, styles.header)
+        if sl.has_series:
+            ws.write(HEADER_ROW, OPENING, "Opening", styles.header)
+            for t, label in enumerate(book.period_labels):
+                ws.write(HEADER_ROW, FIRST_PERIOD + t, label, styles.header)
         if title == INPUTS_SHEET and book.settings:
             _write_settings(ws, styles, book)
         for row, item in sl.rows:
@@ -99,18 +137,23 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
                     ws.write_blank(row, col, None, styles.section)
                 ws.write(row, LABEL, item.title, styles.section)
                 continue
-            _write_line(ws, styles, ctx, item, values[item.id], row)
-            wb.define_name(item.name, f"={layout.address(item.id, absolute=True)}")
+            _write_line(ws, styles, layout, title, item, values, row)
+            target = layout.row_address(item.id) if item.series else layout.address(item.id, absolute=True)
+            wb.define_name(item.name, f"={target}")
         if title == CHECKS_SHEET or title == "Summary":
             _colour_checks(ws, styles, sl)
         for col, width in WIDTHS.items():
-            ws.set_column(col, col, width)
-        _page_setup(ws, sl.last_row)
+            ws.set_column(col, col, 44 if (sl.has_series and col == NOTE) else width)
+        if sl.has_series:
+            ws.set_column(OPENING, FIRST_PERIOD + book.periods - 1, 12)
+        _page_setup(ws, sl.last_row, FIRST_PERIOD + book.periods - 1 if sl.has_series else NOTE)
     add_charts(wb, sheets, book, layout)
     wb.close()
 
 
-def _write_line(ws: Any, styles: Styles, ctx: Context, line: Line, value: np.ndarray, row: int) -> None:
+def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
+                values: dict[str, np.ndarray], row: int) -> None:
+    value = values[line.id]
     ws.write_string(row, LABEL, line.label, styles.label)
     ws.write_string(row, NAME, line.name, styles.name)
     ws.write_string(row, UNIT, line.unit_text, styles.unit)
@@ -120,8 +163,18 @@ def _write_line(ws: Any, styles: Styles, ctx: Context, line: Line, value: np.nda
     if line.kind == "input":
         ws.write_number(row, VALUE, float(value.reshape(-1)[0]), fmt)
         _validate(ws, line, row)
-    else:
-        ws.write_formula(row, VALUE, "=" + line.formula.render(ctx), fmt, cached(line, value))
+        return
+    if not line.series:
+        ws.write_formula(row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
+                         cached(line, value))
+        return
+    if line.opening is not None:
+        ws.write_formula(row, OPENING, "=" + line.opening.render(CellContext(layout, sheet)), fmt,
+                         cached(line, values[f"{line.id}#opening"]))
+    for t in range(value.shape[1]):
+        col = FIRST_PERIOD + t
+        ws.write_formula(row, col, "=" + line.formula.render(CellContext(layout, sheet, col)), fmt,
+                         cached(line, value, t))
 
 
 def _validate(ws: Any, line: Line, row: int) -> None:
@@ -169,11 +222,14 @@ def _colour_checks(ws: Any, styles: Styles, sl: Any) -> None:
             ws.conditional_format(cell, {"type": "cell", "criteria": "==", "value": "FALSE", "format": styles.bad})
 
 
-def _page_setup(ws: Any, last_row: int) -> None:
+def _page_setup(ws: Any, last_row: int, last_col: int) -> None:
     ws.freeze_panes(HEADER_ROW + 1, 1)
     ws.set_landscape()
     ws.set_paper(9)  # A4
-    ws.fit_to_pages(1, 0)
+    if last_col == NOTE:
+        ws.fit_to_pages(1, 0)
+    else:
+        ws.repeat_columns(0)  # a timeline prints across pages with its labels on each
     ws.repeat_rows(HEADER_ROW)
-    ws.print_area(0, 0, last_row, NOTE)
+    ws.print_area(0, 0, last_row, last_col)
     ws.set_header("&L&A&R&P / &N")

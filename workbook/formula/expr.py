@@ -8,6 +8,7 @@ approximate equality in comparisons and in `a - b`), Python follows the spreadsh
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,22 +41,40 @@ class FormulaError(ValueError):
 
 
 class Env:
-    """Values of the lines evaluated so far, each a float array shaped (batch, periods or 1)."""
+    """Values of the lines evaluated so far, each a float array shaped (batch, periods or 1).
+
+    A line whose formula uses its own previous period is evaluated one period at a time: then `column` is
+    that period, and series values are read one column at a time.
+    """
 
     def __init__(self, values: dict[str, np.ndarray] | None = None):
         self.values: dict[str, np.ndarray] = dict(values or {})
+        self.openings: dict[str, np.ndarray] = {}
+        self.column: int | None = None
 
     def __getitem__(self, line_id: str) -> np.ndarray:
         return self.values[line_id]
+
+    def get(self, line: Line) -> np.ndarray:
+        v = self.values[line.id]
+        if self.column is not None and line.series:
+            return v[:, self.column : self.column + 1]
+        return v
 
 
 class Context:
     """What a node needs to render itself: how to write a reference to a line from the current cell."""
 
     def ref(self, line: Line) -> str:  # pragma: no cover - interface
+        """A line's value as seen from the current cell (the same period, for a series)."""
         raise NotImplementedError
 
     def prev_ref(self, line: Line) -> str:  # pragma: no cover - interface
+        """A series line's value in the period before the current cell's (its opening, in the first)."""
+        raise NotImplementedError
+
+    def row_range(self, line: Line) -> str:  # pragma: no cover - interface
+        """A series line's whole row of periods."""
         raise NotImplementedError
 
 
@@ -204,6 +223,11 @@ class Node(Operand):
     def render(self, ctx: Context) -> str:  # pragma: no cover - interface
         raise NotImplementedError
 
+    @functools.cached_property
+    def series(self) -> bool:
+        """True when the value runs across the timeline's periods."""
+        return any(c.series for c in self.children())
+
     def walk(self):
         yield self
         for c in self.children():
@@ -229,14 +253,14 @@ def as_node(x: Any) -> Node:
 
 
 class Const(Node):
-    def __init__(self, value: float, unit_text: str = ""):
+    def __init__(self, value: float, unit_text: str | pint.Unit = ""):
         if value not in UNIVERSAL:
             raise FormulaError(
                 f"the literal {value} is typed into a formula; only universal constants "
                 f"({', '.join(num(v) for v in sorted(UNIVERSAL))}) may be, anything else is an input"
             )
         self.value = float(value)
-        self.unit = unit(unit_text)
+        self.unit = unit_text if isinstance(unit_text, pint.Unit) else unit(unit_text)
 
     def evaluate(self, env: Env) -> np.ndarray:
         return np.asarray(self.value)
@@ -250,9 +274,10 @@ class Ref(Node):
         self.line = line
         self.unit = line.unit
         self.is_bool = line.is_bool
+        self.series = line.series
 
     def evaluate(self, env: Env) -> np.ndarray:
-        return env[self.line.id]
+        return env.get(self.line)
 
     def render(self, ctx: Context) -> str:
         return ctx.ref(self.line)
@@ -302,6 +327,8 @@ def convert(n: Node, to_unit: pint.Unit, what: str) -> Node:
     """`n` expressed in `to_unit`; a mismatch becomes a Bad node that the line reports with its name."""
     if n.unit == to_unit:
         return n
+    if isinstance(n, Const) and n.value == 0 and not is_offset(to_unit):
+        return Const(0, to_unit)  # nothing is nothing in any unit
     if is_offset(n.unit) or is_offset(to_unit):
         return Bad(n, to_unit, f"{what}: cannot convert absolute temperature {n.unit:~P} to "
                    f"{to_unit:~P} inside a formula; give such inputs in one temperature unit")
@@ -386,7 +413,8 @@ class BinOp(Node):
         return (self.a, self.b)
 
     def evaluate(self, env: Env) -> np.ndarray:
-        a, b = self.a.evaluate(env), self.b.evaluate(env)
+        # TRUE*TRUE is 1 in a spreadsheet; numpy's bool*bool stays bool.
+        a, b = np.asarray(self.a.evaluate(env), float), np.asarray(self.b.evaluate(env), float)
         if self.op == "*":
             return np.multiply(a, b)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -403,21 +431,24 @@ class Pow(Node):
     def __init__(self, a: Any, n: Any):
         self.a = as_node(a)
         self.n = as_node(n)
-        if not isinstance(self.n, Const):
-            raise FormulaError("an exponent must be a constant, so that the unit is known")
-        if self.a.unit != DIMENSIONLESS:
-            self.unit = self.a.unit ** self.n.value
+        if self.a.unit.dimensionality:
+            if not isinstance(self.n, Const):
+                raise FormulaError("the exponent of a quantity with units must be a constant")
+            self.unit = self.a.unit**self.n.value
         else:
+            # (1 + rate)^(1/12): a pure number to any pure power
+            self.a = convert(self.a, DIMENSIONLESS, "the base of a power")
+            self.n = convert(self.n, DIMENSIONLESS, "an exponent")
             self.unit = DIMENSIONLESS
 
     def children(self) -> tuple[Node, ...]:
         return (self.a, self.n)
 
     def evaluate(self, env: Env) -> np.ndarray:
-        return np.power(self.a.evaluate(env), self.n.value)
+        return np.power(self.a.evaluate(env), self.n.evaluate(env))
 
     def render(self, ctx: Context) -> str:
-        return f"{self.a.wrapped(ctx, ATOM)}^{self.n.render(ctx)}"
+        return f"{self.a.wrapped(ctx, ATOM)}^{self.n.wrapped(ctx, ATOM)}"
 
 
 class Neg(Node):
@@ -503,3 +534,58 @@ class Guard(Node):
     def render(self, ctx: Context) -> str:
         text = self.message.replace('"', '""')
         return f'IF({self.b.render(ctx)}=0,"{text}",{self.div.render(ctx)})'
+
+
+# ---------------------------------------------------------------- the timeline
+
+
+class Prev(Node):
+    """A series line's value in the previous period; in the first period, the line's opening value."""
+
+    series = True
+
+    def __init__(self, line: Line):
+        if line.opening is None:
+            raise FormulaError(f"prev({line.id}) needs the line to have an opening value")
+        self.line, self.unit, self.is_bool = line, line.unit, line.is_bool
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        opening = env.openings[self.line.id]
+        t = env.column
+        if t is not None:
+            return opening if t == 0 else env.values[self.line.id][:, t - 1 : t]
+        v = env.values[self.line.id]
+        first = np.broadcast_to(opening, (v.shape[0], 1))
+        return np.concatenate([first, v[:, :-1]], axis=1)
+
+    def render(self, ctx: Context) -> str:
+        return ctx.prev_ref(self.line)
+
+
+class RowAgg(Node):
+    """A function of a series line's whole row (SUM, NPV...), which is one value, not a series."""
+
+    series = False
+
+    def __init__(self, name: str, line: Line, fn: Callable[..., np.ndarray], out_unit: pint.Unit,
+                 before: list[Node] | None = None, wrap: tuple[str, str] = ("", "")):
+        if not line.series:
+            raise FormulaError(f"{name}() needs a series line; {line.id} is a single value")
+        self.name, self.line, self.fn, self.unit = name, line, fn, out_unit
+        self.before = before or []
+        self.wrap = wrap
+
+    def children(self) -> tuple[Node, ...]:
+        return tuple(self.before)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        column, env.column = env.column, None
+        try:
+            row = env.values[self.line.id]
+            return self.fn(*(b.evaluate(env) for b in self.before), row)
+        finally:
+            env.column = column
+
+    def render(self, ctx: Context) -> str:
+        args = [b.render(ctx) for b in self.before] + [ctx.row_range(self.line)]
+        return f"{self.wrap[0]}{self.name}({','.join(args)}){self.wrap[1]}"

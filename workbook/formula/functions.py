@@ -11,15 +11,20 @@ import numpy as np
 
 from workbook.formula.expr import (
     DIMENSIONLESS,
+    Const,
+    FormulaError,
     Func,
     Guard,
     Node,
+    Prev,
+    RowAgg,
     UnitError,
     as_node,
     convert,
     excel_rounddown,
     excel_roundup,
 )
+from workbook.formula.line import Line
 
 
 def _count(x: Any, name: str) -> Node:
@@ -87,3 +92,91 @@ def not_(cond: Any) -> Node:
 def safe_div(a: Any, b: Any, message: str) -> Node:
     """a / b, showing `message` instead of #DIV/0! where b is zero (only as a line's whole formula)."""
     return Guard(a, b, message)
+
+
+# ---------------------------------------------------------------- the timeline
+
+
+def prev(line: Line) -> Node:
+    """The line's value in the previous period (its opening value in the first period)."""
+    return Prev(line)
+
+
+def flag(cond: Any) -> Node:
+    """A condition as 1 or 0 (FAST flags multiply; they are never nested IFs)."""
+    c = as_node(cond)
+    if not c.is_bool:
+        raise UnitError("flag() takes a comparison")
+    return c * Const(1)
+
+
+def total(line: Line) -> Node:
+    """SUM over the timeline."""
+    return RowAgg("SUM", line, lambda row: row.sum(axis=1, keepdims=True), line.unit)
+
+
+def _npv(rate: np.ndarray, row: np.ndarray) -> np.ndarray:
+    t = np.arange(1, row.shape[1] + 1)
+    return (row / np.power(1.0 + np.asarray(rate, float), t)).sum(axis=1, keepdims=True)
+
+
+def npv(rate: Any, line: Line) -> Node:
+    """NPV(rate, row): as Excel, the first period is discounted by one period (flows at period ends)."""
+    r = convert(as_node(rate), DIMENSIONLESS, "npv() rate per period")
+    return RowAgg("NPV", line, _npv, line.unit, before=[r])
+
+
+def _pmt(rate: np.ndarray, nper: np.ndarray, pv: np.ndarray) -> np.ndarray:
+    rate, nper, pv = (np.asarray(x, float) for x in (rate, nper, pv))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        growth = np.power(1.0 + rate, nper)
+        annuity = -pv * growth * rate / (growth - 1.0)
+    return np.where(rate == 0, -pv / nper, annuity)
+
+
+def pmt(rate: Any, nper: Any, pv: Any) -> Node:
+    """PMT(rate, nper, pv): the level payment per period; negative for a positive pv, as Excel."""
+    r = convert(as_node(rate), DIMENSIONLESS, "pmt() rate per period")
+    n = convert(as_node(nper), DIMENSIONLESS, "pmt() number of periods")
+    p = as_node(pv)
+    return Func("PMT", [r, n, p], _pmt, p.unit)
+
+
+IRR_EPS, IRR_MAX_ITER, IRR_GUESS = 1e-7, 20, 0.1  # LibreOffice ScIRR's Newton iteration
+
+
+def _irr(row: np.ndarray) -> np.ndarray:
+    """IRR as LibreOffice computes it: Newton from 0.1, at most 20 steps, converged when a step < 1e-7."""
+    row = np.asarray(row, float)
+    t = np.arange(row.shape[1], dtype=float)
+    x = np.full((row.shape[0], 1), IRR_GUESS)
+    eps = np.full_like(x, 1.0)
+    with np.errstate(all="ignore"):
+        for _ in range(IRR_MAX_ITER):
+            active = eps > IRR_EPS
+            if not active.any():
+                break
+            nom = (row / np.power(1.0 + x, t)).sum(axis=1, keepdims=True)
+            denom = (-t * row / np.power(1.0 + x, t + 1.0)).sum(axis=1, keepdims=True)
+            x_new = x - nom / denom
+            eps = np.where(active, np.abs(x_new - x), eps)
+            x = np.where(active, x_new, x)
+    return np.where(eps < IRR_EPS, x, np.nan)
+
+
+class Irr(RowAgg):
+    """IRR of a row, annualised from its periods, or a message where it has none (IFERROR)."""
+
+    def __init__(self, line: Line, message: str, per_year: int):
+        if per_year not in (1, 12):
+            raise FormulaError("irr(): periods per year is 1 or 12")
+        self.message = message
+        fn = _irr if per_year == 1 else (lambda row: np.power(1.0 + _irr(row), 12) - 1.0)
+        text = message.replace('"', '""')
+        wrap = ("IFERROR(", f',"{text}")') if per_year == 1 else ("IFERROR((1+", f')^12-1,"{text}")')
+        super().__init__("IRR", line, fn, DIMENSIONLESS, wrap=wrap)
+
+
+def irr(line: Line, message: str, per_year: int = 1) -> Node:
+    """Internal rate of return of a series of flows, annualised when its periods are months."""
+    return Irr(line, message, per_year)

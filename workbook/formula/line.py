@@ -19,6 +19,7 @@ from workbook.formula.expr import (
     Guard,
     Node,
     Operand,
+    Prev,
     Ref,
     UnitError,
     as_node,
@@ -52,6 +53,9 @@ class Line(Operand):
     bounds: tuple[float | None, float | None, bool] = (None, None, False)  # lo, hi, lo excluded
     integer: bool = False
     section: str = ""
+    series: bool = False  # runs across the timeline's periods
+    opening: Node | None = None  # the value before the first period, for prev()
+    recursive: bool = False  # uses its own previous period: evaluated one period at a time
 
     def node(self) -> Node:
         return Ref(self)
@@ -63,7 +67,8 @@ class Line(Operand):
 
     @property
     def guard_message(self) -> str | None:
-        return self.formula.message if isinstance(self.formula, Guard) else None
+        """The text a guarded formula shows instead of an error (safe_div, irr)."""
+        return getattr(self.formula, "message", None)
 
 
 @dataclass
@@ -91,6 +96,17 @@ class Book:
     sheets: dict[str, list[Line | Section]] = field(default_factory=dict)
     settings: list[Any] = field(default_factory=list)  # structural choices from the site file
     charts: list[Chart] = field(default_factory=list)
+    periods: int = 0  # the one timeline: how many period columns
+    period_labels: list[str] = field(default_factory=list)
+    tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
+
+    def timeline(self, labels: list[str]) -> None:
+        """Set the workbook's one timeline (its period column labels)."""
+        if self.periods and len(labels) != self.periods:
+            raise FormulaError("a workbook has one timeline; it is already set")
+        if len(labels) < 2:
+            raise FormulaError("a timeline needs at least two periods")
+        self.periods, self.period_labels = len(labels), list(labels)
 
     def sheet(self, title: str, prefix: str) -> SheetBuilder:
         self.sheets.setdefault(title, [])
@@ -120,13 +136,27 @@ class Book:
             if key not in self.lines or self.lines[key].kind != "input":
                 raise KeyError(f"{key} is not an input of this book")
             batch = max(batch, np.size(v))
+        openings = {}
         for line in self.lines.values():
             if line.kind == "input":
                 v = overrides.get(line.id, line.value)
                 env.values[line.id] = np.asarray(v, dtype=float).reshape(-1, 1)
                 continue
-            v = np.asarray(line.formula.evaluate(env))
-            v = np.broadcast_to(v, np.broadcast_shapes(v.shape, (batch, 1)))
+            width = self.periods if line.series else 1
+            if line.opening is not None:
+                env.openings[line.id] = np.broadcast_to(
+                    np.asarray(line.opening.evaluate(env), float), (batch, 1))
+                openings[f"{line.id}#opening"] = env.openings[line.id]
+            if line.recursive:
+                v = np.full((batch, width), np.nan)
+                env.values[line.id] = v
+                for t in range(width):
+                    env.column = t
+                    v[:, t : t + 1] = line.formula.evaluate(env)
+                env.column = None
+            else:
+                v = np.asarray(line.formula.evaluate(env))
+            v = np.broadcast_to(v, np.broadcast_shapes(v.shape, (batch, width)))
             if not line.is_bool:
                 v = v.astype(float)
                 bad = ~np.isfinite(v)
@@ -136,7 +166,7 @@ class Book:
                         "(a division by zero?); guard it with safe_div or fix the inputs"
                     )
             env.values[line.id] = v
-        return env.values
+        return {**env.values, **openings}
 
 
 class SheetBuilder:
@@ -171,14 +201,28 @@ class SheetBuilder:
         )
 
     def calc(self, key: str, label: str, unit_text: str, formula: Any, note: str = "",
-             *, fmt: str = NUMBER) -> Line:
+             *, fmt: str = NUMBER, opening: Any = None) -> Line:
+        """A calculated line. `formula` may be a function of the line itself, for a line that uses its own
+        previous period (`lambda me: prev(me) + flow`); such a line needs an `opening` value."""
         line_id = self._id(key)
         u = parse_unit(_pint_text(unit_text))
-        node = _finalise(as_node(formula), u, line_id, label, unit_text)
-        return self.book._add(
-            Line(line_id, label, unit_text, u, "calc", self.title, note, node, fmt,
-                 is_bool=node.is_bool, section=self.title)
-        )
+        line = Line(line_id, label, unit_text, u, "calc", self.title, note, None, fmt, section=self.title)
+        if opening is not None:
+            line.opening = _finalise(as_node(opening), u, line_id, f"{label} (opening)", unit_text)
+            if line.opening.series:
+                raise FormulaError(f"line {line_id}: an opening value is a single value, not a series")
+        if callable(formula) and not isinstance(formula, Operand):
+            line.series = True  # refers to its own previous period
+            node = as_node(formula(line))
+            line.recursive = any(isinstance(n, Prev) and n.line is line for n in node.walk())
+        else:
+            node = as_node(formula)
+        line.formula = _finalise(node, u, line_id, label, unit_text)
+        line.series = line.formula.series
+        line.is_bool = line.formula.is_bool
+        if line.series and not self.book.periods:
+            raise FormulaError(f"line {line_id} runs over periods, but the book has no timeline")
+        return self.book._add(line)
 
     def check(self, key: str, label: str, condition: Any, note: str = "") -> Line:
         node = as_node(condition)
@@ -187,6 +231,8 @@ class SheetBuilder:
             raise UnitError(f"check {self._id(key)} ({label}): {errors[0]}")
         if not node.is_bool:
             raise UnitError(f"check {self._id(key)} ({label}) must be a comparison, TRUE when all is well")
+        if node.series:
+            raise FormulaError(f"check {self._id(key)} ({label}) must be one value; use all_over() for a series")
         return self.book._add(
             Line(self._id(key), label, "TRUE/FALSE", parse_unit(""), "check", CHECKS_SHEET, note,
                  node, BOOL, is_bool=True, section=self.title)
@@ -195,7 +241,9 @@ class SheetBuilder:
 
 # Units columns show words a reader expects; pint reads the unit behind them.
 _SHOWN_AS = {
-    "TRUE/FALSE": "",
+    "TRUE/FALSE": "", "flag": "", "months": "fmonth", "years": "fyear", "USD/month": "USD/fmonth",
+    "USD/year": "USD/fyear", "GPU-h": "GPU*hour", "USD/GPU-h": "USD/GPU/hour", "kW-month": "kW*fmonth",
+    "USD/kW-month": "USD/kW/fmonth", "GPU-h/month": "GPU*hour/fmonth",
     "GPUs": "GPU", "nodes": "", "racks": "", "count": "", "ratio": "", "%": "", "blocks": "",
     "nodes/rack": "", "GPU/MW": "GPU/MW", "switches": "", "links": "", "CDUs": "", "units": "",
 }
@@ -207,8 +255,8 @@ def _pint_text(unit_text: str) -> str:
 
 def _finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str) -> Node:
     for inner in node.walk():
-        if isinstance(inner, Guard) and inner is not node:
-            raise FormulaError(f"line {line_id}: safe_div must be the whole formula, not part of it")
+        if getattr(inner, "message", None) and inner is not node:
+            raise FormulaError(f"line {line_id}: a guarded formula (safe_div, irr) must be the whole formula")
     what = f"declared unit {unit_text or '(pure number)'}"
     node = node.converted(u, what) if isinstance(node, Guard) else convert(node, u, what)
     errors = unit_errors(node)
