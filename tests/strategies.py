@@ -15,11 +15,19 @@ def qty(lo: float, hi: float, unit: str, *, lo_open: bool = False) -> st.SearchS
     """A quantity as site-file text, e.g. '37.5 kW'."""
     floats = st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False,
                        exclude_min=lo_open)
-    return floats.map(lambda x: f"{x!r} {unit}")
+    return floats.map(lambda x: f"{_typo_free(x, lo, lo_open)!r} {unit}")
 
 
 def ratio(lo: float, hi: float) -> st.SearchStrategy[float]:
-    return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
+    return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False).map(
+        lambda x: _typo_free(x, lo))
+
+
+def _typo_free(x: float, lo: float, lo_open: bool = False) -> float:
+    """Site files refuse non-zero magnitudes below 1e-9 as typos (inputs.TINY): draw 0 or a real value."""
+    if 0 < abs(x) < 1e-9:
+        return 0.0 if lo <= 0 and not lo_open else 1e-9
+    return x
 
 
 @st.composite
@@ -28,8 +36,6 @@ def power_section(draw: Any) -> dict[str, Any]:
         "gpus": draw(st.integers(1, 40_000)),
         "rack_units": f"{draw(st.integers(8, 52))} U",
         "rack_power_limit": draw(qty(5, 200, "kW", lo_open=True)),
-        "network_power": draw(qty(0, 2_000, "kW")),
-        "optics_power": draw(qty(0, 1_000, "kW")),
         "storage_power": draw(qty(0, 1_000, "kW")),
         "management_power": draw(qty(0, 200, "kW")),
         "sync_peak_factor": draw(ratio(1.0, 2.0)),
@@ -53,16 +59,138 @@ def power_section(draw: Any) -> dict[str, Any]:
     return s
 
 
+def _radix() -> st.SearchStrategy[int]:
+    """Switch radixes: real ones (small enough that big sites need three tiers) and very large even ones
+    (so that small sites fit one switch): 1-, 2- and 3-tier fabrics all occur."""
+    return st.one_of(st.sampled_from([2, 8, 16, 32, 36, 40, 48, 64, 128, 256]),
+                     st.integers(1, 50_000).map(lambda n: 2 * n))
+
+
 @st.composite
 def fabric_section(draw: Any) -> dict[str, Any]:
-    """Fabric inputs (issue 3)."""
-    return {}
+    """Fabric inputs: compute switch and optics, storage and out-of-band networks; the node side (NICs per GPU,
+    NIC speed, node transceivers, storage and BMC ports) comes from the node catalog entry unless drawn here."""
+    s: dict[str, Any] = {
+        "switch_radix": draw(_radix()),
+        "switch_port_speed": f"{draw(st.sampled_from([100, 200, 400, 800]))} Gbit/s",
+        "switch_breakout": draw(st.integers(1, 4)),
+        "switch_power": draw(qty(0, 3_000, "W")),
+        "switch_optic_power": draw(qty(0, 30, "W")),
+        "storage_system_ports": draw(st.integers(0, 2_000)),
+        "storage_switch_radix": draw(_radix()),
+        "storage_switch_power": draw(qty(0, 3_000, "W")),
+        "storage_optic_power": draw(qty(0, 30, "W")),
+        "pdus_per_rack": draw(st.integers(0, 6)),
+        "oob_other_endpoints": draw(st.integers(0, 500)),
+        "oob_switch_ports": draw(st.integers(1, 96)),
+        "oob_switch_power": draw(qty(0, 500, "W")),
+    }
+    if draw(st.booleans()):  # else the default, rail-optimised
+        s["wiring"] = draw(st.sampled_from(["rail-optimised", "flat"]))
+    for key in ("leaf_oversubscription", "spine_oversubscription", "storage_oversubscription"):
+        if draw(st.booleans()):  # else the default, 1 (non-blocking)
+            s[key] = draw(st.one_of(st.just(1), st.just(3), ratio(1.0, 16.0)))
+    if draw(st.booleans()):
+        s["nics_per_gpu"] = draw(st.integers(1, 4))
+        s["nic_speed"] = f"{draw(st.sampled_from([100, 200, 400, 800]))} Gbit/s"
+        s["links_per_node_optic"] = draw(st.integers(1, 4))
+        s["node_optic_power"] = draw(qty(0, 30, "W"))
+    if draw(st.booleans()):
+        s["storage_ports_per_node"] = draw(st.integers(0, 8))
+        s["oob_ports_per_node"] = draw(st.integers(0, 3))
+    return s
+
+
+def _catalog_table(kind: str) -> dict[str, dict[str, Any]]:
+    """Values of each entry of one catalog table, keyed without the section (coolant_density: ...)."""
+    import yaml
+
+    from tests.conftest import ROOT
+
+    table = yaml.safe_load((ROOT / "templates" / "catalog.yaml").read_text())[kind]
+    return {name: {k.split(".", 1)[1]: v["value"] for k, v in entry["values"].items()}
+            for name, entry in table.items()}
+
+
+COOLANTS = _catalog_table("coolants")  # water and PG25, as the catalog gives them
 
 
 @st.composite
 def cooling_section(draw: Any) -> dict[str, Any]:
-    """Cooling inputs (issue 3)."""
-    return {}
+    """Cooling inputs: air-only, mixed and fully liquid sites, water or PG25; the air always warms up."""
+    air_supply = draw(st.floats(5, 35))
+    return {
+        "liquid_share": draw(st.one_of(st.just(0.0), st.just(1.0), ratio(0.05, 0.95))),
+        "indoor_loss_share": draw(ratio(0.0, 1.0)),
+        **draw(st.sampled_from(sorted(COOLANTS.items())))[1],
+        "coolant_supply_temperature": f"{draw(st.floats(5, 50))!r} degC",
+        "allowed_rise": draw(qty(2, 30, "K")),
+        "flow_per_kw": draw(qty(0.3, 5, "L/min/kW")),
+        "rack_manifold_flow": draw(qty(10, 800, "L/min")),
+        "cold_plate_volume": draw(qty(5, 500, "mL")),
+        "cdu_capacity": draw(qty(10, 3_000, "kW")),
+        "cdu_flow": draw(qty(10, 5_000, "L/min")),
+        "cdu_redundancy": draw(st.sampled_from(REDUNDANCY)),
+        "air_density": draw(qty(0.9, 1.3, "kg/m^3")),
+        "air_specific_heat": draw(qty(1.0, 1.02, "kJ/(kg*K)")),
+        "air_supply_temperature": f"{air_supply!r} degC",
+        "air_return_temperature": f"{air_supply + draw(st.floats(1, 25))!r} degC",
+    }
+
+
+@st.composite
+def tco_section(draw: Any) -> dict[str, Any]:
+    """TCO inputs: colo or build, cash or loan, utilisation including exactly 0 and 1, short timelines."""
+    horizon = draw(st.integers(12, 48))
+    life_months = draw(st.integers(3, horizon + 12))  # sometimes beyond the timeline: the check says so
+    s: dict[str, Any] = {
+        "horizon": f"{horizon} months",
+        "switch_price": draw(qty(0, 100_000, "USD")),
+        "transceiver_price": draw(qty(0, 5_000, "USD")),
+        "cable_price": draw(qty(0, 1_000, "USD")),
+        "storage_capex": draw(qty(0, 1e7, "USD")),
+        "cost_of_capital": draw(st.one_of(st.just(0.0), ratio(0.0, 0.3))),
+        "useful_life": f"{life_months} months",
+        "residual_value": draw(ratio(0, 0.5)),
+        "electricity_price": draw(qty(0, 0.5, "USD/kWh")),
+        "idle_power_share": draw(ratio(0, 1)),
+        "utilisation": draw(st.one_of(st.just(0.0), st.just(1.0), ratio(0, 1))),
+        "support_rate": f"{draw(ratio(0, 0.2))!r} / year",
+        "staff_fte": draw(ratio(0, 50)),
+        "staff_cost": draw(qty(0, 500_000, "USD/year")),
+        "on_demand_price": draw(qty(0.5, 15, "USD/GPU/hour")),
+        "reserved_price": draw(qty(0.3, 10, "USD/GPU/hour")),
+        "reserved_share": draw(ratio(0, 1)),
+        "rent_extras": draw(qty(0, 1e5, "USD/month")),
+    }
+    if draw(st.booleans()):
+        s["server_price"] = draw(qty(1_000, 1e6, "USD"))
+    if draw(st.booleans()):
+        s["facility_model"] = "colo"
+        s["fit_out_capex"] = draw(qty(0, 5e6, "USD"))
+        s["colo_price"] = draw(qty(0, 400, "USD/kW/month"))
+    else:
+        s["facility_model"] = "build"
+        s["build_cost"] = draw(qty(1e6, 2e7, "USD/MW"))
+        s["facility_life"] = f"{draw(st.integers(5, 40))} years"
+        s["facility_opex_rate"] = f"{draw(ratio(0, 0.1))!r} / year"
+    if draw(st.booleans()):
+        s["financing"] = "loan"
+        s["loan_share"] = draw(ratio(0, 1))
+        s["loan_rate"] = draw(st.one_of(st.just(0.0), ratio(0, 0.2)))
+        s["loan_term"] = f"{draw(st.integers(3, horizon))} months"
+    return s
+
+
+@st.composite
+def scenarios(draw: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if draw(st.booleans()):
+        out["low_use"] = {"tco.utilisation": draw(ratio(0, 1))}
+    if draw(st.booleans()):
+        out["dear_power"] = {"tco.electricity_price": draw(qty(0, 0.5, "USD/kWh")),
+                             "power.gpus": draw(st.integers(1, 40_000))}
+    return out
 
 
 @st.composite
@@ -74,5 +202,7 @@ def sites(draw: Any) -> dict[str, Any]:
         "power": draw(power_section()),
         "fabric": draw(fabric_section()),
         "cooling": draw(cooling_section()),
+        "tco": draw(tco_section()),
+        "scenarios": draw(scenarios()),
     }
     return {k: v for k, v in site.items() if v != {}}

@@ -40,8 +40,8 @@ def make_book(capex: float = 1000.0, flow: float = 60.0, rate: float = 0.01, lif
     s.calc("loan", "Loan payment", "USD", where(month <= life_in, -pmt(rate_in, life_in, capex_in), 0))
     s.calc("total_cash", "Total cash", "USD", total(cash))
     s.calc("npv", "NPV", "USD", npv(rate_in, cash))
-    s.calc("irr", "IRR (monthly)", "%", irr(cash, "no IRR"))
-    s.calc("irr_annual", "IRR (annual)", "%", irr(cash, "no IRR", per_year=12))
+    s.calc("irr", "IRR (monthly)", "%", irr(cash, rate_in, "no IRR"))
+    s.calc("irr_annual", "IRR (annual)", "%", irr(cash, rate_in, "no IRR", per_year=12))
     return book
 
 
@@ -65,13 +65,14 @@ def test_series_evaluate_like_numpy_financial() -> None:
 
 
 def test_batch_of_series_equals_single_runs() -> None:
-    flows = np.array([10.0, 60.0, 200.0])
+    flows = np.array([0.0, 60.0, 200.0])
     batch = make_book().evaluate({"t.flow": flows})
     for k, f in enumerate(flows):
         single = make_book(flow=f).evaluate()
         for key in ("t.cum", "t.npv", "t.paid_back"):
             assert np.allclose(batch[key][k], single[key][0], equal_nan=True)
-    assert np.isnan(batch["t.irr"][0, 0])  # never pays back: no IRR, the guard's message in the cell
+    assert np.isnan(batch["t.irr"][0, 0])  # no inflow at all: no IRR, the guard's message in the cell
+    assert not np.isnan(batch["t.irr"][1:, 0]).any()
 
 
 def test_rendering_same_formula_in_every_period(tmp_path: Path) -> None:

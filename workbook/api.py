@@ -12,7 +12,7 @@ from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
 from workbook.formula.line import Book
 from workbook.inputs import Site, load_site
-from workbook.models import all_specs, build_book
+from workbook.models import all_rules, all_specs, build_book
 from workbook.units import Q_
 
 
@@ -46,7 +46,7 @@ class Model:
 
 
 def load(site_path: Path | str) -> Model:
-    site = load_site(site_path, all_specs())
+    site = load_site(site_path, all_specs(), rules=all_rules())
     book = build_book(site)
     return Model(site, book, book.evaluate())
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,12 +44,14 @@ class Spec:
     hi: float | None = None
     lo_open: bool = False  # lo itself is not allowed
     integer: bool = False
+    even: bool = False  # a whole number divisible by 2 (e.g. a switch radix: half its ports down, half up)
     choices: tuple[str, ...] = ()  # a word input that shapes the model (e.g. "pue" / "itemised")
     redundancy: bool = False  # "N", "N+1", "2N": becomes a multiplier and a number of spares
     when: tuple[str, str] | None = None  # only used when another (choice) key has this value
     default: Any = None  # used when the key is absent; a choice's default is documented in README
     fmt: str = "#,##0.00"
     help: str = ""
+    structural: bool = False  # a number that shapes the workbook (e.g. timeline length): not a live input
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -94,6 +97,37 @@ def _fail(where: str, key: str, raw: Any, problem: str, spec: Spec | None = None
     return InputError(_one_line(f"{where}: {key} = {raw!r}: {problem}{expected}"))
 
 
+def _finance_time(text: str) -> str:
+    """Years and months in a site file are finance's: 8760 h and 730 h (pint's year is 365.25 days)."""
+    text = re.sub(r"\b(years?|yr)\b", "fyear", text)
+    return re.sub(r"\b(months?|mo)\b", "fmonth", text)
+
+
+# One number, then a unit whose only digits are exponents: pint alone would read "1 024 kW" as 24 kW.
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+_UNIT_DIGITS = re.compile(r"(?<![\^*])\b\d|(?<=[a-zA-Z])\d")
+TINY, HUGE = 1e-9, 1e15  # non-zero magnitudes outside this range are typos, and overflow spreadsheets
+
+
+def _text_quantity(raw: str) -> pint.Quantity | None:
+    m = _TEMPERATURE.match(raw)
+    if m:
+        return Q_(float(m.group(1)), m.group(2).replace("°C", "degC").replace("°F", "degF"))
+    m = _NUMBER.match(raw)
+    if m is None:
+        return None
+    number, unit_text = m.groups()
+    unit_text = _finance_time(unit_text.replace("%", "percent"))
+    if unit_text.startswith("/"):
+        unit_text = "1" + unit_text
+    if _UNIT_DIGITS.search(unit_text.lstrip("1")) or re.search(r"[,;]", unit_text):
+        return None
+    try:
+        return Q_(float(number), unit(unit_text))
+    except Exception:
+        return None
+
+
 def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
     target = spec.pint_unit
     if isinstance(raw, bool) or raw is None:
@@ -103,16 +137,9 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
             raise _fail(where, key, raw, "has no unit", spec)
         q = Q_(float(raw), "dimensionless")
     elif isinstance(raw, str):
-        m = _TEMPERATURE.match(raw)
-        try:
-            if m:
-                q = Q_(float(m.group(1)), m.group(2).replace("°C", "degC").replace("°F", "degF"))
-            else:
-                q = Q_(raw.replace("%", " percent"))
-        except Exception:
-            raise _fail(where, key, raw, "is not a number with a unit", spec) from None
-        if not isinstance(q, pint.Quantity):
-            q = Q_(float(q), "dimensionless")
+        q = _text_quantity(raw)
+        if q is None:
+            raise _fail(where, key, raw, "is not one number followed by a unit", spec)
     else:
         raise _fail(where, key, raw, "is not a number", spec)
     try:
@@ -124,6 +151,8 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
         raise _fail(where, key, raw, "is not a number with a unit", spec) from None
     if not math.isfinite(mag):
         raise _fail(where, key, raw, "is not a finite number", spec)
+    if mag != 0 and not TINY <= abs(mag) <= HUGE:
+        raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} {spec.unit} (a typo?)".rstrip(), spec)
     if spec.integer and not float(mag).is_integer():
         raise _fail(where, key, raw, "is not a whole number", spec)
     if spec.lo is not None and (mag < spec.lo or (spec.lo_open and mag == spec.lo)):
@@ -131,6 +160,8 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
         raise _fail(where, key, raw, f"must be {bound} {spec.lo:g} {spec.unit}".rstrip(), spec)
     if spec.hi is not None and mag > spec.hi:
         raise _fail(where, key, raw, f"must be at most {spec.hi:g} {spec.unit}".rstrip(), spec)
+    if spec.even and mag % 2 != 0:
+        raise _fail(where, key, raw, "is not an even number", spec)
     return mag
 
 
@@ -157,13 +188,27 @@ def _split(raw: Any) -> tuple[Any, str]:
     return raw, ""
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key!r} is given twice", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def _read_yaml(path: Path) -> Any:
     try:
         text = path.read_bytes()
     except OSError as e:
         raise InputError(f"{path}: cannot read the file ({e.strerror})") from None
     try:
-        return yaml.safe_load(text), text
+        return yaml.load(text, Loader=_StrictLoader), text
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -186,8 +231,9 @@ def _suggest(key: str, known: list[str]) -> str:
 TOP_LEVEL = {"site", "description", "catalog", "scenarios"}
 
 
-def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_PATH) -> Site:
-    """Read and validate a site file against the specs of every model; raises InputError."""
+def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_PATH,
+              rules: list[Rule] | tuple[Rule, ...] = ()) -> Site:
+    """Read and validate a site file against the specs and cross-key rules of every model; raises InputError."""
     path = Path(path)
     data, raw_bytes = _read_yaml(path)
     where = str(path)
@@ -250,11 +296,37 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
             ))
         values[spec.key] = Value(parse_value(raw, spec, origin, spec.key), _one_line(str(raw)), source)
 
+    check_rules(where, values, rules)
     scenarios = data.get("scenarios") or {}
     if not isinstance(scenarios, dict):
         raise InputError(f"{where}: scenarios: expected a mapping of scenario name to changed inputs")
     return Site(path, name.strip(), _one_line(data.get("description", "")), values,
                 hashlib.sha256(raw_bytes).hexdigest(), scenarios)
+
+
+# A rule between two keys of one unit, checked once every value is parsed (a Spec checks one key alone):
+# (key, operator, other key, why), e.g. ("cooling.air_supply_temperature", "<", "cooling.air_return_temperature",
+# "the air must leave the racks warmer than it arrives").
+Rule = tuple[str, str, str, str]
+_RULE_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def check_rules(where: str, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> None:
+    """Refuse values that break a rule, naming both keys and values; rules on absent keys do not apply."""
+    for key, op, other, why in rules:
+        a, b = values.get(key), values.get(other)
+        if a is not None and b is not None and not _RULE_OPS[op](a.magnitude, b.magnitude):
+            raise InputError(_one_line(
+                f"{where}: {key} = {a.given!r} and {other} = {b.given!r}: {why}; expected {key} {op} {other}"))
+
+
+def _table(kind: str) -> str:
+    """The catalog table of a kind: its English plural (gpu -> gpus, switch -> switches)."""
+    return f"{kind}es" if kind.endswith(("s", "x", "z", "ch", "sh")) else f"{kind}s"
+
+
+def _kind(table: str) -> str:
+    return table[:-2] if table.endswith("es") and _table(table[:-2]) == table else table.removesuffix("s")
 
 
 def _catalog_defaults(choice: Any, where: str, catalog_path: Path) -> dict[str, tuple[Any, str, str]]:
@@ -265,8 +337,8 @@ def _catalog_defaults(choice: Any, where: str, catalog_path: Path) -> dict[str, 
     catalog = load_catalog(catalog_path)
     out: dict[str, tuple[Any, str, str]] = {}
     for kind, entry_name in choice.items():
-        kinds = [k.rstrip("s") for k in catalog]
-        table = catalog.get(f"{kind}s")
+        kinds = [_kind(k) for k in catalog]
+        table = catalog.get(_table(str(kind)))
         if not isinstance(table, dict):
             raise InputError(f"{where}: catalog.{kind}: unknown kind{_suggest(str(kind), kinds)}; "
                              f"kinds are {', '.join(kinds)}")

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,6 +144,8 @@ def verify_files(paths: Iterable[Path]) -> list[Report]:
     for p in paths:
         if not p.exists():
             raise InputError(f"{p}: no such workbook")
+        if not zipfile.is_zipfile(p):
+            raise InputError(f"{p}: not an .xlsx workbook (not a zip package)")
     with tempfile.TemporaryDirectory(prefix="verify-") as tmp:
         recalced = recalculate(paths, Path(tmp) / "out")
         return [compare(p, recalced[p.resolve()]) for p in paths]

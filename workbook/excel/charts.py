@@ -6,31 +6,82 @@ from typing import Any
 
 import xlsxwriter
 
-from workbook.excel.layout import LABEL, NOTE, Layout
-from workbook.formula.line import Book
+from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
+from workbook.formula.line import Book, Chart, Line
+
+WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
 
 
 def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], book: Book, layout: Layout) -> None:
     placed: dict[str, int] = {}
     for chart in book.charts:
-        sheet, _, col = layout.cells[chart.lines[0].id]
-        rows = [layout.cells[line.id][1] for line in chart.lines]
-        if rows != list(range(rows[0], rows[0] + len(rows))):
-            raise ValueError(f"chart {chart.title!r}: its lines must sit on consecutive rows of {sheet}")
-        c = wb.add_chart({"type": chart.kind})
-        c.add_series({
-            "name": chart.title,
-            "categories": [sheet, rows[0], LABEL, rows[-1], LABEL],
-            "values": [sheet, rows[0], col, rows[-1], col],
-            "data_labels": {"percentage": True, "leader_lines": True} if chart.kind == "pie" else {},
-        })
+        c = _timeline_chart(wb, chart, layout) if chart.lines[0].series else _value_chart(wb, chart, layout)
         c.set_title({"name": chart.title, "name_font": {"size": 11}})
-        if chart.kind != "pie":
-            c.set_legend({"none": True})
-            if chart.y_title:
-                c.set_y_axis({"name": chart.y_title})
-        c.set_size({"width": 620, "height": 340})
-        host = chart.sheet
-        slot = placed.get(host, 0)
-        placed[host] = slot + 1
-        sheets[host].insert_chart(4 + slot * 18, NOTE + 1, c)
+        if chart.y_title:
+            c.set_y_axis({"name": chart.y_title, "num_format": "#,##0.00" if "GPU-hour" in chart.y_title else ""})
+        if chart.x_title:
+            c.set_x_axis({"name": chart.x_title})
+        c.set_size({"width": WIDTH, "height": HEIGHT})
+        slot = placed.get(chart.sheet, 0)
+        placed[chart.sheet] = slot + 1
+        sheets[chart.sheet].insert_chart(4 + slot * ROWS_PER_CHART, NOTE + 1, c)
+
+
+def _rows(lines: list[Line], layout: Layout, what: str) -> tuple[str, list[int], int]:
+    sheet, _, col = layout.cells[lines[0].id]
+    rows = [layout.cells[line.id][1] for line in lines]
+    if rows != list(range(rows[0], rows[0] + len(rows))) or {layout.cells[x.id][0] for x in lines} != {sheet}:
+        raise ValueError(f"chart {what!r}: its lines must sit on consecutive rows of one sheet")
+    return sheet, rows, col
+
+
+def _value_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
+    """One series over the values of consecutive lines (a pie of shares, a curve of points)."""
+    c = wb.add_chart({"type": chart.kind, **({"subtype": "straight_with_markers"} if chart.kind == "scatter" else {})})
+    if chart.categories:
+        csheet, crows, ccol = _rows(chart.categories, layout, chart.title)
+        categories = [csheet, crows[0], ccol, crows[-1], ccol]
+    for k, lines in enumerate([chart.lines, *chart.extra]):
+        sheet, rows, col = _rows(lines, layout, chart.title)
+        if not chart.categories:
+            categories = [sheet, rows[0], LABEL, rows[-1], LABEL]
+        series = {"categories": categories, "values": [sheet, rows[0], col, rows[-1], col],
+                  "name": chart.title if k == 0 and chart.kind == "pie" else _series_name(lines[0])}
+        if chart.kind == "pie":
+            series["data_labels"] = {"percentage": True, "leader_lines": True}
+        c.add_series(series)
+    if chart.kind != "pie" and not chart.extra:
+        c.set_legend({"none": True})
+    elif chart.kind != "pie":
+        c.set_legend({"position": "bottom"})
+    return c
+
+
+def _series_name(line: Line) -> str:
+    return line.label.split(" at point ")[0]
+
+
+def _timeline_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
+    """One series per series line, across the timeline's period columns."""
+    last = FIRST_PERIOD + layout.periods - 1
+    c = wb.add_chart({"type": chart.kind})
+    for line in chart.lines:
+        sheet, row, _ = layout.cells[line.id]
+        c.add_series({
+            "name": [sheet, row, LABEL],
+            "categories": [sheet, HEADER_ROW, FIRST_PERIOD, HEADER_ROW, last],
+            "values": [sheet, row, FIRST_PERIOD, row, last],
+        })
+    if chart.marker is not None:
+        sheet, row, _ = layout.cells[chart.marker.id]
+        bars = wb.add_chart({"type": "column"})
+        bars.add_series({
+            "name": [sheet, row, LABEL],
+            "categories": [sheet, HEADER_ROW, FIRST_PERIOD, HEADER_ROW, last],
+            "values": [sheet, row, FIRST_PERIOD, row, last],
+            "fill": {"color": "#C00000"},
+            "gap": 50,
+        })
+        c.combine(bars)
+    c.set_legend({"position": "bottom"})
+    return c

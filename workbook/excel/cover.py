@@ -16,6 +16,11 @@ SHEET_PURPOSE = {
     "Inputs": "every typed-in number, with its unit and source; the only place to change anything",
     "Summary": "key figures, the master check and charts",
     "Power chain": "GPU -> node -> rack -> IT load -> facility -> utility feed",
+    "Fabric": "compute rails, leaf/spine/core counts, links, transceivers and their power; storage and OOB networks",
+    "Cooling": "heat to liquid and air, coolant flow, CDUs, air flow, heat rejection, cold-plate ride-through",
+    "TCO": "rent vs buy over a monthly timeline: capex, running costs, rent, NPV, IRR, break-even",
+    "Scenarios": "each named scenario recalculated live: the lines its changed inputs reach",
+    "Sensitivity": "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build time)",
     "Checks": "every invariant as TRUE/FALSE, and their AND",
 }
 

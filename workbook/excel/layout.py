@@ -6,6 +6,7 @@ The layout is decided before anything is written, so a formula can name a cell o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
@@ -25,6 +26,7 @@ class SheetLayout:
     title: str
     rows: list[tuple[int, Line | Section]] = field(default_factory=list)
     has_series: bool = False
+    tables: list[Any] = field(default_factory=list)  # build-time value tables written on this sheet
 
     @property
     def last_row(self) -> int:
@@ -62,13 +64,14 @@ def plan(book: Book) -> Layout:
     cells: dict[str, tuple[str, int, int]] = {}
     for title in sheet_order(book):
         items = book.sheets[title]
-        if not items and title not in (INPUTS_SHEET, CHECKS_SHEET):
+        tables = [t for t in book.tables if t.sheet == title]
+        if not items and not tables and title not in (INPUTS_SHEET, CHECKS_SHEET):
             continue  # a model with no lines for this site has no sheet
         if title == CHECKS_SHEET:
             items = _checks_items(book)
         elif title == INPUTS_SHEET:
             items = _grouped(items)
-        sl = SheetLayout(title)
+        sl = SheetLayout(title, tables=tables)
         row = FIRST_ROW
         for item in items:
             if isinstance(item, Section):

@@ -34,6 +34,7 @@ from workbook.excel.layout import (
     plan,
 )
 from workbook.excel.styles import Styles
+from workbook.excel.tables import write_table
 from workbook.formula.expr import Context
 from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section
 from workbook.inputs import Site
@@ -97,6 +98,9 @@ def write_book(book: Book, values: dict[str, np.ndarray], site: Site, out: Path)
     os.close(fd)
     try:
         _write(book, values, site, layout, Path(tmp))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the workbook is an ordinary file
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -120,6 +124,10 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)
         sheets[title] = ws
+        if sl.tables:
+            for table in sl.tables:
+                write_table(wb, ws, styles, table)
+            continue
         ws.write(0, 0, f"{title}: {site.name}", styles.title)
         ws.write(1, 0, SUBTITLES.get(title, f"{title}: workings. Formulas only; inputs live on the Inputs sheet."),
                  styles.subtitle)
@@ -180,18 +188,23 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
 def _validate(ws: Any, line: Line, row: int) -> None:
     lo, hi, lo_open = line.bounds
     kind = "integer" if line.integer else "decimal"
+    percent = "%" in line.fmt
+
+    def shown(x: float) -> str:
+        return f"{x * 100:g}%" if percent else f"{x:g}"
+
     if lo is not None and hi is not None:
         rule = {"criteria": "between", "minimum": lo, "maximum": hi}
-        words = f"between {lo:g} and {hi:g}"
+        words = f"between {shown(lo)} and {shown(hi)}"
     elif lo is not None:
         rule = {"criteria": ">" if lo_open else ">=", "value": lo}
-        words = f"{'greater than' if lo_open else 'at least'} {lo:g}"
+        words = f"{'greater than' if lo_open else 'at least'} {shown(lo)}"
     elif hi is not None:
         rule = {"criteria": "<=", "value": hi}
-        words = f"at most {hi:g}"
+        words = f"at most {shown(hi)}"
     else:
         return
-    unit = f" {line.unit_text}" if line.unit_text else ""
+    unit = f" {line.unit_text}" if line.unit_text and not percent else ""
     ws.data_validation(row, VALUE, row, VALUE, {
         "validate": kind, **rule,
         "input_title": line.label[:32],

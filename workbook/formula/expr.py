@@ -32,12 +32,12 @@ UNIVERSAL = {0, 0.5, 1, 2, 3, 4, 7, 10, 12, 24, 52, 60, 100, 365, 1000, 3600, 87
 _APPROX = 2.0**-48  # LibreOffice rtl::math::approxEqual: |a-b| < |a| * 2^-48
 
 
-class UnitError(ValueError):
-    """A formula mixes dimensions; raised while the model is built."""
-
-
 class FormulaError(ValueError):
     """A formula cannot be built or evaluated (unknown literal, division by zero...)."""
+
+
+class UnitError(FormulaError):
+    """A formula mixes dimensions; raised while the model is built, naming the line."""
 
 
 class Env:
@@ -108,11 +108,14 @@ def approx_sub(a: Any, b: Any) -> np.ndarray:
 def round15(x: Any) -> np.ndarray:
     """Round to 15 significant digits, as spreadsheets do before ROUNDUP/ROUNDDOWN."""
     x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         mag = np.floor(np.log10(np.abs(x)))
-    mag = np.where(np.isfinite(mag), mag, 0)
-    scale = 10.0 ** (14 - mag)
-    return np.where(x == 0, 0.0, np.round(x * scale) / scale)
+        mag = np.where(np.isfinite(mag), mag, 0)
+        # 10^(14-mag) overflows below ~1e-294; values that small (or above 1e290) round to themselves
+        safe = (mag > -280) & (mag < 280)
+        scale = 10.0 ** (14 - np.where(safe, mag, 0))
+        rounded = np.round(x * scale) / scale
+    return np.where(x == 0, 0.0, np.where(safe, rounded, x))
 
 
 def excel_roundup(x: Any) -> np.ndarray:
@@ -236,6 +239,11 @@ class Node(Operand):
     def wrapped(self, ctx: Context, prec: int) -> str:
         text = self.render(ctx)
         return f"({text})" if self.prec < prec else text
+
+
+def _unit_one(n: Node) -> bool:
+    """One of a unit (1 month): multiplying by it changes the unit, not the number."""
+    return isinstance(n, Const) and n.value == 1 and n.unit != DIMENSIONLESS
 
 
 def as_node(x: Any) -> Node:
@@ -417,10 +425,12 @@ class BinOp(Node):
         a, b = np.asarray(self.a.evaluate(env), float), np.asarray(self.b.evaluate(env), float)
         if self.op == "*":
             return np.multiply(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.divide(a, b)
 
     def render(self, ctx: Context) -> str:
+        if self.op == "*" and _unit_one(self.b):
+            return self.a.wrapped(ctx, MUL)  # x * (1 month): only the unit changes
         right = self.b.wrapped(ctx, MUL + (self.op == "/"))
         return f"{self.a.wrapped(ctx, MUL)}{self.op}{right}"
 
@@ -568,24 +578,26 @@ class RowAgg(Node):
     series = False
 
     def __init__(self, name: str, line: Line, fn: Callable[..., np.ndarray], out_unit: pint.Unit,
-                 before: list[Node] | None = None, wrap: tuple[str, str] = ("", "")):
+                 before: list[Node] | None = None, wrap: tuple[str, str] = ("", ""),
+                 after: list[Node] | None = None):
         if not line.series:
             raise FormulaError(f"{name}() needs a series line; {line.id} is a single value")
         self.name, self.line, self.fn, self.unit = name, line, fn, out_unit
-        self.before = before or []
+        self.before, self.after = before or [], after or []
         self.wrap = wrap
 
     def children(self) -> tuple[Node, ...]:
-        return tuple(self.before)
+        return (*self.before, *self.after)
 
     def evaluate(self, env: Env) -> np.ndarray:
+        """fn(*before, row, *after)."""
         column, env.column = env.column, None
         try:
             row = env.values[self.line.id]
-            return self.fn(*(b.evaluate(env) for b in self.before), row)
+            return self.fn(*(b.evaluate(env) for b in self.before), row, *(a.evaluate(env) for a in self.after))
         finally:
             env.column = column
 
     def render(self, ctx: Context) -> str:
-        args = [b.render(ctx) for b in self.before] + [ctx.row_range(self.line)]
+        args = [b.render(ctx) for b in self.before] + [ctx.row_range(self.line)] + [a.render(ctx) for a in self.after]
         return f"{self.wrap[0]}{self.name}({','.join(args)}){self.wrap[1]}"

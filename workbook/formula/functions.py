@@ -142,14 +142,14 @@ def pmt(rate: Any, nper: Any, pv: Any) -> Node:
     return Func("PMT", [r, n, p], _pmt, p.unit)
 
 
-IRR_EPS, IRR_MAX_ITER, IRR_GUESS = 1e-7, 20, 0.1  # LibreOffice ScIRR's Newton iteration
+IRR_EPS, IRR_MAX_ITER = 1e-7, 20  # LibreOffice ScIRR's Newton iteration
 
 
-def _irr(row: np.ndarray) -> np.ndarray:
-    """IRR as LibreOffice computes it: Newton from 0.1, at most 20 steps, converged when a step < 1e-7."""
+def _irr(row: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """IRR as LibreOffice computes it: Newton from the guess, at most 20 steps, converged when a step < 1e-7."""
     row = np.asarray(row, float)
     t = np.arange(row.shape[1], dtype=float)
-    x = np.full((row.shape[0], 1), IRR_GUESS)
+    x = np.broadcast_to(np.asarray(guess, float), (row.shape[0], 1)).copy()
     eps = np.full_like(x, 1.0)
     with np.errstate(all="ignore"):
         for _ in range(IRR_MAX_ITER):
@@ -165,18 +165,24 @@ def _irr(row: np.ndarray) -> np.ndarray:
 
 
 class Irr(RowAgg):
-    """IRR of a row, annualised from its periods, or a message where it has none (IFERROR)."""
+    """IRR of a row, annualised from months if asked, or a message where it has none.
 
-    def __init__(self, line: Line, message: str, per_year: int):
+    Newton stops once a step is below 1e-7, so where it stops depends on the engine's rounding; a second IRR
+    started from the first's answer lands on the root to machine precision in every engine."""
+
+    def __init__(self, line: Line, guess: Node, message: str, per_year: int):
         if per_year not in (1, 12):
             raise FormulaError("irr(): periods per year is 1 or 12")
         self.message = message
-        fn = _irr if per_year == 1 else (lambda row: np.power(1.0 + _irr(row), 12) - 1.0)
+        first = RowAgg("IRR", line, _irr, DIMENSIONLESS, after=[guess])
+        fn = _irr if per_year == 1 else (lambda row, g: np.power(1.0 + _irr(row, g), 12) - 1.0)
         text = message.replace('"', '""')
         wrap = ("IFERROR(", f',"{text}")') if per_year == 1 else ("IFERROR((1+", f')^12-1,"{text}")')
-        super().__init__("IRR", line, fn, DIMENSIONLESS, wrap=wrap)
+        super().__init__("IRR", line, fn, DIMENSIONLESS, wrap=wrap, after=[first])
 
 
-def irr(line: Line, message: str, per_year: int = 1) -> Node:
-    """Internal rate of return of a series of flows, annualised when its periods are months."""
-    return Irr(line, message, per_year)
+def irr(line: Line, guess: Any, message: str, per_year: int = 1) -> Node:
+    """Internal rate of return per period of a series of flows (annualised when per_year is 12).
+
+    Newton's method needs a starting point near the answer: pass the cost of capital per period."""
+    return Irr(line, convert(as_node(guess), DIMENSIONLESS, "irr() guess"), message, per_year)

@@ -68,6 +68,8 @@ class Line(Operand):
     @property
     def guard_message(self) -> str | None:
         """The text a guarded formula shows instead of an error (safe_div, irr)."""
+        if isinstance(self.formula, Ref):  # =other_line shows the other line's message as it is
+            return self.formula.line.guard_message
         return getattr(self.formula, "message", None)
 
 
@@ -83,8 +85,12 @@ class Chart:
     sheet: str
     title: str
     kind: str  # xlsxwriter chart type: "pie", "bar", "column", "line", "scatter"
-    lines: list[Line]
+    lines: list[Line]  # one series over these lines' values; or, for series lines, one series per line
     y_title: str = ""
+    x_title: str = ""
+    categories: list[Line] | None = None  # x values from these lines (default: the lines' labels)
+    extra: list[list[Line]] = field(default_factory=list)  # more series of the same shape as `lines`
+    marker: Line | None = None  # a series line drawn as columns over a line chart (e.g. break-even)
 
 
 @dataclass
@@ -99,6 +105,7 @@ class Book:
     periods: int = 0  # the one timeline: how many period columns
     period_labels: list[str] = field(default_factory=list)
     tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
+    scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
 
     def timeline(self, labels: list[str]) -> None:
         """Set the workbook's one timeline (its period column labels)."""
@@ -159,8 +166,8 @@ class Book:
             v = np.broadcast_to(v, np.broadcast_shapes(v.shape, (batch, width)))
             if not line.is_bool:
                 v = v.astype(float)
-                bad = ~np.isfinite(v)
-                if line.guard_message is None and bad.any():
+                bad = np.isinf(v) if line.guard_message is not None else ~np.isfinite(v)
+                if bad.any():
                     raise FormulaError(
                         f"line {line.id} ({line.label}) has no finite value for these inputs "
                         "(a division by zero?); guard it with safe_div or fix the inputs"
@@ -241,7 +248,8 @@ class SheetBuilder:
 
 # Units columns show words a reader expects; pint reads the unit behind them.
 _SHOWN_AS = {
-    "TRUE/FALSE": "", "flag": "", "months": "fmonth", "years": "fyear", "USD/month": "USD/fmonth",
+    "TRUE/FALSE": "", "share/year": "1/fyear", "FTE": "", "flag": "", "months": "fmonth", "years": "fyear",
+    "USD/month": "USD/fmonth",
     "USD/year": "USD/fyear", "GPU-h": "GPU*hour", "USD/GPU-h": "USD/GPU/hour", "kW-month": "kW*fmonth",
     "USD/kW-month": "USD/kW/fmonth", "GPU-h/month": "GPU*hour/fmonth",
     "GPUs": "GPU", "nodes": "", "racks": "", "count": "", "ratio": "", "%": "", "blocks": "",

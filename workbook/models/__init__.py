@@ -8,17 +8,23 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from workbook import scenarios, sensitivity
 from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book
-from workbook.inputs import Site, Spec
-from workbook.models import cooling, fabric, power, summary
+from workbook.inputs import Rule, Site, Spec
+from workbook.models import cooling, fabric, power, summary, tco
 from workbook.models.base import AllInputs, Inputs
 
-PRESENTATION: list[ModuleType] = [power, fabric, cooling]
-EVALUATION: list[ModuleType] = [fabric, power, cooling]
+PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco]
+EVALUATION: list[ModuleType] = [fabric, power, cooling, tco]
 
 
 def all_specs() -> list[Spec]:
     return [spec for model in PRESENTATION for spec in model.INPUTS]
+
+
+def all_rules() -> list[Rule]:
+    """Every model's cross-key input rules (a module's optional RULES)."""
+    return [rule for model in PRESENTATION for rule in getattr(model, "RULES", [])]
 
 
 def build_book(site: Site) -> Book:
@@ -28,10 +34,16 @@ def build_book(site: Site) -> Book:
     book.sheet(summary.TITLE, summary.PREFIX)
     for model in PRESENTATION:
         book.sheet(model.TITLE, model.PREFIX)
+    book.sheet(scenarios.SHEET, "scenario")
+    book.sheet(sensitivity.SHEET, "sensitivity")
     book.sheet(CHECKS_SHEET, "checks")
     inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
     for model in EVALUATION:
         model.define(book, inputs)
+    book.scenarios = scenarios.add_scenarios(book, site, all_specs())
     summary.define_checks(book)
     summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])
+    book.tables.append(sensitivity.tornado(
+        book, all_specs(), tco.SENSITIVITY, ["tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation"],
+        float(inputs.tco.choice("sensitivity_swing"))))
     return book

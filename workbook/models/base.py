@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from workbook.formula.line import COUNT, PERCENT, Book, Line
 from workbook.inputs import Site, Spec
@@ -23,7 +24,7 @@ class Inputs:
 
     def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec]):
         self._lines: dict[str, Line] = {}
-        self._choices: dict[str, str] = {}
+        self._choices: dict[str, Any] = {}
         builder = book.sheet("Inputs", prefix)
         builder.group = title
         builder.section(title)
@@ -32,9 +33,10 @@ class Inputs:
             if value is None:
                 continue
             key = spec.key.split(".", 1)[1]
-            if spec.choices:
-                self._choices[key] = str(value.magnitude)
-                book.settings.append(Setting(spec.key, spec.label, str(value.magnitude), value.source))
+            if spec.choices or spec.structural:
+                shown = str(value.magnitude) if spec.choices else f"{value.magnitude:g} {spec.unit}".strip()
+                self._choices[key] = value.magnitude
+                book.settings.append(Setting(spec.key, spec.label, shown, value.source))
             elif spec.redundancy:
                 mult, spares = value.magnitude
                 note = f"{value.given} -> {mult} x N + {spares} spare(s); {value.source}"
@@ -59,7 +61,8 @@ class Inputs:
         except KeyError:
             raise AttributeError(f"no input {key} (absent, or not used with these choices)") from None
 
-    def choice(self, key: str) -> str:
+    def choice(self, key: str) -> Any:
+        """A structural choice or number from the site file (it decides which rows or columns exist)."""
         return self._choices[key]
 
     def has(self, key: str) -> bool:

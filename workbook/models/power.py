@@ -40,8 +40,6 @@ INPUTS = [
     Spec("power.rack_units", "Usable rack units per rack", "U", "a height in rack units", "42 U", lo=1,
          integer=True, fmt=COUNT),
     Spec("power.rack_power_limit", "Rack power limit", "kW", lo_open=True, **_KW),
-    Spec("power.network_power", "Network switch power (all fabrics)", "kW", **_KW),
-    Spec("power.optics_power", "Optical transceiver power", "kW", **_KW),
     Spec("power.storage_power", "Shared storage system power", "kW", **_KW),
     Spec("power.management_power", "Management servers and network power", "kW", **_KW),
     Spec("power.facility_model", "Facility overhead method", "", "a method", "pue",
@@ -96,9 +94,13 @@ def define(book: Book, inputs: AllInputs) -> None:
     s.section("IT load")
     gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node)
+    network = s.calc("network_power", "Network switch power (compute and storage fabrics)", "kW",
+                     book.lines["fabric.switches_power"], "from the Fabric sheet: switches x power each")
+    optics = s.calc("optics_power", "Optical transceiver power", "kW", book.lines["fabric.optics_power"],
+                    "from the Fabric sheet: transceivers x power each")
     it = s.calc(
         "it_load", "IT load", "kW",
-        compute + i.network_power + i.optics_power + i.storage_power + i.management_power,
+        compute + network + optics + i.storage_power + i.management_power,
         "compute + network switches + optics + storage + management")
 
     s.section("Facility")

@@ -1,0 +1,350 @@
+"""Benchmarks of the tool against the same work done by hand (a script, not a test; `make bench` runs it).
+
+(a) Workbook build. The tool builds inputs/example.yaml end to end (read and validate the site file, define
+    every line, evaluate it, render and write the .xlsx with styles, validation, names and the chart). The
+    baseline writes the SAME cells with raw xlsxwriter: the same sheets, titles, labels, names, units, notes,
+    input numbers, formulas as strings with their cached values, and the same defined names, with no styles,
+    validation or chart. The baseline's cells are taken from the tool's own Book and layout (and, for the
+    rows around the lines, from the file the tool wrote) before anything is timed. Both are timed in the same
+    run, interleaved, several repetitions; the ratio is median(tool) / median(baseline). The tool's
+    write step alone (write_book on an already evaluated book) is shown as a second ratio.
+
+(b) Many sites at once. The power chain of 100,000 random sites, evaluated by Book.evaluate with numpy arrays
+    as the power inputs, against the same arithmetic written directly in numpy in this script. The two
+    results are compared line by line (np.allclose; checks exactly) before any timing is reported, so the
+    comparison is of the same numbers. The tool's book here holds the power chain only (its inputs and
+    lines, defined by workbook.models.power; lines it takes from other models become inputs, random like the
+    rest); the whole example book is timed once too, for scale.
+
+Run: .venv/bin/python bench/run.py [--reps N] [--sites N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import xlsxwriter
+
+from workbook.api import build, load
+from workbook.excel.layout import plan
+from workbook.excel.writer import write_book
+from workbook.formula.line import Book
+from workbook.models import power
+from workbook.models.base import AllInputs, Inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "inputs" / "example.yaml"
+
+
+def median_time(fn: Callable[[], Any], reps: int) -> tuple[float, list[float]]:
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times
+
+
+# ---------------------------------------------------------------- (a) build vs raw xlsxwriter
+
+
+def baseline_cells(xlsx: Path, model: Any) -> tuple[list[tuple[str, list[tuple[int, int, str, Any, Any]]]],
+                                                     list[tuple[str, str]]]:
+    """Every cell of the tool's workbook as (row, col, kind, value, cached), sheet by sheet, and its names.
+
+    Line rows come from the Book and its layout: label, name, unit, note, and the input number or the
+    formula text (as the tool wrote it into the line's cell) with the Python value as its cache. Titles,
+    headers, sections and the Cover come from the file, as plain strings."""
+    layout = plan(model.book)
+    formulas = openpyxl.load_workbook(xlsx)
+    cached = openpyxl.load_workbook(xlsx, data_only=True)
+    line_cells: dict[tuple[str, int, int], tuple[str, Any, Any]] = {}
+    for line in model.book.lines.values():
+        sheet, row, _ = layout.cells[line.id]
+        line_cells[(sheet, row, 0)] = ("s", line.label, None)
+        line_cells[(sheet, row, 1)] = ("s", line.name, None)
+        line_cells[(sheet, row, 2)] = ("s", line.unit_text, None)
+        if line.note:
+            line_cells[(sheet, row, 4)] = ("s", line.note, None)
+    sheets = []
+    for ws in formulas.worksheets:
+        cells = []
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is None:
+                    continue
+                r, k = c.row - 1, c.column - 1
+                key = (ws.title, r, k)
+                if key in line_cells:
+                    kind, v, cache = line_cells[key]
+                elif isinstance(c.value, str) and c.value.startswith("="):
+                    kind, v, cache = "f", c.value, cached[ws.title][c.coordinate].value
+                elif isinstance(c.value, bool):
+                    kind, v, cache = "b", c.value, None
+                elif isinstance(c.value, int | float):
+                    kind, v, cache = "n", c.value, None
+                else:
+                    kind, v, cache = "s", str(c.value), None
+                cells.append((r, k, kind, v, cache))
+        sheets.append((ws.title, cells))
+    names = []
+    for line in model.book.lines.values():
+        target = layout.row_address(line.id) if getattr(line, "series", False) else layout.address(line.id, True)
+        names.append((line.name, f"={target}"))
+    return sheets, names
+
+
+def write_baseline(path: Path, sheets: list[tuple[str, list[tuple[int, int, str, Any, Any]]]],
+                   names: list[tuple[str, str]]) -> None:
+    wb = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False, "strings_to_formulas": False})
+    for title, cells in sheets:
+        ws = wb.add_worksheet(title)
+        for r, k, kind, v, cache in cells:
+            if kind == "f":
+                ws.write_formula(r, k, v, None, cache)
+            elif kind == "n":
+                ws.write_number(r, k, v)
+            elif kind == "b":
+                ws.write_boolean(r, k, v)
+            else:
+                ws.write_string(r, k, v)
+    for name, target in names:
+        wb.define_name(name, target)
+    wb.close()
+
+
+def bench_build(reps: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="bench-") as d:
+        tmp = Path(d)
+        tool_out, base_out, write_out = tmp / "tool.xlsx", tmp / "baseline.xlsx", tmp / "write.xlsx"
+        model, _ = build(EXAMPLE, tool_out)  # warm-up (imports, pint registry, catalog) and the reference file
+        sheets, names = baseline_cells(tool_out, model)
+        write_baseline(base_out, sheets, names)  # warm-up
+
+        # the baseline really holds the same formulas and cached values as the tool's file
+        tool_f = _formula_cells(tool_out)
+        base_f = _formula_cells(base_out)
+        assert tool_f.keys() == base_f.keys(), "the baseline does not write the same formula cells"
+        assert all(tool_f[k][0] == base_f[k][0] for k in tool_f), "the baseline's formulas differ"
+
+        tool_t, base_t, write_t = [], [], []
+        for _ in range(reps):  # interleaved, so drift in machine load hits both alike
+            tool_t.append(median_time(lambda: build(EXAMPLE, tool_out), 1)[0])
+            base_t.append(median_time(lambda: write_baseline(base_out, sheets, names), 1)[0])
+            write_t.append(median_time(lambda: write_book(model.book, model.values, model.site, write_out), 1)[0])
+        cells = sum(len(c) for _, c in sheets)
+        formulas = len(tool_f)
+    return {"tool": statistics.median(tool_t), "baseline": statistics.median(base_t),
+            "write": statistics.median(write_t), "cells": cells, "formulas": formulas,
+            "names": len(names)}
+
+
+def _formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
+    wb = openpyxl.load_workbook(path)
+    return {(ws.title, c.coordinate): (c.value, None) for ws in wb.worksheets for row in ws.iter_rows()
+            for c in row if isinstance(c.value, str) and c.value.startswith("=")}
+
+
+# ---------------------------------------------------------------- (b) 100,000 sites: Book.evaluate vs numpy
+
+
+def power_book(model: Any) -> tuple[Book, dict[str, float]]:
+    """The power chain alone: its inputs and lines, as workbook.models.power defines them.
+
+    Lines the power chain takes from other models (the fabric's switch and optics power) become inputs here,
+    with the example's values; returns the book and those stand-ins' values."""
+    stubs: dict[str, float] = {}
+    while True:
+        book = Book(model.site.name)
+        book.sheet("Inputs", "inputs")
+        for line_id, v in stubs.items():
+            prefix, key = line_id.split(".", 1)
+            line = model.book.lines[line_id]
+            book.sheet("Inputs", prefix).input(key, line.label, line.unit_text, v, "stand-in for the bench")
+        inputs = AllInputs({power.PREFIX: Inputs(book, model.site, power.TITLE, power.PREFIX, power.INPUTS)})
+        try:
+            power.define(book, inputs)
+        except KeyError as e:
+            line_id = e.args[0]
+            if line_id in stubs or line_id not in model.book.lines:
+                raise
+            stubs[line_id] = float(model.values[line_id].reshape(-1)[0])
+            continue
+        return book, stubs
+
+
+def random_power_inputs(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    c = rng.choice
+    u = rng.uniform
+    return {
+        "power.gpus": rng.integers(1, 40_001, n).astype(float),
+        "power.gpu_tdp": u(100, 1500, n),
+        "power.gpus_per_node": c([4.0, 8.0], n),
+        "power.cpus_per_node": c([1.0, 2.0], n),
+        "power.cpu_tdp": u(100, 500, n),
+        "power.memory_power": u(100, 600, n),
+        "power.nics_per_node": c(np.arange(1.0, 13.0), n),
+        "power.nic_power": u(10, 40, n),
+        "power.baseboard_power": u(100, 800, n),
+        "power.node_storage_power": u(50, 400, n),
+        "power.fan_power": u(200, 2500, n),
+        "power.psu_efficiency": u(0.85, 0.97, n),
+        "power.node_height": c([2.0, 4.0, 6.0, 8.0, 10.0], n),
+        "power.rack_units": c([42.0, 48.0, 52.0], n),
+        "power.rack_power_limit": u(10, 150, n),
+        "power.network_power": u(0, 2000, n),
+        "power.optics_power": u(0, 1000, n),
+        "power.storage_power": u(0, 1000, n),
+        "power.management_power": u(0, 200, n),
+        "power.pue": u(1.05, 2.0, n),
+        "power.sync_peak_factor": u(1.0, 1.5, n),
+        "power.feed_headroom": u(0.0, 0.3, n),
+        "power.feed_block_size": u(1.0, 5.0, n),
+        "power.feed_redundancy_multiplier": c([1.0, 2.0], n),
+        "power.feed_redundancy_spares": c([0.0, 1.0, 2.0], n),
+        "power.site_available_power": u(1.0, 500.0, n),
+    }
+
+
+def power_in_numpy(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The power chain (PUE facility model) written directly in numpy: W inputs, kW and MW results."""
+    g = x.get
+    fabric = "power.network_power" not in x  # switch and optics power come from the fabric model
+    network = x["fabric.switches_power"] if fabric else x["power.network_power"]
+    optics = x["fabric.optics_power"] if fabric else x["power.optics_power"]
+    node_gpu = g("power.gpus_per_node") * g("power.gpu_tdp") / 1000
+    node_cpu = g("power.cpus_per_node") * g("power.cpu_tdp") / 1000
+    node_nic = g("power.nics_per_node") * g("power.nic_power") / 1000
+    node_dc = node_gpu + node_cpu + node_nic + (g("power.memory_power") + g("power.baseboard_power")
+                                                + g("power.node_storage_power") + g("power.fan_power")) / 1000
+    node = node_dc / g("power.psu_efficiency")
+    nodes = np.ceil(g("power.gpus") / g("power.gpus_per_node"))
+    per_rack = np.maximum(1, np.minimum(np.floor(g("power.rack_units") / g("power.node_height")),
+                                        np.floor(g("power.rack_power_limit") / node)))
+    racks = np.ceil(nodes / per_rack)
+    rack_power = per_rack * node
+    gpu_board = g("power.gpus") * g("power.gpu_tdp") / 1000
+    compute = nodes * node
+    it = compute + network + optics + g("power.storage_power") + g("power.management_power")
+    facility = it * g("power.pue")
+    peak_it = it + gpu_board * (g("power.sync_peak_factor") - 1)
+    peak = peak_it * g("power.pue")
+    feed = peak * (1 + g("power.feed_headroom")) / 1000
+    blocks_n = np.ceil(feed / g("power.feed_block_size"))
+    blocks = blocks_n * g("power.feed_redundancy_multiplier") + g("power.feed_redundancy_spares")
+    out = {
+        "power.node_gpu_power": node_gpu, "power.node_cpu_power": node_cpu, "power.node_nic_power": node_nic,
+        "power.node_dc_power": node_dc, "power.node_power": node, "power.node_psu_loss": node - node_dc,
+        "power.nodes": nodes, "power.nodes_per_rack": per_rack, "power.racks": racks,
+        "power.rack_power": rack_power, "power.gpu_board_power": gpu_board, "power.compute_power": compute,
+        "power.it_load": it, "power.facility_power": facility, "power.facility_overhead": facility - it,
+        "power.peak_it_load": peak_it, "power.peak_facility_power": peak, "power.contracted_feed": feed,
+        "power.feed_blocks_n": blocks_n, "power.feed_blocks": blocks,
+        "power.installed_supply": blocks * g("power.feed_block_size"),
+        "power.gpu_share": gpu_board / facility, "power.gpus_per_mw": g("power.gpus") / feed,
+        "power.it_share": it / facility,
+        "power.rack_within_limit": rack_power <= g("power.rack_power_limit"),
+        "power.feed_within_site": feed <= g("power.site_available_power"),
+        "power.whole_nodes": nodes * g("power.gpus_per_node") <= g("power.gpus"),
+    }
+    if fabric:
+        out["power.network_power"], out["power.optics_power"] = network, optics
+    return out
+
+
+def bench_many_sites(n_sites: int, reps: int) -> dict[str, Any]:
+    model = load(EXAMPLE)
+    if model.site.get("power.facility_model").magnitude != "pue":
+        raise SystemExit("bench: the direct numpy power chain is written for the PUE facility model")
+    book, stubs = power_book(model)
+    # the power-only book reproduces the example's power chain exactly
+    alone = book.evaluate()
+    for line in book.lines.values():
+        if line.kind != "input":
+            assert np.array_equal(alone[line.id], model.values[line.id]), f"{line.id}: power-only book differs"
+
+    rng = np.random.default_rng(20260101)
+    overrides = {k: v for k, v in random_power_inputs(rng, n_sites).items()
+                 if k in book.lines and book.lines[k].kind == "input"}
+    for line_id, v in stubs.items():
+        overrides[line_id] = v * rng.uniform(0.5, 1.5, n_sites)
+    missing = [line.id for line in book.lines.values() if line.kind == "input" and line.id not in overrides]
+    if missing:
+        raise SystemExit(f"bench: no random values for the power inputs {missing}; add them to the bench")
+    x = dict(overrides)
+
+    tool = book.evaluate(overrides)
+    direct = power_in_numpy(x)
+    calc_lines = [line.id for line in book.lines.values() if line.kind != "input"]
+    assert sorted(calc_lines) == sorted(direct), (
+        f"bench: the power chain's lines changed: {sorted(set(calc_lines) ^ set(direct))}")
+    for line_id, want in direct.items():
+        got = tool[line_id].reshape(-1)
+        if want.dtype == bool:
+            assert np.array_equal(got.astype(bool), want), f"{line_id}: the tool and numpy disagree"
+        else:
+            assert np.allclose(got, want, rtol=1e-12, atol=0), f"{line_id}: the tool and numpy disagree"
+
+    tool_t, np_t = [], []
+    for _ in range(reps):
+        tool_t.append(median_time(lambda: book.evaluate(overrides), 1)[0])
+        np_t.append(median_time(lambda: power_in_numpy(x), 1)[0])
+
+    # for scale: the whole example book (every model, the timeline) with the same power inputs, one run on a
+    # tenth of the sites (its series lines hold sites x periods values each)
+    full = model.book
+    few = max(1, n_sites // 10)
+    full_overrides = {k: v[:few] for k, v in overrides.items() if k in full.lines and full.lines[k].kind == "input"}
+    try:
+        full_time = median_time(lambda: full.evaluate(full_overrides), 1)[0]
+    except Exception:  # random power inputs may be invalid for another model; the scale figure is optional
+        full_time = float("nan")
+    return {"tool": statistics.median(tool_t), "numpy": statistics.median(np_t), "full": full_time,
+            "full_sites": few, "lines": len(direct), "full_lines": len(full.lines), "power_lines": len(book.lines),
+            "periods": full.periods, "stubs": sorted(stubs)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--reps", type=int, default=15, help="repetitions of each timing (default 15)")
+    p.add_argument("--sites", type=int, default=100_000, help="random sites for (b) (default 100,000)")
+    args = p.parse_args(argv)
+
+    def row(label: str, seconds: float) -> None:
+        print(f"    {label:<64} {seconds * 1000:9.1f} ms")
+
+    a = bench_build(args.reps)
+    print(f"(a) build inputs/example.yaml -> .xlsx, median of {args.reps} interleaved runs")
+    print(f"    same content: {a['cells']:,} cells, {a['formulas']:,} of them formulas with cached values; "
+          f"{a['names']} defined names")
+    row("baseline: raw xlsxwriter writing those cells and names", a["baseline"])
+    row("tool: whole build (read, validate, define, evaluate, write)", a["tool"])
+    row("tool: write step only (write_book)", a["write"])
+    print(f"    RATIO build: tool / baseline = {a['tool'] / a['baseline']:.2f}x"
+          f"   (write step only: {a['write'] / a['baseline']:.2f}x)")
+
+    reps = max(3, args.reps // 2)
+    b = bench_many_sites(args.sites, reps)
+    print(f"(b) power chain of {args.sites:,} random sites at once, median of {reps} interleaved runs")
+    print(f"    same numbers: {b['lines']} lines compared, np.allclose(rtol=1e-12) and checks equal: yes")
+    if b["stubs"]:
+        print(f"    lines from other models, random here like the inputs: {', '.join(b['stubs'])}")
+    row("numpy written by hand", b["numpy"])
+    row(f"Book.evaluate of the power chain ({b['power_lines']} lines)", b["tool"])
+    print(f"    RATIO evaluate: Book.evaluate / numpy = {b['tool'] / b['numpy']:.2f}x")
+    row(f"for scale, one run: whole example book ({b['full_lines']} lines, {b['periods']} periods), "
+        f"{b['full_sites']:,} sites", b["full"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""The command line: exit statuses, one-line errors, untouched outputs, the JSON schema and verify."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+import pytest
+import xlsxwriter
+import yaml
+
+from tests.conftest import EXAMPLE, ROOT
+from workbook import cli
+from workbook.api import load
+from workbook.excel.layout import NAME
+from workbook.formula.expr import Context
+from workbook.formula.line import Line
+from workbook.models import power
+
+BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+
+
+def run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=600)
+
+
+def bad_site(path: Path, change: dict[str, Any] | None = None, remove: str | None = None) -> Path:
+    data = copy.deepcopy(BASE)
+    for dotted, v in (change or {}).items():
+        section, key = dotted.split(".")
+        data[section][key] = v
+    if remove:
+        section, key = remove.split(".")
+        del data[section][key]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("good") / "example.xlsx"
+    proc = run("build", EXAMPLE, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.exists()
+    return out
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], prefix: str = "error:") -> str:
+    assert "Traceback" not in proc.stderr + proc.stdout
+    err = proc.stderr.strip()
+    assert err.startswith(prefix), err
+    assert "\n" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("case", "change", "remove", "words"),
+    [
+        ("wrong_dimension", {"power.gpu_tdp": "700 m"}, None, ["power.gpu_tdp", "700 m"]),
+        ("missing_key", None, "power.gpus", ["power.gpus", "missing"]),
+        ("negative_gpus", {"power.gpus": -8}, None, ["power.gpus", "-8"]),
+    ],
+)
+def test_bad_input_exits_2_and_leaves_the_output_untouched(
+    good: Path, tmp_path: Path, case: str, change: Any, remove: Any, words: list[str]
+) -> None:
+    out = tmp_path / "site.xlsx"
+    out.write_bytes(good.read_bytes())
+    before = out.read_bytes()
+    site = bad_site(tmp_path / f"{case}.yaml", change, remove)
+    proc = run("build", site, "-o", out)
+    assert proc.returncode == 2, proc.stderr
+    err = assert_one_line_error(proc)
+    assert str(site) in err
+    for w in words:
+        assert w in err, err
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, site.name])
+
+
+def test_invalid_yaml_exits_2(tmp_path: Path) -> None:
+    site = tmp_path / "broken.yaml"
+    site.write_text("site: x\npower: {gpus: 8\n")
+    proc = run("build", site, "-o", tmp_path / "x.xlsx")
+    assert proc.returncode == 2
+    assert_one_line_error(proc)
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_every_site_is_validated_before_any_is_written(tmp_path: Path) -> None:
+    good_site = tmp_path / "good.yaml"
+    good_site.write_text(EXAMPLE.read_text())
+    bad = bad_site(tmp_path / "bad.yaml", {"power.gpu_tdp": "700 m"})
+    proc = run("build", good_site, bad, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert_one_line_error(proc)
+    assert not (tmp_path / "outputs" / "good.xlsx").exists()
+
+
+def test_build_writes_the_default_output(tmp_path: Path) -> None:
+    site = tmp_path / "mysite.yaml"
+    site.write_text(EXAMPLE.read_text())
+    proc = run("build", site, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "outputs" / "mysite.xlsx").exists()
+    assert "outputs/mysite.xlsx" in proc.stdout
+
+
+def test_evaluate_on_bad_input_exits_2(tmp_path: Path) -> None:
+    proc = run("evaluate", bad_site(tmp_path / "neg.yaml", {"power.gpus": -8}), "--json")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert_one_line_error(proc)
+
+
+def test_a_unit_error_in_a_model_exits_3_naming_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: exit 3 on a model error, e.g. a unit mismatch in a formula, naming the line."""
+    original = power.define
+
+    def broken(book: Any, inputs: Any) -> None:
+        original(book, inputs)
+        book.sheet(power.TITLE, power.PREFIX).calc("oops", "Power in metres", "m", inputs.power.gpu_tdp)
+
+    monkeypatch.setattr(power, "define", broken)
+    out = tmp_path / "x.xlsx"
+    status = cli.main(["build", str(EXAMPLE), "-o", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert status == 3, err
+    assert err.startswith("model error:") and "power.oops" in err, err
+    assert "\n" not in err
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- evaluate --json
+
+ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$")
+CELL = re.compile(r"^'(?P<sheet>[^']+)'!(?P<cell>\$?[A-Z]+\$?\d+)$")
+
+
+class Names(Context):
+    """A single value's references as the defined names the workbook shows."""
+
+    def ref(self, line: Line) -> str:
+        return line.name
+
+    def row_range(self, line: Line) -> str:
+        return line.name
+
+
+def test_evaluate_json_schema_and_cells(good: Path) -> None:
+    proc = run("evaluate", EXAMPLE, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"site", "lines"}
+    assert data["site"] == BASE["site"]
+    assert isinstance(data["lines"], dict) and len(data["lines"]) >= 40
+
+    model = load(EXAMPLE)
+    wb = openpyxl.load_workbook(good)
+    cached = openpyxl.load_workbook(good, data_only=True)
+    calculated = [line for line in model.book.lines.values() if line.kind != "input"]
+    assert sorted(data["lines"]) == sorted(line.id for line in calculated)
+    for line_id, entry in data["lines"].items():
+        assert ID.match(line_id), line_id
+        assert set(entry) == {"label", "value", "unit", "cell"}, line_id
+        line = model.book.lines[line_id]
+        assert entry["label"] == line.label and entry["unit"] == line.unit_text
+        assert entry["value"] is None or isinstance(entry["value"], bool | int | float | str | list), line_id
+        m = CELL.match(entry["cell"])
+        assert m, entry["cell"]
+        c = wb[m["sheet"]][m["cell"].replace("$", "")]
+        assert isinstance(c.value, str) and c.value.startswith("="), (line_id, c.value)
+        assert wb[m["sheet"]].cell(row=c.row, column=NAME + 1).value == line.name, line_id
+        if not getattr(line, "series", False):
+            assert c.value == "=" + line.formula.render(Names()), line_id
+            got = cached[m["sheet"]][c.coordinate].value
+            if entry["value"] is None:  # no value: a guarded division shows its message
+                assert got == line.guard_message, line_id
+            elif isinstance(entry["value"], float):
+                assert got == pytest.approx(entry["value"], rel=1e-15), line_id
+            else:
+                assert got == entry["value"], line_id
+
+
+def test_evaluate_table_lists_every_line() -> None:
+    proc = run("evaluate", EXAMPLE)
+    assert proc.returncode == 0, proc.stderr
+    assert "power.it_load" in proc.stdout and "checks.all_pass" in proc.stdout
+
+
+# ---------------------------------------------------------------- verify
+
+
+def test_verify_passes_a_good_workbook(libreoffice: str, good: Path) -> None:
+    proc = run("verify", good)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "OK" in proc.stdout
+
+
+def test_verify_fails_a_tampered_cached_value_listing_the_cell(libreoffice: str, good: Path, tmp_path: Path) -> None:
+    tampered = tmp_path / "tampered.xlsx"
+    wb = xlsxwriter.Workbook(str(tampered))
+    ws = wb.add_worksheet("Power chain")
+    ws.write_number("D5", 700)
+    ws.write_number("D6", 8)
+    ws.write_formula("D7", "=D5*D6/1000", None, 5.6)  # right
+    ws.write_formula("D8", "=D7*4", None, 99)  # wrong on purpose: 22.4
+    wb.close()
+    proc = run("verify", good, tampered)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "'Power chain'!D8" in proc.stdout
+    assert "'Power chain'!D7" not in proc.stdout
+    assert f"{good}: " in proc.stdout and "OK" in proc.stdout.split(str(tampered))[0]
+
+
+def test_verify_of_a_missing_file_exits_2(tmp_path: Path) -> None:
+    proc = run("verify", tmp_path / "nope.xlsx")
+    assert proc.returncode == 2
+    assert_one_line_error(proc)
+
+
+def test_verify_of_a_file_that_is_not_a_workbook_is_not_an_internal_error(tmp_path: Path) -> None:
+    """A corrupt or mistyped file is the user's input, not a tool bug: exit 2 (bad input) or 4 (verification
+    failed) with one line naming the file, not exit 1 'internal error'."""
+    path = tmp_path / "notes.xlsx"
+    path.write_text("not a spreadsheet\n")
+    proc = run("verify", path)
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert proc.returncode in (2, 4), proc.stderr
+    assert "internal error" not in proc.stderr
+    assert str(path) in proc.stdout + proc.stderr

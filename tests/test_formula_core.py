@@ -1,0 +1,598 @@
+"""The formula core: unit inference, conversions, literals, Excel semantics and numpy batches.
+
+The LibreOffice test builds one small workbook of every function, with negatives, zeros and values that
+differ from a whole number in the 16th digit, and compares every cell with Python and with the value Excel
+defines. The pint cross-check evaluates every line of the example site a second, independent way: walking
+the node tree with pint quantities, leaving every conversion to pint.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import pint
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import EXAMPLE
+from workbook.api import load
+from workbook.excel.writer import write_book
+from workbook.formula.expr import (
+    AddSub,
+    Bad,
+    BinOp,
+    Compare,
+    Const,
+    Context,
+    FormulaError,
+    Func,
+    Guard,
+    Neg,
+    Node,
+    Pow,
+    Ref,
+    Scale,
+    UnitError,
+)
+from workbook.formula.functions import all_, any_, ceil, floor, max_, min_, not_, safe_div, where
+from workbook.formula.line import Book, Line
+from workbook.inputs import Site
+from workbook.units import Q_
+from workbook.verify import compare, is_error, recalculate, same
+
+
+class Names(Context):
+    """Render references as the lines' defined names, as the writer does for single values."""
+
+    def ref(self, line: Line) -> str:
+        return line.name
+
+
+CTX = Names()
+
+
+def small_book() -> tuple[Book, Any, Any]:
+    book = Book("unit test")
+    return book, book.sheet("Inputs", "t"), book.sheet("Calc", "c")
+
+
+def value(book: Book, line_id: str) -> float:
+    return float(book.evaluate()[line_id].reshape(-1)[0])
+
+
+# ---------------------------------------------------------------- unit inference
+
+
+def test_watts_times_count_into_kw_renders_divide_by_1000() -> None:
+    book, i, c = small_book()
+    tdp = i.input("tdp", "GPU TDP", "W", 700)
+    n = i.input("n", "GPUs per node", "GPUs", 8)
+    line = c.calc("gpu_power", "GPU power per node", "kW", n * tdp)
+    assert line.formula.render(CTX) == "t_n*t_tdp/1000"
+    assert value(book, "c.gpu_power") == pytest.approx(5.6, rel=1e-15)
+
+
+def test_adding_w_to_kw_converts_the_right_side() -> None:
+    book, i, c = small_book()
+    kw = i.input("kw", "Power in kW", "kW", 3)
+    w = i.input("w", "Power in W", "W", 700)
+    in_kw = c.calc("in_kw", "kW + W", "kW", kw + w)
+    in_w = c.calc("in_w", "W + kW", "W", w + kw)
+    diff = c.calc("diff", "kW - W", "kW", kw - w)
+    assert in_kw.formula.render(CTX) == "t_kw+t_w/1000"
+    assert in_w.formula.render(CTX) == "t_w+t_kw*1000"
+    assert diff.formula.render(CTX) == "t_kw-t_w/1000"
+    assert value(book, "c.in_kw") == pytest.approx(3.7, rel=1e-15)
+    assert value(book, "c.in_w") == pytest.approx(3700, rel=1e-15)
+    assert value(book, "c.diff") == pytest.approx(2.3, rel=1e-15)
+
+
+def test_line_declared_in_the_wrong_dimension_names_line_and_units() -> None:
+    _, i, c = small_book()
+    tdp = i.input("tdp", "GPU TDP", "W", 700)
+    n = i.input("n", "GPUs per node", "GPUs", 8)
+    with pytest.raises(UnitError) as err:
+        c.calc("node_gpu_power", "GPU power per node", "m", n * tdp)
+    msg = str(err.value)
+    assert "c.node_gpu_power" in msg
+    assert re.search(r"\bW\b", msg), msg  # the unit found
+    assert re.search(r"\bm\b", msg), msg  # the unit declared
+    assert "\n" not in msg
+
+
+def test_adding_watts_to_metres_names_the_line() -> None:
+    _, i, c = small_book()
+    tdp = i.input("tdp", "GPU TDP", "W", 700)
+    length = i.input("length", "Cable length", "m", 3)
+    with pytest.raises(UnitError) as err:
+        c.calc("nonsense", "Power plus length", "W", tdp + length)
+    msg = str(err.value)
+    assert "c.nonsense" in msg
+    assert re.search(r"\bW\b", msg) and re.search(r"\bm\b", msg), msg
+
+
+def test_comparing_unlike_units_names_the_check() -> None:
+    _, i, c = small_book()
+    tdp = i.input("tdp", "GPU TDP", "W", 700)
+    length = i.input("length", "Cable length", "m", 3)
+    with pytest.raises(UnitError, match=r"c\.silly"):
+        c.check("silly", "Power below length", tdp <= length)
+
+
+def test_max_min_where_need_like_units() -> None:
+    _, i, c = small_book()
+    tdp = i.input("tdp", "GPU TDP", "W", 700)
+    length = i.input("length", "Cable length", "m", 3)
+    with pytest.raises(UnitError, match=r"c\.mx"):
+        c.calc("mx", "max", "W", max_(tdp, length))
+    with pytest.raises(UnitError, match=r"c\.mn"):
+        c.calc("mn", "min", "W", min_(tdp, length))
+    with pytest.raises(UnitError, match=r"c\.wh"):
+        c.calc("wh", "where", "W", where(tdp > tdp, tdp, length))
+
+
+# ---------------------------------------------------------------- conversions against pint
+
+UNIT_GROUPS = [
+    ["W", "kW", "MW", "mW", "BTU/hour", "hp", "ton_of_refrigeration"],
+    ["J", "kWh", "MWh", "MJ"],
+    ["m", "mm", "ft", "inch", "U"],
+    ["L/min", "m^3/s", "gallon/minute", "CFM"],
+    ["USD", "kUSD", "MUSD"],
+    ["s", "min", "h", "day", "fyear"],
+    ["kg", "lb", "g"],
+    ["USD/kWh", "USD/MWh", "USD/J"],
+]
+PAIRS = [(a, b) for group in UNIT_GROUPS for a in group for b in group if a != b]
+_RENDERED = re.compile(r"^t_x(?:([*/])([0-9.E+-]+))?$")
+
+
+def _apply_rendered(text: str, x: float) -> float:
+    m = _RENDERED.match(text)
+    assert m, f"unexpected conversion formula {text!r}"
+    if m.group(1) is None:
+        return x
+    f = float(m.group(2))
+    return x * f if m.group(1) == "*" else x / f
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pair=st.sampled_from(PAIRS),
+    x=st.floats(min_value=1e-6, max_value=1e9, allow_nan=False) | st.floats(min_value=-1e9, max_value=-1e-6),
+)
+def test_conversion_factor_and_value_agree_with_pint(pair: tuple[str, str], x: float) -> None:
+    src, dst = pair
+    book, i, c = small_book()
+    inp = i.input("x", "x", src, x)
+    line = c.calc("y", "y", dst, inp)
+    expected = Q_(x, src).to(dst).magnitude
+    text = line.formula.render(CTX)
+    assert _apply_rendered(text, x) == pytest.approx(expected, rel=1e-12), text
+    assert value(book, "c.y") == pytest.approx(expected, rel=1e-12), text
+
+
+# ---------------------------------------------------------------- an independent pint evaluation
+
+
+class PintEvaluator:
+    """Evaluate a book's lines with pint quantities, ignoring Scale factors: pint does every conversion.
+
+    A series line is evaluated period by period (a list of quantities); prev() reads the period before, or
+    the line's opening value; SUM, NPV, IRR and PMT are computed from their textbook definitions."""
+
+    def __init__(self, book: Book):
+        self.book = book
+        self.memo: dict[str, Any] = {}
+        self.rows: dict[str, list[Any]] = {}  # series lines, filled period by period
+        self.openings: dict[str, Any] = {}
+
+    def line(self, line: Line) -> Any:
+        if line.id not in self.memo:
+            if line.kind == "input":
+                v: Any = Q_(float(np.asarray(line.value).reshape(-1)[0]), line.unit)
+            elif getattr(line, "series", False):
+                row = self.rows[line.id] = []
+                for t in range(self.book.periods):
+                    row.append(self.finish(line, self.node(line.formula, t)))
+                v = row
+            else:
+                v = self.finish(line, self.node(line.formula, None))
+            self.memo[line.id] = v
+        return self.memo[line.id]
+
+    @staticmethod
+    def finish(line: Line, v: Any) -> Any:
+        if isinstance(v, bool | np.bool_) or (isinstance(v, float) and math.isnan(v)):
+            return v
+        if line.is_bool:
+            return bool(_mag(v))
+        return v.to(line.unit) if hasattr(v, "to") else Q_(v, line.unit)
+
+    def opening(self, line: Line) -> Any:
+        if line.id not in self.openings:
+            self.openings[line.id] = self.finish(line, self.node(line.opening, None))
+        return self.openings[line.id]
+
+    def node(self, n: Node, t: int | None) -> Any:
+        kind = type(n).__name__
+        if isinstance(n, Ref):
+            v = self.line(n.line)
+            return v[t] if getattr(n.line, "series", False) else v
+        if kind == "Prev":
+            return self.opening(n.line) if t == 0 else self.rows[n.line.id][t - 1]
+        if isinstance(n, Const):
+            return Q_(n.value, n.unit)
+        if isinstance(n, Scale):
+            return self.node(n.inner, t)  # pint converts where needed
+        if isinstance(n, Bad):
+            raise AssertionError(f"a unit error survived into a finished line: {n.error}")
+        if isinstance(n, AddSub):
+            a, b = self.node(n.a, t), self.node(n.b, t)
+            try:
+                return a + b if n.op == "+" else a - b
+            except pint.OffsetUnitCalculusError:
+                # an absolute temperature plus or minus a difference in K: pint wants both in kelvin
+                a, b = a.to("kelvin"), b.to("kelvin")
+                return a + b if n.op == "+" else a - b
+        if isinstance(n, BinOp):  # TRUE*1 is 1 in a spreadsheet (a flag)
+            a, b = (Q_(float(x), "") if isinstance(x, bool | np.bool_) else x
+                    for x in (self.node(n.a, t), self.node(n.b, t)))
+            return a * b if n.op == "*" else a / b
+        if isinstance(n, Pow):
+            return self.node(n.a, t) ** _mag(self.node(n.n, t))
+        if isinstance(n, Neg):
+            return -self.node(n.a, t)
+        if isinstance(n, Compare):
+            a, b = self.node(n.a, t), self.node(n.b, t)
+            a_m, b_m = _mag(a), _mag(b.to(a.units) if hasattr(b, "to") and hasattr(a, "units") else b)
+            close = math.isclose(a_m, b_m, rel_tol=1e-12)
+            return {"=": close, "<>": not close, "<": a_m < b_m and not close, "<=": a_m <= b_m or close,
+                    ">": a_m > b_m and not close, ">=": a_m >= b_m or close}[n.op]
+        if isinstance(n, Guard):
+            a, b = self.node(n.a, t), self.node(n.b, t)
+            return math.nan if _mag(b) == 0 else a / b
+        if isinstance(n, Func):
+            return self.func(n.name, [self.node(a, t) for a in n.args])
+        if kind in ("RowAgg", "Irr"):
+            return self.row_function(n)
+        raise AssertionError(f"the pint evaluator does not know {kind}")
+
+    @staticmethod
+    def func(name: str, args: list[Any]) -> Any:
+        if name in ("ROUNDUP", "ROUNDDOWN"):
+            x = args[0].to("dimensionless").magnitude
+            r = math.ceil(abs(x)) if name == "ROUNDUP" else math.floor(abs(x))
+            return Q_(math.copysign(r, x) if r else 0.0, "dimensionless")
+        if name == "MAX":
+            return max(args)
+        if name == "MIN":
+            return min(args)
+        if name == "IF":
+            return args[1] if args[0] else args[2]
+        if name == "AND":
+            return all(args)
+        if name == "OR":
+            return any(args)
+        if name == "NOT":
+            return not args[0]
+        if name == "PMT":  # the level payment that repays pv over nper periods, negative as Excel shows it
+            rate, nper, pv = _mag(args[0].to("")), _mag(args[1].to("")), args[2]
+            if rate == 0:
+                return -pv / nper
+            return -pv * rate / (1 - (1 + rate) ** -nper)
+        raise AssertionError(f"the pint evaluator does not know {name}()")
+
+    def row_function(self, n: Any) -> Any:
+        row = self.line(n.line)
+        if n.name == "SUM":
+            return sum(row[1:], row[0])
+        if n.name == "NPV":  # flows at the end of each period: the first is discounted once
+            rate = _mag(self.node(n.before[0], None).to(""))
+            return sum((q / (1 + rate) ** (k + 1) for k, q in enumerate(row[1:], 1)), row[0] / (1 + rate))
+        if n.name == "IRR":
+            r = _irr_by_bisection([_mag(q) for q in row])
+            if math.isnan(r):
+                return math.nan
+            return Q_((1 + r) ** 12 - 1 if "(1+" in n.wrap[0] else r, "")
+        raise AssertionError(f"the pint evaluator does not know {n.name}() of a row")
+
+
+def _irr_by_bisection(flows: list[float]) -> float:
+    """The rate at which the flows' present value is zero, by bisection (no starting guess, no Newton)."""
+
+    def pv(r: float) -> float:
+        return sum(f / (1 + r) ** k for k, f in enumerate(flows))
+
+    grid = [-0.99, -0.5, -0.2, -0.1, -0.05, -0.02, 0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 10.0]
+    brackets = [(a, b) for a, b in itertools.pairwise(grid) if pv(a) * pv(b) <= 0]
+    if not brackets:
+        return math.nan
+    lo, hi = brackets[0]
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if pv(lo) * pv(mid) <= 0:
+            hi = mid
+        else:
+            lo = mid
+    return (lo + hi) / 2
+
+
+def _mag(q: Any) -> float:
+    return float(q.magnitude) if hasattr(q, "magnitude") else float(q)
+
+
+def test_every_example_line_agrees_with_an_independent_pint_evaluation() -> None:
+    model = load(EXAMPLE)
+    book = model.book
+    values = book.evaluate()
+    pe = PintEvaluator(book)
+    checked = 0
+    for line in book.lines.values():
+        got_row = values[line.id].reshape(-1)
+        want = pe.line(line)
+        want_row = want if isinstance(want, list) else [want]
+        assert len(got_row) == len(want_row), line.id
+        for got, w in zip(got_row, want_row, strict=True):
+            if line.is_bool:
+                assert bool(got) == bool(w), line.id
+            elif isinstance(w, float) and math.isnan(w):
+                assert math.isnan(got), line.id
+            else:
+                assert w.units == line.unit or w.dimensionless, line.id
+                assert float(got) == pytest.approx(_mag(w), rel=1e-9, abs=1e-9), line.id
+        checked += 1
+    assert checked == len(book.lines) >= 40
+
+
+# ---------------------------------------------------------------- literals
+
+
+def test_only_universal_constants_may_be_typed_in() -> None:
+    _, i, c = small_book()
+    tdp = i.input("tdp", "GPU TDP", "W", 700)
+    for ok in (0, 1, 2, 24, 1000, 8760):
+        c.calc(f"ok{ok}", "fine", "W", tdp * ok)
+    for bad in (1.5, 0.94, 42, 700, -1, 1e-3):
+        with pytest.raises(FormulaError, match=re.escape(str(bad))):
+            _ = tdp * bad
+        with pytest.raises(FormulaError):
+            _ = tdp + bad
+    with pytest.raises(FormulaError):
+        Const(3.14)
+    with pytest.raises(FormulaError):
+        _ = tdp * Q_(2, "W")
+    with pytest.raises(FormulaError):
+        _ = tdp * True
+    with pytest.raises(FormulaError):
+        bool(tdp > tdp)
+
+
+def test_safe_div_must_be_the_whole_formula() -> None:
+    _, i, c = small_book()
+    a = i.input("a", "a", "W", 1)
+    b = i.input("b", "b", "count", 0)
+    with pytest.raises(FormulaError, match=r"c\.part"):
+        c.calc("part", "part", "W", safe_div(a, b, "no b") + a)
+
+
+def test_unguarded_division_by_zero_names_the_line() -> None:
+    book, i, c = small_book()
+    a = i.input("a", "a", "W", 1)
+    b = i.input("b", "b", "count", 0)
+    c.calc("ratio", "a per b", "W", a / b)
+    with pytest.raises(FormulaError, match=r"c\.ratio"):
+        book.evaluate()
+
+
+# ---------------------------------------------------------------- Excel semantics against LibreOffice
+
+MSG = "no GPUs: set power.gpus"
+
+
+def semantics_book() -> tuple[Book, dict[str, Any]]:
+    """Inputs with negatives, zeros and 16th-digit neighbours of whole numbers; each function on each.
+
+    Returns the book and the value Excel defines for each calc line (None: only Python = LibreOffice)."""
+    book = Book("excel semantics")
+    i = book.sheet("Inputs", "t")
+    c = book.sheet("Functions", "f")
+    n = {}
+    for key, v in [("pos", 2.3), ("neg", -2.3), ("zero", 0), ("half", -2.5), ("four", 4), ("mfour", -4),
+                   ("m3", -3), ("m5", -5), ("p07", 0.07), ("k400", 400), ("a323", 32.3), ("b03", 0.3),
+                   ("p1", 0.1), ("three", 3), ("p3", 0.3), ("p2", 0.2)]:
+        n[key] = i.input(key, f"input {key}", "count", v)
+    w = i.input("w", "Power", "W", 5)
+    kw = i.input("kw", "Power in kW", "kW", 2.5)
+    gpus0 = i.input("gpus0", "GPUs (zero)", "GPUs", 0)
+    gpus4 = i.input("gpus4", "GPUs", "GPUs", 4)
+
+    near28 = c.calc("near28", "0.07 x 400 (28.000000000000004)", "count", n["p07"] * n["k400"])
+    near32 = c.calc("near32", "32.3 - 0.3 (31.999999999999996)", "count", n["a323"] - n["b03"])
+    p1x3 = c.calc("p1x3", "0.1 x 3 (0.30000000000000004)", "count", n["p1"] * n["three"])
+    expect: dict[str, Any] = {"near28": None, "near32": None, "p1x3": None}
+
+    def calc(key: str, formula: Any, want: Any, unit: str = "count") -> Line:
+        expect[key] = want
+        return c.calc(key, key.replace("_", " "), unit, formula)
+
+    for name, fn, cases in [
+        ("ceil", ceil, {"pos": 3, "neg": -3, "zero": 0, "half": -3, "four": 4, "mfour": -4}),
+        ("floor", floor, {"pos": 2, "neg": -2, "zero": 0, "half": -2, "four": 4, "mfour": -4}),
+    ]:
+        for key, want in cases.items():
+            calc(f"{name}_{key}", fn(n[key]), want)
+    calc("ceil_near28", ceil(near28), 28)
+    calc("ceil_near28_inline", ceil(n["p07"] * n["k400"]), 28)
+    calc("ceil_minus_near28", ceil(-near28), -28)
+    calc("floor_near32", floor(near32), 32)
+    calc("floor_near32_inline", floor(n["a323"] - n["b03"]), 32)
+    calc("floor_minus_near32", floor(-near32), -32)
+    calc("ceil_kw_over_w", ceil(kw / w), 500)
+    calc("floor_neg_div", floor(n["m5"] / n["three"]), -1)
+    calc("ceil_neg_div", ceil(n["m5"] / n["three"]), -2)
+
+    calc("max_negs", max_(n["m3"], n["m5"]), -3)
+    calc("min_negs", min_(n["m3"], n["m5"]), -5)
+    calc("max_zero_neg", max_(n["zero"], n["neg"]), 0)
+    calc("min_zero_pos", min_(n["zero"], n["pos"]), 0)
+    calc("max_three", max_(n["m3"], n["m5"], n["zero"]), 0)
+    calc("max_mixed_units", max_(w, kw), 2500, "W")
+    calc("min_mixed_units", min_(kw, w), 0.005, "kW")
+    calc("max_const", max_(1, n["neg"]), 1)
+
+    cmp = {
+        "eq": (p1x3.eq(n["p3"]), True), "ne": (p1x3.ne(n["p3"]), False), "lt": (p1x3 < n["p3"], False),
+        "le": (p1x3 <= n["p3"], True), "gt": (p1x3 > n["p3"], False), "ge": (p1x3 >= n["p3"], True),
+        "gt_inline": (n["p1"] * n["three"] > n["p3"], False),
+        "lt_neg": (n["m5"] < n["m3"], True), "gt_zero": (n["zero"] > n["neg"], True),
+        "eq_units": ((w * 1000).eq(kw * 2), True),
+    }
+    conds = {}
+    for key, (cond, want) in cmp.items():
+        conds[key] = calc(f"cmp_{key}", cond, want, "TRUE/FALSE")
+    calc("all_true", all_(conds["eq"], conds["le"], conds["ge"]), True, "TRUE/FALSE")
+    calc("all_false", all_(conds["eq"], conds["gt"]), False, "TRUE/FALSE")
+    calc("any_true", any_(conds["gt"], conds["lt"], conds["eq"]), True, "TRUE/FALSE")
+    calc("any_false", any_(conds["gt"], conds["lt"]), False, "TRUE/FALSE")
+    calc("not_true", not_(conds["gt"]), True, "TRUE/FALSE")
+    calc("not_cmp", not_(n["neg"] < n["zero"]), False, "TRUE/FALSE")
+
+    calc("where_neg", where(n["neg"] < n["zero"], n["pos"], n["neg"]), 2.3)
+    calc("where_zero", where(n["zero"].eq(n["zero"]), n["m3"], n["m5"]), -3)
+    calc("where_near", where(p1x3 > n["p3"], n["four"], n["mfour"]), -4)
+    calc("where_units", where(w < kw, w, kw), 5, "W")
+
+    calc("approx_sub", p1x3 - n["p3"], 0)
+    calc("approx_sub_inline", n["p1"] * n["three"] - n["p3"], 0)
+    calc("approx_sub_rev", n["p3"] - p1x3, 0)
+    calc("approx_add", -p1x3 + n["p3"], 0)
+    calc("approx_add_inline", n["p3"] + -p1x3, 0)
+    calc("plain_sub", n["p3"] - n["p2"], None)  # 0.09999999999999998 in IEEE: not equal to 15 digits
+
+    calc("div_ok", safe_div(w, gpus4, MSG), 1.25, "W/GPU")
+    calc("div_zero", safe_div(w, gpus0, MSG), MSG, "W/GPU")
+    calc("div_zero_kw", safe_div(w, gpus0, MSG), MSG, "kW/GPU")
+    calc("div_ok_kw", safe_div(w, gpus4, MSG), 0.00125, "kW/GPU")
+    calc("div_quote", safe_div(w, gpus0, 'say "zero"'), 'say "zero"', "W/GPU")
+
+    calc("neg_then_square", (-n["m3"]) ** 2, 9)
+    calc("square_then_neg", -(n["m3"] ** 2), -9)
+    calc("neg_cube", n["m3"] ** 3, -27)
+    calc("minus_minus", n["four"] - -n["m3"], 1)
+    calc("div_of_product", n["k400"] / (n["four"] * n["m5"]), -20)
+    calc("product_of_div", n["k400"] / n["four"] * n["m5"], -500)
+    calc("sub_of_sub", n["four"] - (n["m3"] - n["m5"]), 2)
+    calc("sub_of_sum", n["four"] - (n["m3"] + n["m5"]), 12)
+    calc("pow_of_sum", (n["four"] + n["m5"]) ** 2, 1)
+    calc("half_power", n["four"] ** 0.5, 2)
+    return book, expect
+
+
+def _lo_value(lo: Any, layout: Any, line_id: str) -> Any:
+    sheet, row, col = layout.cells[line_id]
+    return lo[sheet].cell(row=row + 1, column=col + 1).value
+
+
+def _python_value(line: Line, v: np.ndarray) -> Any:
+    x = v.reshape(-1)[0]
+    if line.is_bool:
+        return bool(x)
+    x = float(x)
+    return line.guard_message if math.isnan(x) else x
+
+
+def test_function_semantics_match_excel_and_libreoffice(libreoffice: str, tmp_path: Path) -> None:
+    book, expect = semantics_book()
+    values = book.evaluate()
+    site = Site(tmp_path / "semantics.yaml", "semantics", "Excel semantics of every function", values={},
+                digest="0" * 64)
+    out = tmp_path / "semantics.xlsx"
+    layout = write_book(book, values, site, out)
+
+    problems = []
+    for key, want in expect.items():
+        line = book.lines[f"f.{key}"]
+        got = _python_value(line, values[line.id])
+        if want is not None and not same(want, got):
+            problems.append(f"Python {key}: {got!r}, Excel defines {want!r}")
+
+    recalced = recalculate([out], tmp_path / "lo")[out.resolve()]
+    report = compare(out, recalced)
+    problems += report.problems
+    lo = openpyxl.load_workbook(recalced, data_only=True)
+    for line in book.lines.values():
+        if line.kind == "input":
+            continue
+        got = _lo_value(lo, layout, line.id)
+        mine = _python_value(line, values[line.id])
+        if is_error(got) or not same(mine, got):
+            problems.append(f"{line.id} = {line.formula.render(CTX)}: Python {mine!r} != LibreOffice {got!r}")
+    assert problems == [], "\n".join(problems)
+    assert report.compared == len(expect)
+
+
+# ---------------------------------------------------------------- numpy batches
+
+POWER_OVERRIDES = {
+    "power.gpus": lambda rng, n: rng.integers(1, 40_000, n),
+    "power.gpu_tdp": lambda rng, n: rng.uniform(100, 1500, n),
+    "power.psu_efficiency": lambda rng, n: rng.uniform(0.5, 1.0, n),
+    "power.rack_power_limit": lambda rng, n: rng.uniform(5, 200, n),
+    "power.pue": lambda rng, n: rng.uniform(1.0, 3.0, n),
+    "power.network_power": lambda rng, n: rng.uniform(0, 2000, n),
+    "power.sync_peak_factor": lambda rng, n: rng.uniform(1.0, 2.0, n),
+    "power.feed_block_size": lambda rng, n: rng.uniform(0.1, 20, n),
+}
+
+
+def _inputs(book: Book, rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
+    return {k: f(rng, n) for k, f in POWER_OVERRIDES.items() if k in book.lines and book.lines[k].kind == "input"}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_batch_gives_the_same_as_single_evaluations(seed: int) -> None:
+    book = load(EXAMPLE).book
+    rng = np.random.default_rng(seed)
+    n = 25
+    overrides = _inputs(book, rng, n)
+    assert len(overrides) >= 6
+    batch = book.evaluate(overrides)
+    for k in range(n):
+        single = book.evaluate({key: arr[k] for key, arr in overrides.items()})
+        assert single.keys() == batch.keys()
+        for key, v in single.items():
+            line = book.lines[key.split("#")[0]]  # 'x#opening' is line x's opening value
+            b = batch[key]
+            if line.kind != "input" or key in overrides:
+                assert b.shape[0] == n, key
+            got = np.broadcast_to(b, (n, b.shape[1]))[k]
+            want = v.reshape(-1)
+            if line.is_bool:
+                assert np.array_equal(got.astype(bool), want.astype(bool)), (key, k)
+            else:
+                assert np.array_equal(got, want, equal_nan=True), (key, k, got, want)
+
+
+def test_a_batch_of_one_override_broadcasts_every_line() -> None:
+    book = load(EXAMPLE).book
+    tdp = np.array([500.0, 700.0, 1000.0])
+    out = book.evaluate({"power.gpu_tdp": tdp})
+    for key, v in out.items():
+        if book.lines[key.split("#")[0]].kind != "input":
+            assert v.shape[0] == 3, key
+    node_gpu = out["power.node_gpu_power"].reshape(-1)
+    assert node_gpu == pytest.approx(8 * tdp / 1000)
+
+
+def test_evaluate_refuses_an_override_that_is_not_an_input() -> None:
+    book = load(EXAMPLE).book
+    with pytest.raises(KeyError):
+        book.evaluate({"power.it_load": np.array([1.0])})

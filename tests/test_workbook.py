@@ -1,0 +1,355 @@
+"""The built example workbook: formulas with the right cached values, conventions, determinism, atomic writes."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import re
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import pytest
+
+from tests.conftest import EXAMPLE
+from workbook.api import Model, build
+from workbook.excel import layout as layout_mod
+from workbook.excel import writer
+from workbook.excel.layout import HEADER_ROW, LABEL, NAME, UNIT, Layout
+from workbook.formula.expr import UNIVERSAL
+from workbook.formula.line import INPUTS_SHEET, Line
+from workbook.units import factor
+
+INPUT_FILL = "FFF2CC"
+INPUT_FONT = "0000FF"
+
+
+@dataclass
+class Built:
+    path: Path
+    model: Model
+    layout: Layout
+    formulas: Any  # openpyxl workbook, data_only=False
+    cached: Any  # openpyxl workbook, data_only=True
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    out = tmp_path_factory.mktemp("example") / "example.xlsx"
+    model, layout = build(EXAMPLE, out)
+    return Built(out, model, layout, openpyxl.load_workbook(out), openpyxl.load_workbook(out, data_only=True))
+
+
+def value_cells(b: Built, line: Line) -> list[tuple[str, int, int, Any]]:
+    """(sheet, row, col, expected cached value) of each cell holding a line's value (one per period for a
+    series line), zero-based."""
+    sheet, row, col = b.layout.cells[line.id]
+    v = np.asarray(b.model.values[line.id])
+    periods = v.shape[-1] if getattr(line, "series", False) else 1
+    out = []
+    for t in range(periods):
+        x = v.reshape(-1, periods)[0, t]
+        if line.is_bool:
+            expected: Any = bool(x)
+        elif math.isnan(float(x)):
+            expected = line.guard_message
+        else:
+            expected = float(x)
+        out.append((sheet, row, col + t, expected))
+    return out
+
+
+def cell(wb: Any, sheet: str, row: int, col: int) -> Any:
+    return wb[sheet].cell(row=row + 1, column=col + 1)
+
+
+def test_every_calculated_cell_is_a_formula_caching_the_python_value(built: Built) -> None:
+    checked = 0
+    for line in built.model.book.lines.values():
+        if line.kind == "input":
+            continue
+        assert line.sheet != INPUTS_SHEET, line.id
+        for sheet, row, col, expected in value_cells(built, line):
+            f = cell(built.formulas, sheet, row, col).value
+            assert isinstance(f, str) and f.startswith("="), (line.id, f)
+            got = cell(built.cached, sheet, row, col).value
+            assert got is not None, f"{line.id}: no cached value"
+            if isinstance(expected, bool | str):
+                assert got == expected, (line.id, got, expected)
+            else:
+                assert not isinstance(got, bool | str), (line.id, got)
+                assert got == pytest.approx(expected, rel=1e-15, abs=1e-300), line.id
+            checked += 1
+    assert checked >= 40
+
+
+def line_sheets(b: Built) -> list[str]:
+    return [title for title, sl in b.layout.sheets.items() if any(isinstance(x, Line) for _, x in sl.rows)]
+
+
+def build_time_table(ws: Any) -> bool:
+    """A sheet of values computed at build time (the sensitivity tornado) holds no lines and says, at its
+    top, that its numbers are values, not formulas."""
+    top = " ".join(str(c.value) for row in ws.iter_rows(max_row=3) for c in row if c.value)
+    return "not formulas" in top
+
+
+def test_no_typed_in_numbers_outside_the_inputs_sheet(built: Built) -> None:
+    for ws in built.formulas.worksheets:
+        if ws.title == INPUTS_SHEET:
+            continue
+        if build_time_table(ws):
+            assert ws.title not in line_sheets(built), ws.title
+            continue
+        for row in ws.iter_rows():
+            for c in row:
+                v = c.value
+                assert not (isinstance(v, int | float) and not isinstance(v, bool)), \
+                    f"'{ws.title}'!{c.coordinate} holds the typed-in number {v!r}"
+
+
+def test_inputs_live_on_the_inputs_sheet_styled_as_inputs(built: Built) -> None:
+    inputs = [line for line in built.model.book.lines.values() if line.kind == "input"]
+    assert len(inputs) >= 20
+    for line in inputs:
+        sheet, row, col = built.layout.cells[line.id]
+        assert sheet == INPUTS_SHEET, line.id
+        c = cell(built.formulas, sheet, row, col)
+        assert isinstance(c.value, int | float) and not isinstance(c.value, bool), (line.id, c.value)
+        assert c.value == pytest.approx(float(np.asarray(line.value).reshape(-1)[0]), rel=1e-15), line.id
+        assert c.fill.fill_type == "solid" and c.fill.fgColor.rgb.upper().endswith(INPUT_FILL), line.id
+        assert c.font.color is not None and c.font.color.rgb.upper().endswith(INPUT_FONT), line.id
+
+
+def test_no_value_cell_outside_the_inputs_sheet_looks_like_an_input(built: Built) -> None:
+    for ws in built.formulas.worksheets:
+        if ws.title == INPUTS_SHEET:
+            continue
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value is None or (isinstance(c.value, str) and not c.value.startswith("=")):
+                    continue  # text (the Cover's colour legend shows the input style on purpose)
+                rgb = (c.fill.fgColor.rgb or "") if c.fill.fill_type == "solid" else ""
+                assert not str(rgb).upper().endswith(INPUT_FILL), f"'{ws.title}'!{c.coordinate}"
+
+
+def test_every_line_row_has_label_name_and_unit(built: Built) -> None:
+    for line in built.model.book.lines.values():
+        sheet, row, _ = built.layout.cells[line.id]
+        assert cell(built.formulas, sheet, row, LABEL).value == line.label, line.id
+        assert cell(built.formulas, sheet, row, NAME).value == line.name, line.id
+        unit = cell(built.formulas, sheet, row, UNIT).value
+        assert unit == line.unit_text and unit, f"{line.id}: unit column {unit!r}"
+        assert line.label.strip(), line.id
+
+
+def test_every_sheet_has_the_same_column_headers(built: Built) -> None:
+    for title in line_sheets(built):
+        ws = built.formulas[title]
+        heads = [ws.cell(row=HEADER_ROW + 1, column=c + 1).value for c in range(len(layout_mod.COLUMNS))]
+        assert tuple(heads) == layout_mod.COLUMNS, title
+
+
+def test_a_defined_name_for_every_line_points_at_its_cell(built: Built) -> None:
+    names = built.formulas.defined_names
+    for line in built.model.book.lines.values():
+        assert line.name in names, line.id
+        assert line.name == line.id.replace(".", "_")
+        target = names[line.name].attr_text
+        if getattr(line, "series", False):
+            assert target == built.layout.row_address(line.id), line.id
+        else:
+            assert target == built.layout.address(line.id, absolute=True), line.id
+            sheet, row, col = built.layout.cells[line.id]
+            assert target == f"'{sheet}'!${chr(ord('A') + col)}${row + 1}"
+
+
+def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
+    ws = built.formulas[INPUTS_SHEET]
+    dvs = ws.data_validations.dataValidation
+    validated = 0
+    for line in built.model.book.lines.values():
+        if line.kind != "input":
+            continue
+        lo, hi, lo_open = line.bounds
+        sheet, row, col = built.layout.cells[line.id]
+        coord = cell(built.formulas, sheet, row, col).coordinate
+        covering = [dv for dv in dvs if coord in dv.sqref]
+        if lo is None and hi is None:
+            assert not covering, line.id
+            continue
+        assert len(covering) == 1, f"{line.id} ({coord}): {len(covering)} validations"
+        dv = covering[0]
+        assert dv.type == ("whole" if line.integer else "decimal"), line.id
+        if lo is not None and hi is not None:
+            assert dv.operator in (None, "between"), line.id  # between is the OOXML default
+            assert float(dv.formula1) == lo and float(dv.formula2) == hi, line.id
+        elif lo is not None:
+            assert dv.operator == ("greaterThan" if lo_open else "greaterThanOrEqual"), line.id
+            assert float(dv.formula1) == lo, line.id
+        else:
+            assert dv.operator == "lessThanOrEqual" and float(dv.formula1) == hi, line.id
+        assert dv.showInputMessage and dv.prompt, f"{line.id}: the allowed range is not shown on hover"
+        assert dv.showErrorMessage, line.id
+        validated += 1
+    assert validated >= 20
+    pue = built.model.book.lines.get("power.pue")
+    if pue is not None:
+        assert pue.bounds[:2] == (1.0, 3.0)
+
+
+def test_percent_inputs_show_their_allowed_range_in_percent(built: Built) -> None:
+    """A fraction shown as 94.0% must not be described as 'between 0.5 and 1 %' (1 % is 0.01)."""
+    ws = built.formulas[INPUTS_SHEET]
+    percent = [line for line in built.model.book.lines.values() if line.kind == "input" and line.unit_text == "%"
+               and line.bounds[:2] != (None, None)]
+    assert percent
+    for line in percent:
+        sheet, row, col = built.layout.cells[line.id]
+        coord = cell(built.formulas, sheet, row, col).coordinate
+        [dv] = [dv for dv in ws.data_validations.dataValidation if coord in dv.sqref]
+        lo, hi, _ = line.bounds
+        for text in (dv.prompt, dv.error):
+            if lo is not None:
+                assert f"{lo * 100:g}%" in text, f"{line.id}: {text!r}"
+            if hi is not None:
+                assert f"{hi * 100:g}%" in text, f"{line.id}: {text!r}"
+
+
+def test_freeze_panes_and_print_areas(built: Built) -> None:
+    for ws in built.formulas.worksheets:
+        assert ws.print_area, f"{ws.title}: no print area"
+        assert ws.page_setup.orientation == "landscape", ws.title
+        if ws.title == layout_mod.COVER:
+            continue
+        if ws.title not in line_sheets(built):
+            assert ws.freeze_panes, ws.title
+            continue
+        assert ws.freeze_panes == f"B{HEADER_ROW + 2}", ws.title
+        last_row = built.layout.sheets[ws.title].last_row
+        m = re.search(r"\$[A-Z]+\$(\d+)$", ws.print_area if isinstance(ws.print_area, str) else ws.print_area[0])
+        assert m and int(m.group(1)) >= last_row + 1, (ws.title, ws.print_area)
+
+
+def test_the_summary_has_a_chart_of_live_cells(built: Built) -> None:
+    with zipfile.ZipFile(built.path) as z:
+        names = z.namelist()
+        assert "xl/charts/chart1.xml" in names
+        chart = z.read("xl/charts/chart1.xml").decode()
+        assert "Summary" in chart
+        refs = re.findall(r"<c:f>([^<]+)</c:f>", chart)
+        assert refs and all("Summary" in r for r in refs), refs
+        workbook_xml = z.read("xl/workbook.xml").decode()
+        rels = z.read("xl/_rels/workbook.xml.rels").decode()
+    # which worksheet part is the Summary, and does it hold the drawing?
+    rid = re.search(r'<sheet name="Summary" sheetId="\d+" r:id="(rId\d+)"', workbook_xml).group(1)
+    part = re.search(rf'Id="{rid}"[^>]*Target="([^"]+)"', rels) or re.search(rf'Target="([^"]+)"[^>]*Id="{rid}"', rels)
+    sheet_rels = f"xl/worksheets/_rels/{Path(part.group(1)).name}.rels"
+    with zipfile.ZipFile(built.path) as z:
+        assert sheet_rels in z.namelist()
+        assert "drawing" in z.read(sheet_rels).decode()
+
+
+def test_two_builds_are_byte_identical(built: Built, tmp_path: Path) -> None:
+    again = tmp_path / "again.xlsx"
+    build(EXAMPLE, again)
+    assert again.read_bytes() == built.path.read_bytes()
+
+
+# ---------------------------------------------------------------- the FAST rule: no typed-in numbers
+
+_TOKEN = re.compile(
+    r'"(?:[^"]|"")*"'  # a string (a guard's message)
+    r"|'(?:[^']|'')*'!"  # a quoted sheet name
+    r"|[A-Za-z_$][A-Za-z0-9_.$]*"  # a name, a function or a cell reference
+    r"|(?P<num>(?:\d+\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?)"
+    r"|."
+)
+
+
+def literals(formula: str) -> list[float]:
+    return [float(m.group("num")) for m in _TOKEN.finditer(formula.lstrip("=")) if m.group("num")]
+
+
+def test_the_literal_scanner() -> None:
+    assert literals("=power_a*power_b/1000") == [1000]
+    assert literals("=ROUNDUP(x/y,0)") == [0]
+    assert literals("='Power chain'!D12*1E-05+C3") == [1e-05]
+    assert literals('=IF(a=0,"no 42 here",b/a)') == [0]
+    assert literals("=x*0.94") == [0.94]
+
+
+def allowed_literals(model: Model) -> list[float]:
+    """Universal constants, and pint's conversion factor between any two like units that the rows or the
+    terms of their formulas are in (a term in L/min x kg/m^3 into a kg/s row is /60000)."""
+    units = {line.unit for line in model.book.lines.values()}
+    for line in model.book.lines.values():
+        if line.formula is not None:
+            units |= {node.unit for node in line.formula.walk()}
+    factors = set()
+    for a, b in itertools.permutations(units, 2):
+        try:
+            factors.add(factor(a, b))
+        except Exception:
+            continue
+    return sorted(set(UNIVERSAL) | factors | {10.0**k for k in range(-12, 13)})
+
+
+def test_formulas_contain_no_numbers_but_constants_and_conversion_factors(built: Built) -> None:
+    allowed = allowed_literals(built.model)
+    seen = 0
+    for ws in built.formulas.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if not (isinstance(c.value, str) and c.value.startswith("=")):
+                    continue
+                seen += 1
+                for x in literals(c.value):
+                    assert any(math.isclose(x, a, rel_tol=1e-12) for a in allowed), \
+                        f"'{ws.title}'!{c.coordinate}: the number {x} is typed into {c.value}"
+    assert seen >= 40
+
+
+# ---------------------------------------------------------------- atomic writes
+
+
+def _boom(*args: Any, **kwargs: Any) -> None:
+    raise RuntimeError("disk full (simulated)")
+
+
+@pytest.mark.parametrize("where", ["add_charts", "write_cover", "_validate"])
+def test_a_failed_write_leaves_the_previous_file_and_no_temp_file(
+    built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    out = tmp_path / "site.xlsx"
+    out.write_bytes(built.path.read_bytes())
+    before = out.read_bytes()
+    monkeypatch.setattr(writer, where, _boom)
+    with pytest.raises(RuntimeError, match="simulated"):
+        writer.write_book(built.model.book, built.model.values, built.model.site, out)
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site.xlsx"]
+
+
+def test_a_failed_first_write_leaves_nothing(built: Built, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "new" / "site.xlsx"
+    monkeypatch.setattr(writer, "add_charts", _boom)
+    with pytest.raises(RuntimeError):
+        writer.write_book(built.model.book, built.model.values, built.model.site, out)
+    assert not out.exists()
+    assert list(out.parent.iterdir()) == []
+
+
+def test_the_output_has_the_permissions_of_an_ordinary_file(built: Built, tmp_path: Path) -> None:
+    """The temporary file (mkstemp: mode 0600) is renamed into place; the workbook must still be readable
+    by whoever could read any other file the user writes (mode 0666 & ~umask), like before the rename."""
+    out = tmp_path / "perm.xlsx"
+    writer.write_book(built.model.book, built.model.values, built.model.site, out)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask

@@ -1,0 +1,101 @@
+"""Named scenarios: each a full live calculation beside the base case.
+
+A scenario changes some inputs. Its own input cells sit on the Inputs sheet; every line that depends on a
+changed input, directly or through other lines, is cloned with its formula re-pointed at the scenario's lines
+(on the Scenarios sheet); lines that do not depend on the changes are shared with the base case. So each
+scenario recalculates live in the workbook, from one definition of every formula.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from workbook.formula.expr import Node
+from workbook.formula.line import Book, Line
+from workbook.inputs import InputError, Site, Spec, parse_value
+
+SHEET = "Scenarios"
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+def lines_used(node: Node) -> set[str]:
+    """The ids of the lines a formula reads (as values, previous periods or whole rows)."""
+    return {n.line.id for n in node.walk() if isinstance(getattr(n, "line", None), Line)}
+
+
+def remap(node: Node, mapping: dict[str, Line]) -> Node:
+    """A copy of a formula tree with references to mapped lines re-pointed; unit logic is unchanged."""
+    if not any(line_id in mapping for line_id in lines_used(node)):
+        return node
+    new = copy.copy(node)
+    for attr, value in vars(node).items():
+        if isinstance(value, Line) and value.id in mapping:
+            setattr(new, attr, mapping[value.id])
+        elif isinstance(value, Node):
+            setattr(new, attr, remap(value, mapping))
+        elif isinstance(value, list) and value and all(isinstance(v, Node) for v in value):
+            setattr(new, attr, [remap(v, mapping) for v in value])
+    return new
+
+
+def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[str, Line]]:
+    """Clone, for each scenario of the site file, the lines its changes reach. Returns name -> {id: line}."""
+    by_key = {s.key: s for s in specs}
+    base = [line for line in book.lines.values()]
+    out: dict[str, dict[str, Line]] = {}
+    for name, changes in site.scenarios.items():
+        where = f"{site.path}: scenarios.{name}"
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise InputError(f"{site.path}: scenarios: {name!r}: a scenario name is lowercase letters, digits "
+                             "and _ (e.g. low_utilisation)")
+        if not isinstance(changes, dict) or not changes:
+            raise InputError(f"{where}: expected a mapping of input key to value, e.g. tco.utilisation: 0.4")
+        mapping: dict[str, Line] = {}
+        builder = book.sheet("Inputs", f"scenario.{name}")
+        builder.group = f"Scenario: {name}"
+        for key, raw in changes.items():
+            line = book.lines.get(key)
+            if line is None or line.kind != "input" or key not in by_key:
+                known = [k for k, v in book.lines.items() if v.kind == "input" and k in by_key]
+                import difflib
+
+                close = difflib.get_close_matches(str(key), known, n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise InputError(f"{where}: {key}: not a live input of this site{hint}")
+            value, source = (raw.get("value"), raw.get("source", "")) if isinstance(raw, dict) else (raw, "")
+            magnitude = parse_value(value, by_key[key], where, key)
+            mapping[key] = builder.input(
+                key, f"{line.label} [{name}]", line.unit_text, float(magnitude),
+                f"scenario {name}: {value} (base: {line.value.reshape(-1)[0]:g}) {source}".strip(),
+                fmt=line.fmt, bounds=line.bounds, integer=line.integer)
+        sheet = book.sheet(SHEET, f"scenario.{name}")
+        sheet.section(f"Scenario: {name} ({', '.join(f'{k} = {v}' for k, v in changes.items())})")
+        for line in base:
+            if line.kind == "input" or line.formula is None:
+                continue
+            used = lines_used(line.formula) | (lines_used(line.opening) if line.opening is not None else set())
+            if not used & mapping.keys() and line.id not in mapping:
+                continue
+            clone = copy.copy(line)
+            clone.id = f"scenario.{name}.{line.id}"
+            clone.sheet = SHEET if line.kind == "calc" else line.sheet
+            clone.section = f"Scenario: {name}"
+            clone.label = f"{line.label} [{name}]"
+            mapping[line.id] = clone  # before remapping: a line may read its own previous period
+            clone.formula = remap(line.formula, mapping)
+            if line.opening is not None:
+                clone.opening = remap(line.opening, mapping)
+            book._add(clone)
+        out[name] = mapping
+    return out
+
+
+def scenario_line(mapping: dict[str, Line], book: Book, line_id: str) -> Line:
+    """The scenario's version of a line, or the base line when the scenario does not change it."""
+    return mapping.get(line_id, book.lines[line_id])
+
+
+def describe(changes: dict[str, Any]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in changes.items())
