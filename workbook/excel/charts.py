@@ -10,6 +10,7 @@ from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
 from workbook.formula.line import Book, Chart, Line
 
 WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
+CHART_COLUMNS = 12  # default-width columns a chart spans (720 px / 64 px), plus a margin
 
 
 def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], book: Book, layout: Layout) -> None:

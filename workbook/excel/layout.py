@@ -27,6 +27,7 @@ class SheetLayout:
     rows: list[tuple[int, Line | Section]] = field(default_factory=list)
     has_series: bool = False
     tables: list[Any] = field(default_factory=list)  # build-time value tables written on this sheet
+    views: list[Any] = field(default_factory=list)  # side-by-side reference tables written on this sheet
 
     @property
     def last_row(self) -> int:
@@ -65,13 +66,14 @@ def plan(book: Book) -> Layout:
     for title in sheet_order(book):
         items = book.sheets[title]
         tables = [t for t in book.tables if t.sheet == title]
-        if not items and not tables and title not in (INPUTS_SHEET, CHECKS_SHEET):
+        views = [v for v in book.views if v.sheet == title]
+        if not items and not tables and not views and title not in (INPUTS_SHEET, CHECKS_SHEET):
             continue  # a model with no lines for this site has no sheet
         if title == CHECKS_SHEET:
             items = _checks_items(book)
         elif title == INPUTS_SHEET:
             items = _grouped(items)
-        sl = SheetLayout(title, tables=tables)
+        sl = SheetLayout(title, tables=tables, views=views)
         row = FIRST_ROW
         for item in items:
             if isinstance(item, Section):

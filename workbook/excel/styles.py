@@ -29,6 +29,8 @@ class Styles:
         self.subtitle = wb.add_format({**base, "italic": True, "font_color": "#595959"})
         self.header = wb.add_format({**base, "bold": True, "font_color": "#FFFFFF", "bg_color": HEADER_FILL,
                                      "border": 1})
+        self.header_wrap = wb.add_format({**base, "bold": True, "font_color": "#FFFFFF", "bg_color": HEADER_FILL,
+                                          "border": 1, "text_wrap": True, "valign": "top"})
         self.section = wb.add_format({**base, "bold": True, "bg_color": SECTION_FILL})
         self.label = wb.add_format(base)
         self.name = wb.add_format({**base, "font_color": NAME_FONT, "font_name": "Consolas"})

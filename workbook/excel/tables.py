@@ -1,10 +1,12 @@
-"""Build-time value tables (the sensitivity tornado): labelled as values, with their bar charts."""
+"""Tables outside the one-row-per-line layout: build-time value tables (the sensitivity tornado), labelled as
+values, and side-by-side views whose every cell is a reference (=name) to a line."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
+import numpy as np
 import xlsxwriter
 
 from workbook.excel.styles import Styles
@@ -53,3 +55,50 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any) ->
     ws.set_paper(9)
     ws.fit_to_pages(1, 0)
     ws.print_area(0, 0, last + 3 + 20 * len(table.charts), len(table.header) - 1)
+
+
+def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, values: dict[str, np.ndarray],
+               site: str) -> None:
+    """Rows of figures, one column per case; every cell is =name of a line, with its cached value."""
+    from workbook.excel.writer import cached
+
+    ws.write(0, 0, f"{view.title}: {site}", styles.title)
+    ws.write(1, 0, view.note, styles.subtitle)
+    head, first_col = TABLE_ROW - 1, 2
+    ws.write(head, 0, "Label", styles.header)
+    ws.write(head, 1, "Unit", styles.header)
+    ws.write(head + 1, 0, "Changed inputs", styles.header_wrap)
+    ws.write(head + 1, 1, "", styles.header_wrap)
+    for k, (header, changes, _) in enumerate(view.columns):
+        ws.write(head, first_col + k, header, styles.header)
+        ws.write(head + 1, first_col + k, changes, styles.header_wrap)
+    ws.set_row(head + 1, 45)
+    first_row = head + 2
+    for r, (label, unit, fmt) in enumerate(zip(view.rows, view.units, view.fmts, strict=True)):
+        ws.write_string(first_row + r, 0, label, styles.label)
+        ws.write_string(first_row + r, 1, unit, styles.unit)
+        for k, (_, _, lines) in enumerate(view.columns):
+            line = lines[r]
+            ws.write_formula(first_row + r, first_col + k, f"={line.name}", styles.value(fmt, "calc"),
+                             cached(line, values[line.id]))
+    last_col = first_col + len(view.columns) - 1
+    last_row = first_row + len(view.rows) - 1
+    ws.set_column(0, 0, 52)
+    ws.set_column(1, 1, 12)
+    ws.set_column(first_col, last_col, 20)
+    if view.chart_rows:
+        chart = wb.add_chart({"type": "column"})
+        for r in view.chart_rows:
+            chart.add_series({
+                "name": [ws.name, first_row + r, 0],
+                "categories": [ws.name, head, first_col, head, last_col],
+                "values": [ws.name, first_row + r, first_col, first_row + r, last_col],
+            })
+        chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
+        chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": 720, "height": 360})
+        ws.insert_chart(last_row + 3, 0, chart)
+    ws.freeze_panes(first_row, first_col)
+    ws.set_landscape()
+    ws.set_paper(9)
+    ws.print_area(0, 0, last_row + 22, last_col)

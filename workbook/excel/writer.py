@@ -18,7 +18,7 @@ import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook import __version__
-from workbook.excel.charts import add_charts
+from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
 from workbook.excel.layout import (
     COLUMNS,
@@ -34,7 +34,7 @@ from workbook.excel.layout import (
     plan,
 )
 from workbook.excel.styles import Styles
-from workbook.excel.tables import write_table
+from workbook.excel.tables import write_table, write_view
 from workbook.formula.expr import Context
 from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section
 from workbook.inputs import Site
@@ -128,6 +128,10 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             for table in sl.tables:
                 write_table(wb, ws, styles, table)
             continue
+        if sl.views:
+            for view in sl.views:
+                write_view(wb, ws, styles, view, values, site.name)
+            continue
         ws.write(0, 0, f"{title}: {site.name}", styles.title)
         ws.write(1, 0, SUBTITLES.get(title, f"{title}: workings. Formulas only; inputs live on the Inputs sheet."),
                  styles.subtitle)
@@ -148,13 +152,19 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             _write_line(ws, styles, layout, title, item, values, row)
             target = layout.row_address(item.id) if item.series else layout.address(item.id, absolute=True)
             wb.define_name(item.name, f"={target}")
+        last_row = sl.last_row
+        charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in book.charts)
         if title == CHECKS_SHEET or title == "Summary":
             _colour_checks(ws, styles, sl)
         for col, width in WIDTHS.items():
             ws.set_column(col, col, 44 if (sl.has_series and col == NOTE) else width)
         if sl.has_series:
             ws.set_column(OPENING, FIRST_PERIOD + book.periods - 1, 12)
-        _page_setup(ws, sl.last_row, FIRST_PERIOD + book.periods - 1 if sl.has_series else NOTE)
+        last_col = FIRST_PERIOD + book.periods - 1 if sl.has_series else NOTE
+        if any(c.sheet == title for c in book.charts):
+            last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
+            last_row = max(last_row, charts_end)
+        _page_setup(ws, last_row, last_col)
     add_charts(wb, sheets, book, layout)
     wb.close()
 
@@ -241,6 +251,8 @@ def _page_setup(ws: Any, last_row: int, last_col: int) -> None:
     ws.set_paper(9)  # A4
     if last_col == NOTE:
         ws.fit_to_pages(1, 0)
+    elif last_col <= NOTE + CHART_COLUMNS:
+        pass  # a sheet with charts prints at 100%: scaled, LibreOffice 7.4's PDF export of it fails
     else:
         ws.repeat_columns(0)  # a timeline prints across pages with its labels on each
     ws.repeat_rows(HEADER_ROW)

@@ -94,6 +94,21 @@ class Chart:
 
 
 @dataclass
+class View:
+    """A table that only shows lines side by side (each cell is =name of a line): no calculation of its own."""
+
+    sheet: str
+    title: str
+    note: str
+    rows: list[str]  # row labels
+    units: list[str]
+    fmts: list[str]
+    columns: list[tuple[str, str, list[Line]]]  # (header, what the column changes, one line per row)
+    chart_rows: list[int] = field(default_factory=list)  # rows drawn as series of a column chart
+    chart_title: str = ""
+
+
+@dataclass
 class Book:
     """Every line of one site's workbook, in definition (= evaluation) order, and the sheets they sit on."""
 
@@ -106,6 +121,7 @@ class Book:
     period_labels: list[str] = field(default_factory=list)
     tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
     scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
+    views: list[View] = field(default_factory=list)
 
     def timeline(self, labels: list[str]) -> None:
         """Set the workbook's one timeline (its period column labels)."""
@@ -248,7 +264,8 @@ class SheetBuilder:
 
 # Units columns show words a reader expects; pint reads the unit behind them.
 _SHOWN_AS = {
-    "TRUE/FALSE": "", "share/year": "1/fyear", "FTE": "", "flag": "", "months": "fmonth", "years": "fyear",
+    "TRUE/FALSE": "", "TR": "ton_of_refrigeration", "share/year": "1/fyear", "FTE": "", "flag": "",
+    "months": "fmonth", "years": "fyear",
     "USD/month": "USD/fmonth",
     "USD/year": "USD/fyear", "GPU-h": "GPU*hour", "USD/GPU-h": "USD/GPU/hour", "kW-month": "kW*fmonth",
     "USD/kW-month": "USD/kW/fmonth", "GPU-h/month": "GPU*hour/fmonth",

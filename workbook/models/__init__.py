@@ -1,4 +1,5 @@
-"""The models. Each module has TITLE, PREFIX, INPUTS and define(book, inputs); optionally summarise(book, s).
+"""The models. Each module has TITLE, PREFIX, INPUTS and define(book, inputs); optionally define_late(book,
+inputs) for lines that use models defined after it, and summarise(book, s) for its rows on the Summary.
 
 Sheets and input sections appear in PRESENTATION order; lines are defined in EVALUATION order, so a model
 can use the lines of any model defined before it (the fabric's power feeds the power chain).
@@ -32,6 +33,7 @@ def build_book(site: Site) -> Book:
     book = Book(site.name)
     book.sheet(INPUTS_SHEET, "inputs")
     book.sheet(summary.TITLE, summary.PREFIX)
+    book.sheet(tco.COMPARISON, "comparison")
     for model in PRESENTATION:
         book.sheet(model.TITLE, model.PREFIX)
     book.sheet(scenarios.SHEET, "scenario")
@@ -40,6 +42,9 @@ def build_book(site: Site) -> Book:
     inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
     for model in EVALUATION:
         model.define(book, inputs)
+    for model in EVALUATION:  # lines that need models defined later (e.g. out-of-band ports of the CDUs)
+        if hasattr(model, "define_late"):
+            model.define_late(book, inputs)
     book.scenarios = scenarios.add_scenarios(book, site, all_specs())
     summary.define_checks(book)
     summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])

@@ -127,7 +127,7 @@ def define(book: Book, inputs: AllInputs) -> None:
     s.section("Heat rejection")
     out = s.calc("heat_rejection", "Heat rejected (liquid + air)", "kW", liquid + air,
                  "what the heat rejection plant must remove from the rooms; equals the heat load")
-    s.calc("heat_rejection_tons", "Heat rejected (refrigeration tons)", "refrigeration_ton", out,
+    s.calc("heat_rejection_tons", "Heat rejected (refrigeration tons)", "TR", out,
            "1 ton of refrigeration = 12,000 BTU/h = 3.517 kW")
 
     s.section("Cold plate when the flow stops")

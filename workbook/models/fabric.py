@@ -237,8 +237,9 @@ def define(book: Book, inputs: AllInputs) -> None:
             "storage leaves <= radix")
 
 
-def _define_oob(book: Book) -> None:
-    """The out-of-band management network: it counts racks' PDUs and CDUs, defined after define()."""
+def define_late(book: Book, inputs: AllInputs) -> None:
+    """The out-of-band management network: it counts racks' PDUs and the CDUs, which the power chain and the
+    cooling model define after the fabric (whose power they use), so it is defined once every model is."""
     L = book.lines
     s = book.sheet(TITLE, PREFIX)
     s.section("Out-of-band management network (BMCs, PDUs, switch and CDU management ports)")
@@ -261,7 +262,6 @@ def _define_oob(book: Book) -> None:
 
 
 def summarise(book: Book, s: SheetBuilder) -> None:
-    _define_oob(book)
     L = book.lines
     s.section("Fabric")
     for key, label in (("tiers", "Compute fabric tiers"),

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from workbook.formula.expr import Const
 from workbook.formula.functions import flag, irr, max_, npv, pmt, prev, safe_div, total
-from workbook.formula.line import COUNT, PERCENT, Book, Chart
+from workbook.formula.line import COUNT, PERCENT, Book, Chart, View
 from workbook.inputs import Spec
 from workbook.models.base import AllInputs
 
 TITLE, PREFIX = "TCO", "tco"
+COMPARISON = "Scenario comparison"
 MONTH = Const(1, "fmonth")  # one period of the timeline
 CURVE_POINTS = 10  # utilisation points on the cost curve: step, 2 x step, ...
 
@@ -85,7 +86,7 @@ def define(book: Book, inputs: AllInputs) -> None:
     colo = i.choice("facility_model") == "colo"
     loan = i.choice("financing") == "loan"
     gpus, feed = p.gpus, L["power.contracted_feed"]
-    pue = L.get("power.pue_effective", p.pue)
+    pue = L["power.pue_effective"] if "power.pue_effective" in L else p.pue  # noqa: SIM401 - p.pue may not exist
 
     s.section("Capex")
     servers = s.calc("servers_capex", "Servers", "USD", L["power.nodes"] * i.server_price, fmt="#,##0")
@@ -255,11 +256,20 @@ def summarise(book: Book, s) -> None:
                      ("delay_gpu_hours", "#,##0")]:
         line = L[f"tco.{key}"]
         s.calc(f"tco_{key}", line.label, line.unit_text, line, fmt=fmt)
-    for name, mapping in book.scenarios.items():
-        s.section(f"Scenario: {name} (Scenarios sheet)")
-        for key, fmt in KEY_FIGURES:
-            line = mapping.get(f"tco.{key}", L[f"tco.{key}"])
-            s.calc(f"scenario_{name}_{key}", f"{L[f'tco.{key}'].label} [{name}]", line.unit_text, line, fmt=fmt)
+    if book.scenarios:
+        keys = [f"tco.{key}" for key, _ in KEY_FIGURES]
+        columns = [("Base", "the Inputs sheet", [L[k] for k in keys])]
+        for name, mapping in book.scenarios.items():
+            changed = ", ".join(f"{k} = {line.value.reshape(-1)[0]:g}" for k, line in mapping.items()
+                                if line.kind == "input")
+            columns.append((name, changed, [mapping.get(k, L[k]) for k in keys]))
+        book.views.append(View(
+            COMPARISON, "Scenario comparison",
+            "Each column is a live calculation: the base case, then each scenario of the site file (its changed "
+            "inputs are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
+            [L[k].label for k in keys], [L[k].unit_text for k in keys], [fmt for _, fmt in KEY_FIGURES], columns,
+            chart_rows=[keys.index("tco.npv_own"), keys.index("tco.npv_rent")],
+            chart_title="NPV of owning and renting by scenario (USD)"))
     book.charts.append(Chart("Summary", "Cumulative cost: owning vs renting (USD), break-even marked", "line",
                              [L["tco.own_cumulative"], L["tco.rent_cumulative"]], y_title="USD",
                              marker=L["tco.break_even_marker"]))
