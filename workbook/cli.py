@@ -65,9 +65,16 @@ def _evaluate(args: argparse.Namespace) -> int:
         return 0
     for line_id, line in result["lines"].items():
         value = line["value"]
-        shown = f"{value:,.6g}" if isinstance(value, float) else str(value)
+        if isinstance(value, list):  # a row of periods: its first and last, and how many
+            shown = f"{_short(value[0])} .. {_short(value[-1])} ({len(value)} periods)"
+        else:
+            shown = _short(value)
         print(f"{line_id:40} {shown:>16} {line['unit']:12} {line['label']}")
     return 0
+
+
+def _short(value: object) -> str:
+    return f"{value:,.6g}" if isinstance(value, float) else str(value)
 
 
 def _verify(args: argparse.Namespace) -> int:

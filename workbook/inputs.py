@@ -92,9 +92,21 @@ def _fail(where: str, key: str, raw: Any, problem: str, spec: Spec | None = None
         elif spec.redundancy:
             expected = "; expected a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
         else:
-            u = spec.unit or "a pure number"
-            expected = f"; expected {spec.expect} in {u}, e.g. {key.split('.')[-1]}: {spec.example}"
+            expected = f"; expected {spec.expect}{_in_unit(spec)}, e.g. {key.split('.')[-1]}: {spec.example}"
     return InputError(_one_line(f"{where}: {key} = {raw!r}: {problem}{expected}"))
+
+
+def _in_unit(spec: Spec) -> str:
+    if spec.unit == "%":
+        return " (such as 0.7, or 70%)"
+    return f" in {spec.unit}" if spec.pint_unit.dimensionality else ""
+
+
+def _amount(spec: Spec, x: float) -> str:
+    """A bound as the reader wrote it: 100% for a fraction, 41 kW for a power, 2 for a count."""
+    if spec.unit == "%":
+        return f"{x * 100:g}%"
+    return f"{x:g} {spec.unit}" if spec.pint_unit.dimensionality else f"{x:g}"
 
 
 def _finance_time(text: str) -> str:
@@ -157,9 +169,9 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
         raise _fail(where, key, raw, "is not a whole number", spec)
     if spec.lo is not None and (mag < spec.lo or (spec.lo_open and mag == spec.lo)):
         bound = "greater than" if spec.lo_open else "at least"
-        raise _fail(where, key, raw, f"must be {bound} {spec.lo:g} {spec.unit}".rstrip(), spec)
+        raise _fail(where, key, raw, f"must be {bound} {_amount(spec, spec.lo)}", spec)
     if spec.hi is not None and mag > spec.hi:
-        raise _fail(where, key, raw, f"must be at most {spec.hi:g} {spec.unit}".rstrip(), spec)
+        raise _fail(where, key, raw, f"must be at most {_amount(spec, spec.hi)}", spec)
     if spec.even and mag % 2 != 0:
         raise _fail(where, key, raw, "is not an even number", spec)
     return mag
@@ -289,10 +301,10 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
         elif spec.default is not None:
             raw, source, origin = spec.default, "tool default (README, input format)", "default"
         else:
-            hint = " or in the chosen catalog entry" if data.get("catalog") else ""
+            hint = " (not in the site file nor in its catalog entries)" if data.get("catalog") else ""
             raise InputError(_one_line(
-                f"{where}: {spec.key} is missing{hint}; expected {spec.expect} in "
-                f"{spec.unit or 'a pure number'}, e.g. {spec.key.split('.')[-1]}: {spec.example}"
+                f"{where}: {spec.key} is missing{hint}; expected {spec.expect}{_in_unit(spec)}, "
+                f"e.g. {spec.key.split('.')[-1]}: {spec.example}"
             ))
         values[spec.key] = Value(parse_value(raw, spec, origin, spec.key), _one_line(str(raw)), source)
 

@@ -7,9 +7,11 @@ useful life, so capital has a price whether the capex is paid in cash or with a 
 
 from __future__ import annotations
 
-from workbook.formula.expr import Const
+from typing import Any
+
+from workbook.formula.expr import Const, Node
 from workbook.formula.functions import flag, irr, max_, npv, pmt, prev, safe_div, total
-from workbook.formula.line import COUNT, PERCENT, Book, Chart, View
+from workbook.formula.line import COUNT, PERCENT, Book, Chart, SheetBuilder, View
 from workbook.inputs import Spec
 from workbook.models.base import AllInputs
 
@@ -121,10 +123,15 @@ def define(book: Book, inputs: AllInputs) -> None:
         upfront = s.calc("equity_capex", "Capex paid from equity", "USD", capex - borrowed, fmt="#,##0")
 
     s.section("Running costs (per month while in service)")
-    avg_it = s.calc("average_it_power", "Average IT power at this utilisation", "kW",
-                    L["power.it_load"] * (i.idle_power_share + (1 - i.idle_power_share) * i.utilisation),
+    def average_it(utilisation: Any) -> Node:  # one definition for the base case and the cost curve
+        return L["power.it_load"] * (i.idle_power_share + (1 - i.idle_power_share) * utilisation)
+
+    def energy_of(average: Any) -> Node:
+        return average * pue * i.electricity_price
+
+    avg_it = s.calc("average_it_power", "Average IT power at this utilisation", "kW", average_it(i.utilisation),
                     "IT load x (idle share + (1 - idle share) x utilisation)")
-    energy = s.calc("energy_cost", "Energy", "USD/month", avg_it * pue * i.electricity_price,
+    energy = s.calc("energy_cost", "Energy", "USD/month", energy_of(avg_it),
                     "average IT power x PUE x price x hours in a month (8760/12)", fmt="#,##0")
     if colo:
         facility_opex = s.calc("colo_cost", "Colocation (per kW-month of contracted feed)", "USD/month",
@@ -228,7 +235,7 @@ def define(book: Book, inputs: AllInputs) -> None:
     fixed = s.calc("curve_fixed_annual", "Owned cost per year without energy", "USD/year", eac - energy,
                    "EAC less the energy at the planned utilisation (energy is a level monthly flow)", fmt="#,##0")
     for k, u in enumerate(points, start=1):
-        energy_u = L["power.it_load"] * (i.idle_power_share + (1 - i.idle_power_share) * u) * pue * i.electricity_price
+        energy_u = energy_of(average_it(u))
         owned.append(s.calc(f"curve_owned_{k}", f"Owned cost per GPU-hour at point {k}", "USD/GPU-h",
                             (fixed + energy_u) / (gpus * u), fmt="0.000"))
     for k in range(1, CURVE_POINTS + 1):
@@ -249,7 +256,7 @@ KEY_FIGURES = [
 ]
 
 
-def summarise(book: Book, s) -> None:
+def summarise(book: Book, s: SheetBuilder) -> None:
     L = book.lines
     s.section("Rent vs buy (TCO sheet)")
     for key, fmt in [*KEY_FIGURES, ("capex", "#,##0"), ("owned_annual_cost", "#,##0"), ("irr_buy", "0.0%"),
