@@ -9,8 +9,8 @@ scenario recalculates live in the workbook, from one definition of every formula
 from __future__ import annotations
 
 import copy
+import difflib
 import re
-from typing import Any
 
 from workbook.formula.expr import Node
 from workbook.formula.line import Book, Line
@@ -59,8 +59,6 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[s
             line = book.lines.get(key)
             if line is None or line.kind != "input" or key not in by_key:
                 known = [k for k, v in book.lines.items() if v.kind == "input" and k in by_key]
-                import difflib
-
                 close = difflib.get_close_matches(str(key), known, n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise InputError(f"{where}: {key}: not a live input of this site{hint}")
@@ -90,12 +88,3 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[s
             book._add(clone)
         out[name] = mapping
     return out
-
-
-def scenario_line(mapping: dict[str, Line], book: Book, line_id: str) -> Line:
-    """The scenario's version of a line, or the base line when the scenario does not change it."""
-    return mapping.get(line_id, book.lines[line_id])
-
-
-def describe(changes: dict[str, Any]) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in changes.items())
