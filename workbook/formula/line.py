@@ -247,6 +247,10 @@ class SheetBuilder:
             raise FormulaError(f"line {line_id} runs over periods, but the book has no timeline")
         return self.book._add(line)
 
+    def show(self, line: Line, key: str | None = None, label: str | None = None) -> Line:
+        """A line that only shows another (=its name), with its unit and format: for presentation sheets."""
+        return self.calc(key or line.id.replace(".", "_"), label or line.label, line.unit_text, line, fmt=line.fmt)
+
     def check(self, key: str, label: str, condition: Any, note: str = "") -> Line:
         node = as_node(condition)
         errors = unit_errors(node)

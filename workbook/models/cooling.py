@@ -150,10 +150,6 @@ def define(book: Book, inputs: AllInputs) -> None:
 def summarise(book: Book, s: SheetBuilder) -> None:
     """Cooling figures on the Summary sheet."""
     s.section("Cooling")
-    for key in ("cooling.heat_load", "cooling.liquid_heat", "cooling.air_heat", "cooling.coolant_flow",
-                "cooling.coolant_flow_gpm", "cooling.air_flow", "cooling.heat_rejection_tons"):
-        line = book.lines[key]
-        s.calc(key.replace(".", "_"), line.label, line.unit_text, line)
-    for key in ("cooling.cdus_n", "cooling.cdus_installed"):
-        line = book.lines[key]
-        s.calc(key.replace(".", "_"), line.label, line.unit_text, line, fmt=COUNT)
+    for key in ("heat_load", "liquid_heat", "air_heat", "coolant_flow", "coolant_flow_gpm", "air_flow",
+                "heat_rejection_tons", "cdus_n", "cdus_installed"):
+        s.show(book.lines[f"cooling.{key}"])

@@ -270,8 +270,6 @@ def summarise(book: Book, s: SheetBuilder) -> None:
                        ("oob_switches", "Out-of-band switches"),
                        ("transceivers_total", "Transceivers (compute and storage)"),
                        ("cables_total", "Cables (compute and storage)")):
-        line = L[f"fabric.{key}"]
-        s.calc(f"fabric_{key}", label, line.unit_text, line, fmt=COUNT)
+        s.show(L[f"fabric.{key}"], label=label)
     for key in ("switches_power", "optics_power", "power"):
-        line = L[f"fabric.{key}"]
-        s.calc(f"fabric_{key}", line.label, line.unit_text, line)
+        s.show(L[f"fabric.{key}"])

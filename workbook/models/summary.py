@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from workbook.formula.functions import all_
-from workbook.formula.line import BOOL, CHECKS_SHEET, COUNT, PERCENT, Book, Chart
+from workbook.formula.line import BOOL, CHECKS_SHEET, Book, Chart
 
 TITLE, PREFIX = "Summary", "summary"
 
@@ -27,16 +27,13 @@ def define(book: Book, models: list[ModuleType]) -> None:
            fmt=BOOL)
 
     s.section("Cluster")
-    for key in ("power.gpus", "power.nodes", "power.racks"):
-        line = L[key]
-        s.calc(key.split(".")[1], line.label, line.unit_text, line, fmt=COUNT)
+    for key in ("gpus", "nodes", "racks"):
+        s.show(L[f"power.{key}"], key)
 
     s.section("Power")
-    for key in ("power.node_power", "power.it_load", "power.facility_power", "power.contracted_feed",
-                "power.installed_supply"):
-        s.calc(key.split(".")[1], L[key].label, L[key].unit_text, L[key])
-    s.calc("gpu_share", L["power.gpu_share"].label, "%", L["power.gpu_share"], fmt=PERCENT)
-    s.calc("gpus_per_mw", L["power.gpus_per_mw"].label, "GPU/MW", L["power.gpus_per_mw"], fmt=COUNT)
+    for key in ("node_power", "it_load", "facility_power", "contracted_feed", "installed_supply", "gpu_share",
+                "gpus_per_mw"):
+        s.show(L[f"power.{key}"], key)
 
     s.section("Where the facility power goes")
     gpu = L["power.gpu_board_power"]

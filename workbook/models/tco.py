@@ -213,10 +213,10 @@ def define(book: Book, inputs: AllInputs) -> None:
     s.calc("break_even_utilisation", "Break-even utilisation (vs on-demand)", "%",
            eac / (gpus * i.on_demand_price),
            "owned cost per year / (GPUs x 8760 h x on-demand price): above it, owning is cheaper", fmt=PERCENT)
-    s.calc("break_even_month", "Break-even month (cumulative own <= rent)", "months",
-           safe_div(total(cross_month), total(first_cross), "not within the timeline"), fmt=COUNT)
-    s.calc("payback_years", "Payback of buying instead of renting", "years",
-           safe_div(total(cross_month), total(first_cross), "not within the timeline"), fmt="0.0")
+    s.calc("break_even_month", "Break-even month = payback of buying (cumulative own <= rent)", "months",
+           safe_div(total(cross_month), total(first_cross), "not within the timeline"),
+           "the first month the cumulative cost of owning is at most renting's: buying has paid itself back",
+           fmt=COUNT)
     s.calc("total_own", "Owning: total cost over the timeline", "USD", total(own), fmt="#,##0")
     s.calc("total_rent", "Renting: total cost over the timeline", "USD", total(rent_flow), fmt="#,##0")
     s.calc("total_gpu_hours", "GPU-hours used over the life", "GPU-h", total(hours), fmt="#,##0")
@@ -250,21 +250,17 @@ def define(book: Book, inputs: AllInputs) -> None:
 
 
 
-KEY_FIGURES = [
-    ("owned_cost_per_gpu_hour", "0.000"), ("break_even_utilisation", PERCENT), ("npv_own", "#,##0"),
-    ("npv_rent", "#,##0"), ("break_even_month", COUNT), ("delay_cost", "#,##0"),
-]
+KEY_FIGURES = ["owned_cost_per_gpu_hour", "break_even_utilisation", "npv_own", "npv_rent", "break_even_month",
+               "delay_cost"]
 
 
 def summarise(book: Book, s: SheetBuilder) -> None:
     L = book.lines
     s.section("Rent vs buy (TCO sheet)")
-    for key, fmt in [*KEY_FIGURES, ("capex", "#,##0"), ("owned_annual_cost", "#,##0"), ("irr_buy", "0.0%"),
-                     ("delay_gpu_hours", "#,##0")]:
-        line = L[f"tco.{key}"]
-        s.calc(f"tco_{key}", line.label, line.unit_text, line, fmt=fmt)
+    for key in [*KEY_FIGURES, "capex", "owned_annual_cost", "irr_buy", "delay_gpu_hours"]:
+        s.show(L[f"tco.{key}"])
     if book.scenarios:
-        keys = [f"tco.{key}" for key, _ in KEY_FIGURES]
+        keys = [f"tco.{key}" for key in KEY_FIGURES]
         columns = [("Base", "the Inputs sheet", [L[k] for k in keys])]
         for name, mapping in book.scenarios.items():
             changed = ", ".join(f"{k} = {line.value.reshape(-1)[0]:g}" for k, line in mapping.items()
@@ -274,7 +270,7 @@ def summarise(book: Book, s: SheetBuilder) -> None:
             COMPARISON, "Scenario comparison",
             "Each column is a live calculation: the base case, then each scenario of the site file (its changed "
             "inputs are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
-            [L[k].label for k in keys], [L[k].unit_text for k in keys], [fmt for _, fmt in KEY_FIGURES], columns,
+            [L[k].label for k in keys], [L[k].unit_text for k in keys], [L[k].fmt for k in keys], columns,
             chart_rows=[keys.index("tco.npv_own"), keys.index("tco.npv_rent")],
             chart_title="NPV of owning and renting by scenario (USD)"))
     book.charts.append(Chart("Summary", "Cumulative cost: owning vs renting (USD), break-even marked", "line",
