@@ -596,3 +596,40 @@ def test_evaluate_refuses_an_override_that_is_not_an_input() -> None:
     book = load(EXAMPLE).book
     with pytest.raises(KeyError):
         book.evaluate({"power.it_load": np.array([1.0])})
+
+
+def _lo_approx_equal(a: float, b: float) -> bool:
+    """rtl::math::approxEqual, transcribed."""
+    if a == b:
+        return True
+    return abs(a - b) < abs(a) * (1.0 / (16777216.0 * 16777216.0))
+
+
+def _lo_approx_add(a: float, b: float) -> float:
+    """rtl::math::approxAdd, transcribed."""
+    if ((a < 0.0 and b > 0.0) or (b < 0.0 and a > 0.0)) and _lo_approx_equal(a, -b):
+        return 0.0
+    return a + b
+
+
+def _lo_approx_sub(a: float, b: float) -> float:
+    """rtl::math::approxSub, transcribed."""
+    if ((a < 0.0 and b < 0.0) or (a > 0.0 and b > 0.0)) and _lo_approx_equal(a, b):
+        return 0.0
+    return a - b
+
+
+_finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
+
+
+@settings(max_examples=500, deadline=None)
+@given(a=_finite, b=_finite, nudge=st.integers(-8, 8))
+def test_vectorised_approx_add_and_sub_are_libreoffices(a: float, b: float, nudge: int) -> None:
+    """The numpy shortcuts equal a line-by-line transcription of LibreOffice's approxAdd/approxSub, including
+    values a few ulps apart (where the 15-digit rule bites)."""
+    from workbook.formula.expr import approx_add, approx_sub
+
+    near = float(np.nextafter(a, np.inf * nudge)) if nudge else a
+    for x, y in ((a, b), (a, -near), (a, near)):
+        assert approx_add(np.array(x), np.array(y)) == _lo_approx_add(x, y)
+        assert approx_sub(np.array(x), np.array(y)) == _lo_approx_sub(x, y)

@@ -95,14 +95,20 @@ def approx_equal(a: Any, b: Any) -> np.ndarray:
 
 
 def approx_add(a: Any, b: Any) -> np.ndarray:
-    """a + b, but 0 where the two cancel to 15 digits, as LibreOffice's approxAdd."""
+    """a + b, but 0 where the two cancel to 15 digits, as LibreOffice's approxAdd.
+
+    approxAdd(a, b) is 0 when a and b have opposite signs and approxEqual(a, -b), i.e. |a + b| < |a| 2^-48;
+    with like signs |a + b| >= |a|, so the size test alone decides."""
     r = np.add(a, b)
-    return np.where(((a < 0) & (b > 0) | (a > 0) & (b < 0)) & approx_equal(a, -b), 0.0, r)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(r) < np.abs(a) * _APPROX, 0.0, r)
 
 
 def approx_sub(a: Any, b: Any) -> np.ndarray:
+    """a - b, but 0 where a and b are equal to 15 digits (LibreOffice's approxSub)."""
     r = np.subtract(a, b)
-    return np.where(((a < 0) & (b < 0) | (a > 0) & (b > 0)) & approx_equal(a, b), 0.0, r)
+    with np.errstate(invalid="ignore"):
+        return np.where(np.abs(r) < np.abs(a) * _APPROX, 0.0, r)
 
 
 def round15(x: Any) -> np.ndarray:
