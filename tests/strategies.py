@@ -148,6 +148,7 @@ def tco_section(draw: Any) -> dict[str, Any]:
         "switch_price": draw(qty(0, 100_000, "USD")),
         "transceiver_price": draw(qty(0, 5_000, "USD")),
         "cable_price": draw(qty(0, 1_000, "USD")),
+        "oob_switch_price": draw(qty(0, 20_000, "USD")),
         "storage_capex": draw(qty(0, 1e7, "USD")),
         "cost_of_capital": draw(st.one_of(st.just(0.0), ratio(0.0, 0.3))),
         "useful_life": f"{life_months} months",

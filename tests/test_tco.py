@@ -41,6 +41,7 @@ HAND = dict(
     power={"gpus": 8},
     tco={
         "server_price": "240000 USD", "switch_price": "0 USD", "transceiver_price": "0 USD", "cable_price": "0 USD",
+        "oob_switch_price": "0 USD",
         "storage_capex": "0 USD", "fit_out_capex": "0 USD", "colo_price": "0 USD/kW/month",
         "cost_of_capital": 0.0, "useful_life": "2 years", "residual_value": 0.0, "electricity_price": "0 USD/kWh",
         "support_rate": "0 / year", "staff_fte": 0, "utilisation": 1.0, "on_demand_price": "2 USD/GPU/hour",

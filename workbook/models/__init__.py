@@ -1,5 +1,5 @@
-"""The models. Each module has TITLE, PREFIX, INPUTS and define(book, inputs); optionally define_late(book,
-inputs) for lines that use models defined after it, and summarise(book, s) for its rows on the Summary.
+"""The models. Each module has TITLE, PREFIX, INPUTS and define(book, inputs), optionally more definition
+functions for lines that use models defined after it, and summarise(book, s) for its rows on the Summary.
 
 Sheets and input sections appear in PRESENTATION order; lines are defined in EVALUATION order, so a model
 can use the lines of any model defined before it (the fabric's power feeds the power chain).
@@ -16,7 +16,10 @@ from workbook.models import cooling, fabric, power, summary, tco
 from workbook.models.base import AllInputs, Inputs
 
 PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco]
-EVALUATION: list[ModuleType] = [fabric, power, cooling, tco]
+# Definition order: the fabric's power feeds the power chain, which cooling uses; the out-of-band network counts
+# racks and CDUs, so it comes after them; the TCO prices everything.
+EVALUATION: list[tuple[ModuleType, str]] = [
+    (fabric, "define"), (power, "define"), (cooling, "define"), (fabric, "define_oob"), (tco, "define")]
 
 
 def all_specs() -> list[Spec]:
@@ -40,11 +43,8 @@ def build_book(site: Site) -> Book:
     book.sheet(sensitivity.SHEET, "sensitivity")
     book.sheet(CHECKS_SHEET, "checks")
     inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
-    for model in EVALUATION:
-        model.define(book, inputs)
-    for model in EVALUATION:  # lines that need models defined later (e.g. out-of-band ports of the CDUs)
-        if hasattr(model, "define_late"):
-            model.define_late(book, inputs)
+    for model, function in EVALUATION:
+        getattr(model, function)(book, inputs)
     book.scenarios = scenarios.add_scenarios(book, site, all_specs())
     summary.define_checks(book)
     summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])

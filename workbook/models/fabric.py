@@ -237,9 +237,9 @@ def define(book: Book, inputs: AllInputs) -> None:
             "storage leaves <= radix")
 
 
-def define_late(book: Book, inputs: AllInputs) -> None:
+def define_oob(book: Book, inputs: AllInputs) -> None:
     """The out-of-band management network: it counts racks' PDUs and the CDUs, which the power chain and the
-    cooling model define after the fabric (whose power they use), so it is defined once every model is."""
+    cooling model define after the fabric (whose power they use), so it is defined after them."""
     L = book.lines
     s = book.sheet(TITLE, PREFIX)
     s.section("Out-of-band management network (BMCs, PDUs, switch and CDU management ports)")

@@ -37,6 +37,7 @@ INPUTS = [
     Spec("tco.switch_price", "Price per network switch", "USD", **_USD),
     Spec("tco.transceiver_price", "Price per optical transceiver", "USD", **_USD),
     Spec("tco.cable_price", "Price per cable", "USD", **_USD),
+    Spec("tco.oob_switch_price", "Price per out-of-band management switch", "USD", **_USD),
     Spec("tco.storage_capex", "Shared storage capex", "USD", **_USD),
     Spec("tco.fit_out_capex", "Colocation fit-out capex (cages, PDUs, containment)", "USD",
          when=("tco.facility_model", "colo"), **_USD),
@@ -95,8 +96,8 @@ def define(book: Book, inputs: AllInputs) -> None:
     network = s.calc(
         "network_capex", "Network: switches, transceivers, cables", "USD",
         L["fabric.switches_total"] * i.switch_price + L["fabric.transceivers_total"] * i.transceiver_price
-        + L["fabric.cables_total"] * i.cable_price,
-        "compute and storage fabric counts from the Fabric sheet x unit prices", fmt="#,##0")
+        + L["fabric.cables_total"] * i.cable_price + L["fabric.oob_switches"] * i.oob_switch_price,
+        "compute, storage and out-of-band network counts from the Fabric sheet x unit prices", fmt="#,##0")
     it_capex = s.calc("it_capex", "IT capex", "USD", servers + network + i.storage_capex,
                       "servers + network + storage", fmt="#,##0")
     if colo:
