@@ -7,7 +7,6 @@ Two comparisons per workbook: every formula cell's cached value against LibreOff
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import yaml
 
 from workbook.api import Model, build
 from workbook.excel.layout import Layout
+from workbook.excel.writer import cached
 from workbook.verify import compare, is_error, recalculate, same
 
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
@@ -74,16 +74,15 @@ def check(built: list[Built], workdir: Path) -> Outcome:
             if line.kind == "input":
                 continue
             sheet, row, col = b.layout.cells[line.id]
-            got = lo[sheet].cell(row=row + 1, column=col + 1).value
-            value = b.model.values[line.id].reshape(-1)[0]
+            values = b.model.values[line.id]
             outcome.lines += 1
-            expected: Any = bool(value) if line.is_bool else float(value)
-            if isinstance(expected, float) and math.isnan(expected):
-                expected = line.guard_message
-            if is_error(got) or not same(expected, got):
-                outcome.problems.append(
-                    f"{b.site_file.name}: {line.id} Python {expected!r} != LibreOffice {got!r}"
-                )
+            for t in range(values.shape[1]):  # every period of a series line, the one value of the others
+                got = lo[sheet].cell(row=row + 1, column=col + 1 + t).value
+                expected = cached(line, values, t)
+                if is_error(got) or not same(expected, got):
+                    outcome.problems.append(
+                        f"{b.site_file.name}: {line.id}[{t}] Python {expected!r} != LibreOffice {got!r}"
+                    )
     return outcome
 
 
