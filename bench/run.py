@@ -98,7 +98,7 @@ def baseline_cells(xlsx: Path, model: Any) -> tuple[list[tuple[str, list[tuple[i
         sheets.append((ws.title, cells))
     names = []
     for line in model.book.lines.values():
-        target = layout.row_address(line.id) if getattr(line, "series", False) else layout.address(line.id, True)
+        target = layout.row_address(line) if getattr(line, "series", False) else layout.address(line.id, True)
         names.append((line.name, f"={target}"))
     return sheets, names
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from hypothesis import strategies as st
@@ -11,16 +12,27 @@ NODES = ["DGX-H100", "DGX-B200"]
 REDUNDANCY = ["N", "N+1", "N+2", "2N", "2N+1"]
 
 
+# PARITY_EXTREMES=1 weights every drawn number toward its range's ends (exactly the bound, a hair inside it, tiny
+# and huge magnitudes): the hunt for the next parity bug, run by hand with many sites (README, tests).
+EXTREMES = os.environ.get("PARITY_EXTREMES") == "1"
+
+
+def _numbers(lo: float, hi: float, lo_open: bool = False) -> st.SearchStrategy[float]:
+    plain = st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False, exclude_min=lo_open)
+    if not EXTREMES:
+        return plain
+    ends = [x for x in (lo, hi, lo + (hi - lo) * 1e-9, hi - (hi - lo) * 1e-9, lo + 1e-9) if lo <= x <= hi]
+    ends = [x for x in ends if not (lo_open and x == lo)]
+    return st.one_of(st.sampled_from(ends), plain, plain.map(lambda x: lo + (x - lo) * 1e-6))
+
+
 def qty(lo: float, hi: float, unit: str, *, lo_open: bool = False) -> st.SearchStrategy[str]:
     """A quantity as site-file text, e.g. '37.5 kW'."""
-    floats = st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False,
-                       exclude_min=lo_open)
-    return floats.map(lambda x: f"{_typo_free(x, lo, lo_open)!r} {unit}")
+    return _numbers(lo, hi, lo_open).map(lambda x: f"{_typo_free(x, lo, lo_open)!r} {unit}")
 
 
 def ratio(lo: float, hi: float) -> st.SearchStrategy[float]:
-    return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False).map(
-        lambda x: _typo_free(x, lo))
+    return _numbers(lo, hi).map(lambda x: _typo_free(x, lo))
 
 
 def _typo_free(x: float, lo: float, lo_open: bool = False) -> float:
@@ -140,20 +152,28 @@ def cooling_section(draw: Any) -> dict[str, Any]:
 
 @st.composite
 def tco_section(draw: Any) -> dict[str, Any]:
-    """TCO inputs: colo or build, cash or loan, utilisation including exactly 0 and 1, short timelines."""
-    horizon = draw(st.integers(12, 48))
-    life_months = draw(st.integers(3, horizon + 12))  # sometimes beyond the timeline: the check says so
+    """TCO inputs: colo or build, cash or loan, both facility price bases, lead times and deposits, tax, price
+    changes, utilisation including exactly 0 and 1, rates including 0 and tiny ones, short and long timelines."""
+    horizon = draw(st.integers(12, 240))
+    lead = draw(st.integers(0, 12))
+    life_months = draw(st.integers(3, min(horizon + 12, 240)))  # sometimes beyond the timeline: a check says so
     s: dict[str, Any] = {
         "horizon": f"{horizon} months",
+        "lead_time": f"{lead} months",
+        "deposit_share": draw(ratio(0, 1)),
+        "facility_price_basis": draw(st.sampled_from(["critical-it", "feed"])),
         "switch_price": draw(qty(0, 100_000, "USD")),
         "transceiver_price": draw(qty(0, 5_000, "USD")),
         "cable_price": draw(qty(0, 1_000, "USD")),
         "oob_switch_price": draw(qty(0, 20_000, "USD")),
         "storage_capex": draw(qty(0, 1e7, "USD")),
-        "cost_of_capital": draw(st.one_of(st.just(0.0), ratio(0.0, 0.3))),
+        "cost_of_capital": draw(rate()),
+        "tax_rate": draw(st.one_of(st.just(0.0), ratio(0, 0.6))),
         "useful_life": f"{life_months} months",
         "residual_value": draw(ratio(0, 0.5)),
         "electricity_price": draw(qty(0, 0.5, "USD/kWh")),
+        "electricity_escalation": draw(change()),
+        "facility_escalation": draw(change()),
         "idle_power_share": draw(ratio(0, 1)),
         "utilisation": draw(st.one_of(st.just(0.0), st.just(1.0), ratio(0, 1))),
         "support_rate": f"{draw(ratio(0, 0.2))!r} / year",
@@ -162,6 +182,7 @@ def tco_section(draw: Any) -> dict[str, Any]:
         "on_demand_price": draw(qty(0.5, 15, "USD/GPU/hour")),
         "reserved_price": draw(qty(0.3, 10, "USD/GPU/hour")),
         "reserved_share": draw(ratio(0, 1)),
+        "rent_price_change": draw(change()),
         "rent_extras": draw(qty(0, 1e5, "USD/month")),
     }
     if draw(st.booleans()):
@@ -175,12 +196,26 @@ def tco_section(draw: Any) -> dict[str, Any]:
         s["build_cost"] = draw(qty(1e6, 2e7, "USD/MW"))
         s["facility_life"] = f"{draw(st.integers(5, 40))} years"
         s["facility_opex_rate"] = f"{draw(ratio(0, 0.1))!r} / year"
+        if draw(st.booleans()):
+            s["facility_residual"] = "stated"
+            s["facility_exit_value"] = draw(ratio(0, 1))
     if draw(st.booleans()):
         s["financing"] = "loan"
         s["loan_share"] = draw(ratio(0, 1))
-        s["loan_rate"] = draw(st.one_of(st.just(0.0), ratio(0, 0.2)))
+        s["loan_rate"] = draw(rate())
         s["loan_term"] = f"{draw(st.integers(3, horizon))} months"
     return s
+
+
+def rate() -> st.SearchStrategy[float]:
+    """Annual rates: exactly 0, tiny (1e-9 to 1e-6, where textbook annuity formulas lose their digits), ordinary
+    and large."""
+    return st.one_of(st.just(0.0), st.floats(1e-9, 1e-6), ratio(0, 0.3), ratio(0.3, 1.0))
+
+
+def change() -> st.SearchStrategy[float]:
+    """A price change per year: none, ordinary rises and falls, and extremes."""
+    return st.one_of(st.just(0.0), ratio(-0.5, 0.5), ratio(-0.9, 1.0))
 
 
 @st.composite

@@ -185,23 +185,24 @@ def test_conversion_factor_and_value_agree_with_pint(pair: tuple[str, str], x: f
 class PintEvaluator:
     """Evaluate a book's lines with pint quantities, ignoring Scale factors: pint does every conversion.
 
-    A series line is evaluated period by period (a list of quantities); prev() reads the period before, or
-    the line's opening value; SUM, NPV, IRR and PMT are computed from their textbook definitions."""
+    A row (monthly or yearly) is evaluated column by column (a list of quantities); column 0 of a monthly row
+    is its opening when it has one; prev() reads the column before; a roll-up sums the months of its year;
+    SUM, MAX, AND, IRR and PMT are computed from their textbook definitions."""
 
     def __init__(self, book: Book):
         self.book = book
         self.memo: dict[str, Any] = {}
-        self.rows: dict[str, list[Any]] = {}  # series lines, filled period by period
-        self.openings: dict[str, Any] = {}
+        self.rows: dict[str, list[Any]] = {}  # rows, filled column by column
 
     def line(self, line: Line) -> Any:
         if line.id not in self.memo:
             if line.kind == "input":
                 v: Any = Q_(float(np.asarray(line.value).reshape(-1)[0]), line.unit)
-            elif getattr(line, "series", False):
+            elif line.series:
                 row = self.rows[line.id] = []
-                for t in range(self.book.periods):
-                    row.append(self.finish(line, self.node(line.formula, t)))
+                for t in range(self.book.columns(line.axis)):
+                    node = line.opening if (t == 0 and line.opening is not None) else line.formula
+                    row.append(self.finish(line, self.node(node, t)))
                 v = row
             else:
                 v = self.finish(line, self.node(line.formula, None))
@@ -216,18 +217,14 @@ class PintEvaluator:
             return bool(_mag(v))
         return v.to(line.unit) if hasattr(v, "to") else Q_(v, line.unit)
 
-    def opening(self, line: Line) -> Any:
-        if line.id not in self.openings:
-            self.openings[line.id] = self.finish(line, self.node(line.opening, None))
-        return self.openings[line.id]
-
     def node(self, n: Node, t: int | None) -> Any:
         kind = type(n).__name__
         if isinstance(n, Ref):
             v = self.line(n.line)
-            return v[t] if getattr(n.line, "series", False) else v
+            return v[t] if n.line.series else v
         if kind == "Prev":
-            return self.opening(n.line) if t == 0 else self.rows[n.line.id][t - 1]
+            self.line(n.line) if n.line.id not in self.rows else None
+            return self.rows[n.line.id][t - 1]
         if isinstance(n, Const):
             return Q_(n.value, n.unit)
         if isinstance(n, Scale):
@@ -259,10 +256,16 @@ class PintEvaluator:
         if isinstance(n, Guard):
             a, b = self.node(n.a, t), self.node(n.b, t)
             return math.nan if _mag(b) == 0 else a / b
+        if isinstance(n, Func) and n.name == "IF":  # a spreadsheet evaluates only the branch it takes
+            return self.node(n.args[1] if self.node(n.args[0], t) else n.args[2], t)
         if isinstance(n, Func):
             return self.func(n.name, [self.node(a, t) for a in n.args])
         if kind in ("RowAgg", "Irr"):
             return self.row_function(n)
+        if kind == "Rollup":
+            keys, row = self.line(n.by), self.line(n.line)
+            picked = [q for k, q in zip(keys, row, strict=True) if round(_mag(k)) == t]
+            return sum(picked[1:], picked[0]) if picked else Q_(0.0, n.line.unit)
         raise AssertionError(f"the pint evaluator does not know {kind}")
 
     @staticmethod
@@ -275,8 +278,6 @@ class PintEvaluator:
             return max(args)
         if name == "MIN":
             return min(args)
-        if name == "IF":
-            return args[1] if args[0] else args[2]
         if name == "AND":
             return all(args)
         if name == "OR":
@@ -294,9 +295,10 @@ class PintEvaluator:
         row = self.line(n.line)
         if n.name == "SUM":
             return sum(row[1:], row[0])
-        if n.name == "NPV":  # flows at the end of each period: the first is discounted once
-            rate = _mag(self.node(n.before[0], None).to(""))
-            return sum((q / (1 + rate) ** (k + 1) for k, q in enumerate(row[1:], 1)), row[0] / (1 + rate))
+        if n.name == "MAX":
+            return max(row)
+        if n.name == "AND":
+            return all(bool(x) for x in row)
         if n.name == "IRR":
             r = _irr_by_bisection([_mag(q) for q in row])
             if math.isnan(r):
@@ -325,6 +327,18 @@ def _irr_by_bisection(flows: list[float]) -> float:
     return (lo + hi) / 2
 
 
+def _operand_sizes(line: Line, t: int, values: dict[str, np.ndarray]) -> list[float]:
+    """The sizes of the values a line's formula reads in column t (each in its own line's unit)."""
+    out: list[float] = []
+    if line.formula is None:  # an input
+        return out
+    for n in line.formula.walk():
+        if isinstance(n, Ref):
+            v = values[n.line.id].reshape(-1)
+            out.append(float(abs(v[t] if n.line.series and t < v.size else v[0])))
+    return [x for x in out if math.isfinite(x)]
+
+
 def _mag(q: Any) -> float:
     return float(q.magnitude) if hasattr(q, "magnitude") else float(q)
 
@@ -340,14 +354,21 @@ def test_every_example_line_agrees_with_an_independent_pint_evaluation() -> None
         want = pe.line(line)
         want_row = want if isinstance(want, list) else [want]
         assert len(got_row) == len(want_row), line.id
-        for got, w in zip(got_row, want_row, strict=True):
+        for t, (got, w) in enumerate(zip(got_row, want_row, strict=True)):
             if line.is_bool:
                 assert bool(got) == bool(w), line.id
             elif isinstance(w, float) and math.isnan(w):
                 assert math.isnan(got), line.id
+            elif math.isnan(got) and type(line.formula).__name__ == "Irr":
+                # the spreadsheet's IRR (Newton from the cost of capital, 20 steps) found no root; the message
+                # says buying never recovers its cost, which is honest only if the root is negative
+                assert _mag(w) < 0, (line.id, _mag(w))
             else:
                 assert w.units == line.unit or w.dimensionless, line.id
-                assert float(got) == pytest.approx(_mag(w), rel=1e-9, abs=1e-9), line.id
+                # relative to the line's operands: a difference of two 1e8 values that cancel is zero in a
+                # spreadsheet (approxSub) and ~1e-8 in IEEE arithmetic; both are right to 1e-16 of 1e8
+                scale = max([abs(_mag(w)), *_operand_sizes(line, t, values)])
+                assert float(got) == pytest.approx(_mag(w), rel=1e-9, abs=1e-9 * max(scale, 1.0)), line.id
         checked += 1
     assert checked == len(book.lines) >= 40
 
@@ -596,40 +617,3 @@ def test_evaluate_refuses_an_override_that_is_not_an_input() -> None:
     book = load(EXAMPLE).book
     with pytest.raises(KeyError):
         book.evaluate({"power.it_load": np.array([1.0])})
-
-
-def _lo_approx_equal(a: float, b: float) -> bool:
-    """rtl::math::approxEqual, transcribed."""
-    if a == b:
-        return True
-    return abs(a - b) < abs(a) * (1.0 / (16777216.0 * 16777216.0))
-
-
-def _lo_approx_add(a: float, b: float) -> float:
-    """rtl::math::approxAdd, transcribed."""
-    if ((a < 0.0 and b > 0.0) or (b < 0.0 and a > 0.0)) and _lo_approx_equal(a, -b):
-        return 0.0
-    return a + b
-
-
-def _lo_approx_sub(a: float, b: float) -> float:
-    """rtl::math::approxSub, transcribed."""
-    if ((a < 0.0 and b < 0.0) or (a > 0.0 and b > 0.0)) and _lo_approx_equal(a, b):
-        return 0.0
-    return a - b
-
-
-_finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e300, max_value=1e300)
-
-
-@settings(max_examples=500, deadline=None)
-@given(a=_finite, b=_finite, nudge=st.integers(-8, 8))
-def test_vectorised_approx_add_and_sub_are_libreoffices(a: float, b: float, nudge: int) -> None:
-    """The numpy shortcuts equal a line-by-line transcription of LibreOffice's approxAdd/approxSub, including
-    values a few ulps apart (where the 15-digit rule bites)."""
-    from workbook.formula.expr import approx_add, approx_sub
-
-    near = float(np.nextafter(a, np.inf * nudge)) if nudge else a
-    for x, y in ((a, b), (a, -near), (a, near)):
-        assert approx_add(np.array(x), np.array(y)) == _lo_approx_add(x, y)
-        assert approx_sub(np.array(x), np.array(y)) == _lo_approx_sub(x, y)

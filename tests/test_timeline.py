@@ -1,4 +1,5 @@
-"""The timeline in the formula core: series lines, prev(), flags, SUM/NPV/PMT/IRR, against LibreOffice."""
+"""The timeline in the formula core: time 0 and monthly columns, prev() and openings, flags, SUM, PMT, IRR, the
+yearly roll-up (SUMIF), row checks; against numpy-financial and against LibreOffice."""
 
 from __future__ import annotations
 
@@ -6,24 +7,26 @@ from pathlib import Path
 
 import numpy as np
 import numpy_financial as npf
+import openpyxl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbook.excel.layout import FIRST_PERIOD, OPENING, plan
+from workbook.excel.layout import FIRST_PERIOD, plan
 from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
-from workbook.formula.functions import flag, irr, max_, npv, pmt, prev, total, where
+from workbook.formula.functions import all_over, ceil, flag, irr, max_, pmt, prev, rollup, total, where
 from workbook.formula.line import COUNT, Book
 from workbook.inputs import Site
 from workbook.verify import verify_files
 
-PERIODS = 24
+MONTHS = 30  # 31 columns: the start (time 0) and 30 months
 
 
 def make_book(capex: float = 1000.0, flow: float = 60.0, rate: float = 0.01, life: float = 18) -> Book:
+    """Capex paid at time 0, a saving each month in service, its cumulative, payback, yearly sums."""
     book = Book("timeline test")
-    book.timeline([f"M{t}" for t in range(1, PERIODS + 1)])
+    book.timeline(MONTHS)
     i = book.sheet("Inputs", "t")
     capex_in = i.input("capex", "Capex", "USD", capex)
     flow_in = i.input("flow", "Monthly saving", "USD", flow)
@@ -31,17 +34,24 @@ def make_book(capex: float = 1000.0, flow: float = 60.0, rate: float = 0.01, lif
     life_in = i.input("life", "Life", "count", life)
     s = book.sheet("Timeline", "t")
     month = s.calc("month", "Month", "count", lambda me: prev(me) + 1, opening=0, fmt=COUNT)
-    live = s.calc("in_service", "In service", "flag", flag(month <= life_in), fmt=COUNT)
-    first = s.calc("first", "First month", "flag", flag(month.eq(1)), fmt=COUNT)
-    cash = s.calc("cash", "Cash flow", "USD", live * flow_in - first * capex_in)
-    cum = s.calc("cum", "Cumulative cash", "USD", lambda me: prev(me) + cash, opening=0)
+    year = s.calc("year", "Year", "count", ceil(month / 12), fmt=COUNT)
+    live = s.calc("in_service", "In service", "flag", flag(month > 0) * flag(month <= life_in), fmt=COUNT)
+    start = s.calc("start", "Start", "flag", flag(month.eq(0)), fmt=COUNT)
+    cash = s.calc("cash", "Cash flow", "USD", live * flow_in - start * capex_in)
+    cum = s.calc("cum", "Cumulative cash", "USD", lambda me: prev(me) + cash, opening=cash)
     s.calc("paid_back", "Paid back (running max of the flag)", "flag",
            lambda me: max_(prev(me), flag(cum >= 0)), opening=0, fmt=COUNT)
     s.calc("loan", "Loan payment", "USD", where(month <= life_in, -pmt(rate_in, life_in, capex_in), 0))
+    df = s.calc("df", "Discount factor", "ratio", 1 / (1 + rate_in) ** month)
+    pv = s.calc("pv", "Cash, discounted", "USD", cash * df)
     s.calc("total_cash", "Total cash", "USD", total(cash))
-    s.calc("npv", "NPV", "USD", npv(rate_in, cash))
+    s.calc("npv", "NPV (from time 0)", "USD", total(pv))
     s.calc("irr", "IRR (monthly)", "%", irr(cash, rate_in, "no IRR"))
     s.calc("irr_annual", "IRR (annual)", "%", irr(cash, rate_in, "no IRR", per_year=12))
+    positive = s.calc("positive", "Cumulative cash not below -capex", "TRUE/FALSE", cum >= -capex_in, fmt="BOOLEAN")
+    s.check("always", "Cumulative cash never below -capex", all_over(positive))
+    y = book.sheet("Years", "t")
+    y.calc("cash_by_year", "Cash by year", "USD", rollup(cash, year))
     return book
 
 
@@ -49,19 +59,26 @@ def site(tmp: Path) -> Site:
     return Site(tmp / "t.yaml", "timeline test", "", {}, "0" * 64)
 
 
+def _cash(capex: float, flow: float, life: float) -> np.ndarray:
+    month = np.arange(MONTHS + 1)
+    return np.where((month > 0) & (month <= life), flow, 0.0) - np.where(month == 0, capex, 0.0)
+
+
 def test_series_evaluate_like_numpy_financial() -> None:
-    book = make_book()
-    v = book.evaluate()
-    month = np.arange(1, PERIODS + 1)
-    cash = np.where(month <= 18, 60.0, 0.0) - np.where(month == 1, 1000.0, 0.0)
-    assert np.allclose(v["t.month"], month)
-    assert np.allclose(v["t.cum"], np.cumsum(cash))
+    v = make_book().evaluate()
+    cash = _cash(1000.0, 60.0, 18)
+    assert v["t.month"][0].tolist() == list(range(MONTHS + 1))
+    assert np.allclose(v["t.cum"][0], np.cumsum(cash))
     assert v["t.total_cash"][0, 0] == pytest.approx(cash.sum())
-    assert v["t.npv"][0, 0] == pytest.approx(npf.npv(0.01, np.r_[0.0, cash]))
+    # numpy-financial's npv treats its first value as time 0, as our SUM of discounted cash does
+    assert v["t.npv"][0, 0] == pytest.approx(npf.npv(0.01, cash), rel=1e-12)
     assert v["t.irr"][0, 0] == pytest.approx(npf.irr(cash), rel=1e-9)
     assert v["t.irr_annual"][0, 0] == pytest.approx((1 + npf.irr(cash)) ** 12 - 1, rel=1e-9)
     assert v["t.loan"][0, 0] == pytest.approx(-npf.pmt(0.01, 18, 1000.0))
     assert np.array_equal(v["t.paid_back"][0], np.maximum.accumulate(np.cumsum(cash) >= 0).astype(float))
+    # by year: the start (time 0) alone, then months 1-12, 13-24, 25-30
+    assert v["t.cash_by_year"][0].tolist() == pytest.approx([-1000.0, 720.0, 360.0, 0.0])
+    assert v["t.always"][0, 0]
 
 
 def test_batch_of_series_equals_single_runs() -> None:
@@ -69,35 +86,41 @@ def test_batch_of_series_equals_single_runs() -> None:
     batch = make_book().evaluate({"t.flow": flows})
     for k, f in enumerate(flows):
         single = make_book(flow=f).evaluate()
-        for key in ("t.cum", "t.npv", "t.paid_back"):
-            assert np.allclose(batch[key][k], single[key][0], equal_nan=True)
+        for key in ("t.cum", "t.npv", "t.paid_back", "t.cash_by_year"):
+            assert np.array_equal(batch[key][k], single[key][0], equal_nan=True), key
     assert np.isnan(batch["t.irr"][0, 0])  # no inflow at all: no IRR, the guard's message in the cell
     assert not np.isnan(batch["t.irr"][1:, 0]).any()
 
 
-def test_rendering_same_formula_in_every_period(tmp_path: Path) -> None:
+def test_rendering_same_formula_in_every_period_and_the_opening(tmp_path: Path) -> None:
     book = make_book()
     layout = plan(book)
     write_book(book, book.evaluate(), site(tmp_path), tmp_path / "t.xlsx")
-    import openpyxl
-
-    ws = openpyxl.load_workbook(tmp_path / "t.xlsx")["Timeline"]
+    wb = openpyxl.load_workbook(tmp_path / "t.xlsx")
+    ws = wb["Timeline"]
     _, row, col = layout.cells["t.cum"]
+    cash_row = layout.cells["t.cash"][1] + 1
     assert col == FIRST_PERIOD
-    first = ws.cell(row + 1, FIRST_PERIOD + 1).value
-    second = ws.cell(row + 1, FIRST_PERIOD + 2).value
-    assert ws.cell(row + 1, OPENING + 1).value == "=0"
-    # the same formula, shifted one column: prev() reads the opening column in period 1
-    assert first == "=F{r}+G{c}".format(r=row + 1, c=layout.cells["t.cash"][1] + 1)
-    assert second == "=G{r}+H{c}".format(r=row + 1, c=layout.cells["t.cash"][1] + 1)
+    # column F is time 0: the opening (here the time-0 cash); then the same formula shifted one column at a time
+    assert ws.cell(row + 1, FIRST_PERIOD + 1).value == f"=F{cash_row}"
+    assert ws.cell(row + 1, FIRST_PERIOD + 2).value == f"=F{row + 1}+G{cash_row}"
+    assert ws.cell(row + 1, FIRST_PERIOD + 3).value == f"=G{row + 1}+H{cash_row}"
+    # a line without an opening has the same formula in column F too
+    _, crow, _ = layout.cells["t.cash"]
+    assert ws.cell(crow + 1, FIRST_PERIOD + 1).value.replace("F", "G") == ws.cell(crow + 1, FIRST_PERIOD + 2).value
     _, nrow, ncol = layout.cells["t.npv"]
-    assert ws.cell(nrow + 1, ncol + 1).value == "=NPV(t_rate,t_cash)"
+    assert ws.cell(nrow + 1, ncol + 1).value == "=SUM(t_pv)"
+    # the yearly roll-up selects by the column's header (a number shown as Start, Y1, Y2...)
+    years = wb["Years"]
+    _, yrow, _ = layout.cells["t.cash_by_year"]
+    assert years.cell(yrow + 1, FIRST_PERIOD + 2).value == "=SUMIF(t_year,G$4,t_cash)"
+    assert [years.cell(4, FIRST_PERIOD + 1 + k).value for k in range(4)] == [0, 1, 2, 3]
 
 
 def test_timeline_matches_libreoffice(libreoffice: str, tmp_path: Path) -> None:
     paths = []
     for k, (capex, flow, rate, life) in enumerate(
-        [(1000, 60, 0.01, 18), (1000, 10, 0.0, 24), (5000, 400, 0.02, 12), (1, 0, 0.5, 1)]
+        [(1000, 60, 0.01, 18), (1000, 10, 0.0, 24), (5000, 400, 0.02, 12), (1, 0, 0.5, 1), (1e6, 9e4, 1e-9, 30)]
     ):
         book = make_book(capex, flow, rate, life)
         path = tmp_path / f"t{k}.xlsx"
@@ -105,23 +128,50 @@ def test_timeline_matches_libreoffice(libreoffice: str, tmp_path: Path) -> None:
         paths.append(path)
     reports = verify_files(paths)
     assert [r.problems for r in reports] == [[]] * len(paths)
-    assert sum(r.compared for r in reports) > 4 * 7 * PERIODS
+    assert sum(r.compared for r in reports) > 5 * 8 * MONTHS
 
 
 def test_prev_needs_an_opening() -> None:
     book = Book("x")
-    book.timeline(["a", "b"])
+    book.timeline(2)
     s = book.sheet("S", "s")
     with pytest.raises(FormulaError, match="opening"):
         s.calc("c", "C", "USD", lambda me: prev(me) + 1)
 
 
-@settings(max_examples=50, deadline=None)
-@given(flows=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=PERIODS, max_size=PERIODS),
-       rate=st.floats(0, 0.2))
-def test_npv_is_excel_npv(flows: list[float], rate: float) -> None:
-    """Excel's NPV discounts the first value by one period: numpy-financial's npv of [0, flows...]."""
-    from workbook.formula.functions import _npv
+def test_an_opening_cannot_read_a_previous_period() -> None:
+    book = Book("x")
+    book.timeline(3)
+    s = book.sheet("S", "s")
+    month = s.calc("m", "Month", "count", lambda me: prev(me) + 1, opening=0)
+    with pytest.raises(FormulaError, match="opening"):
+        s.calc("c", "C", "count", lambda me: prev(me) + 1, opening=prev(month))
 
-    got = _npv(np.array([[rate]]), np.array([flows]))[0, 0]
-    assert got == pytest.approx(npf.npv(rate, [0.0, *flows]), rel=1e-9, abs=1e-6)
+
+def test_monthly_and_yearly_rows_do_not_mix() -> None:
+    book = make_book()
+    s = book.sheet("Mixed", "m")
+    with pytest.raises(FormulaError, match="monthly and yearly"):
+        s.calc("bad", "Bad", "USD", book.lines["t.cash"] + book.lines["t.cash_by_year"])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(flows=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=MONTHS + 1, max_size=MONTHS + 1))
+def test_rollup_is_the_sum_of_each_years_months(flows: list[float]) -> None:
+    book = Book("roll-up")
+    book.timeline(MONTHS)
+    i = book.sheet("Inputs", "t")
+    ins = [i.input(f"f{k}", f"flow {k}", "USD", v) for k, v in enumerate(flows)]
+    at = [i.input(f"m{k}", f"month {k}", "count", k) for k in range(len(flows))]  # literals are not allowed
+    s = book.sheet("S", "s")
+    month = s.calc("month", "Month", "count", lambda me: prev(me) + 1, opening=0)
+    year = s.calc("year", "Year", "count", ceil(month / 12))
+    flow = s.calc("flow", "Flow", "USD", sum((flag(month.eq(at[k])) * x for k, x in enumerate(ins[1:], 1)),
+                                             ins[0] * 0), opening=ins[0])
+    y = book.sheet("Y", "y")
+    y.calc("by_year", "By year", "USD", rollup(flow, year))
+    v = book.evaluate()
+    months = np.arange(MONTHS + 1)
+    years = np.ceil(months / 12)
+    want = [np.array(flows)[years == k].sum() for k in range(book.years)]
+    assert v["y.by_year"][0] == pytest.approx(want, rel=1e-12, abs=1e-6)

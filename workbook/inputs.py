@@ -23,6 +23,7 @@ from workbook.units import Q_, unit
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 CATALOG_PATH = TEMPLATES / "catalog.yaml"
+DEFAULTS_PATH = TEMPLATES / "defaults.yaml"
 _TEMPERATURE = re.compile(r"^\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*(degC|degF|°C|°F|K)\s*$")
 _REDUNDANCY = re.compile(r"^\s*(\d*)\s*N\s*(?:\+\s*(\d+))?\s*$")
 
@@ -48,7 +49,6 @@ class Spec:
     choices: tuple[str, ...] = ()  # a word input that shapes the model (e.g. "pue" / "itemised")
     redundancy: bool = False  # "N", "N+1", "2N": becomes a multiplier and a number of spares
     when: tuple[str, str] | None = None  # only used when another (choice) key has this value
-    default: Any = None  # used when the key is absent; a choice's default is documented in README
     fmt: str = "#,##0.00"
     help: str = ""
     structural: bool = False  # a number that shapes the workbook (e.g. timeline length): not a live input
@@ -235,6 +235,20 @@ def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
     return data
 
 
+def load_defaults(path: Path = DEFAULTS_PATH) -> dict[str, tuple[Any, str]]:
+    """The defaults of keys no site file or catalog entry gives: key -> (value, source)."""
+    data, _ = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: defaults must be a mapping of key: {{value, source}}")
+    out = {}
+    for key, raw in data.items():
+        value, source = _split(raw)
+        if not source:
+            raise InputError(f"{path}: {key}: every default needs its source")
+        out[str(key)] = (value, source)
+    return out
+
+
 def _suggest(key: str, known: list[str]) -> str:
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
@@ -280,17 +294,19 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
         raise InputError(f"{where}: site = {name!r}: expected the site's name as text, e.g. site: Example colo")
 
     defaults = _catalog_defaults(data.get("catalog"), where, catalog_path)
+    tool_defaults = load_defaults()
     values: dict[str, Value] = {}
-    # Choices first: they decide which other keys apply.
-    ordered = sorted(specs, key=lambda s: not s.choices)
+    # Choices first (those that apply always, then those that depend on another): they decide which keys apply.
+    ordered = sorted(specs, key=lambda s: (not s.choices, s.when is not None))
     for spec in ordered:
         if spec.when is not None:
             other, wanted = spec.when
-            if values[other].magnitude != wanted:
+            if other not in values or values[other].magnitude != wanted:
                 if spec.key in given:
+                    now = values[other].magnitude if other in values else "not used here"
                     raise InputError(
                         f"{where}: {spec.key}: only used when {other} is {wanted} "
-                        f"(it is {values[other].magnitude}); remove it or change {other}"
+                        f"(it is {now}); remove it or change {other}"
                     )
                 continue
         if spec.key in given:
@@ -298,8 +314,10 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
             origin = where
         elif spec.key in defaults:
             raw, source, origin = defaults[spec.key]
-        elif spec.default is not None:
-            raw, source, origin = spec.default, "tool default (README, input format)", "default"
+        elif spec.key in tool_defaults:
+            raw, source = tool_defaults[spec.key]
+            origin = f"{DEFAULTS_PATH.name} {spec.key}"
+            source = f"default: {source}"
         else:
             hint = " (not in the site file nor in its catalog entries)" if data.get("catalog") else ""
             raise InputError(_one_line(
@@ -321,6 +339,10 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
 # "the air must leave the racks warmer than it arrives").
 Rule = tuple[str, str, str, str]
 _RULE_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+def rule_holds(op: str, a: float, b: float) -> bool:
+    return bool(_RULE_OPS[op](a, b))
 
 
 def check_rules(where: str, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> None:

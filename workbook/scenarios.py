@@ -12,17 +12,18 @@ import copy
 import difflib
 import re
 
-from workbook.formula.expr import Node
+from workbook.formula.expr import YEARS, Node
 from workbook.formula.line import Book, Line
 from workbook.inputs import InputError, Site, Spec, parse_value
 
 SHEET = "Scenarios"
+YEARLY_SHEET = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 
 def lines_used(node: Node) -> set[str]:
-    """The ids of the lines a formula reads (as values, previous periods or whole rows)."""
-    return {n.line.id for n in node.walk() if isinstance(getattr(n, "line", None), Line)}
+    """The ids of the lines a formula reads (as values, previous periods, whole rows or roll-up keys)."""
+    return {v.id for n in node.walk() for v in vars(n).values() if isinstance(v, Line)}
 
 
 def remap(node: Node, mapping: dict[str, Line]) -> Node:
@@ -68,8 +69,9 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[s
                 key, f"{line.label} [{name}]", line.unit_text, float(magnitude),
                 f"scenario {name}: {value} (base: {line.value.reshape(-1)[0]:g}) {source}".strip(),
                 fmt=line.fmt, bounds=line.bounds, integer=line.integer)
-        sheet = book.sheet(SHEET, f"scenario.{name}")
-        sheet.section(f"Scenario: {name} ({', '.join(f'{k} = {v}' for k, v in changes.items())})")
+        title = f"Scenario: {name} ({', '.join(f'{k} = {v}' for k, v in changes.items())})"
+        book.sheet(SHEET, f"scenario.{name}").section(title)
+        book.sheet(YEARLY_SHEET, f"scenario.{name}").section(title)
         for line in base:
             if line.kind == "input" or line.formula is None:
                 continue
@@ -78,7 +80,7 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[s
                 continue
             clone = copy.copy(line)
             clone.id = f"scenario.{name}.{line.id}"
-            clone.sheet = SHEET if line.kind == "calc" else line.sheet
+            clone.sheet = (YEARLY_SHEET if line.axis == YEARS else SHEET) if line.kind == "calc" else line.sheet
             clone.section = f"Scenario: {name}"
             clone.label = f"{line.label} [{name}]"
             mapping[line.id] = clone  # before remapping: a line may read its own previous period

@@ -1,8 +1,11 @@
-"""The sensitivity tornado: each main input moved down and up by a swing, one at a time.
+"""The sensitivity tornado: every input that moves the owned cost per GPU-hour, found by evaluating them all.
 
-All cases are one vectorised evaluation of the same lines the workbook renders (a batch of input arrays).
-The results are values computed at build time, written as a labelled table and a bar chart: the workbook says
-so beside them, because unlike every other number they do not recalculate when an input changes.
+Each numeric input of the base case is moved down and up by the swing, one at a time (whole numbers stay
+whole, every value stays in its valid range), in one vectorised evaluation of the same lines the workbook
+renders. The inputs that move the owned cost per GPU-hour by more than THRESHOLD either way are shown, widest
+first. A case that breaks a check the model's own numbers rely on (the useful life no longer fits the timeline,
+say) is shown as n/a with the reason, never as a number. The results are values computed at build time,
+labelled so on the sheet, because unlike every other number they do not recalculate when an input changes.
 """
 
 from __future__ import annotations
@@ -12,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from workbook.formula.line import Book
-from workbook.inputs import Spec
+from workbook.formula.line import Book, Line
+from workbook.inputs import Rule, Spec, rule_holds
+from workbook.units import is_offset
 
 SHEET = "Sensitivity"
+THRESHOLD = 0.01  # an input is shown when it moves the owned cost per GPU-hour by more than 1%
 
 
 @dataclass
@@ -27,61 +32,137 @@ class Table:
     note: str
     header: list[str]
     rows: list[list[Any]]
-    formats: list[str]
-    charts: list[dict[str, Any]] = field(default_factory=list)  # {"title", "columns": [(name, col)], "axis"}
+    formats: list[str]  # per column; an empty string for a text column
+    row_formats: list[str] = field(default_factory=list)  # per row, for the input value columns (2-4)
+    charts: list[dict[str, Any]] = field(default_factory=list)  # {"title", "columns": [(name, col)], "fmt"}
 
 
-def tornado(book: Book, specs: list[Spec], inputs: list[str], outputs: list[str], swing: float) -> Table:
+def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line], np.ndarray]:
+    """The inputs to move and their low and high values, shape (inputs, 2)."""
+    lines, values = [], []
+    for line in book.lines.values():
+        spec = specs.get(line.id)
+        if line.kind != "input" or spec is None or is_offset(line.unit):
+            continue  # an absolute temperature has no meaningful percentage change
+        base = float(line.value.reshape(-1)[0])
+        if base == 0:
+            continue  # a swing of a share of nothing moves nothing
+        low_high = np.array([base * (1 - swing), base * (1 + swing)])
+        if spec.integer:
+            low_high = np.round(low_high)
+        lo = -np.inf if spec.lo is None else spec.lo
+        hi = np.inf if spec.hi is None else spec.hi
+        low_high = np.clip(low_high, lo, hi)
+        if spec.lo_open and spec.lo is not None:
+            low_high = np.where(low_high <= spec.lo, base, low_high)
+        if (low_high == base).all():
+            continue
+        lines.append(line)
+        values.append(low_high)
+    return lines, np.array(values).reshape(-1, 2)
+
+
+def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str], swing: float) -> Table:
     by_key = {s.key: s for s in specs}
-    present = [k for k in inputs if k in book.lines and book.lines[k].kind == "input"]
-    base_values = {k: float(book.lines[k].value.reshape(-1)[0]) for k in present}
-    cases: list[tuple[str, float]] = []
-    for key in present:
-        spec = by_key[key]
-        for sign in (-1.0, 1.0):
-            v = base_values[key] * (1.0 + sign * swing)
-            lo = spec.lo if spec.lo is not None else -np.inf
-            hi = spec.hi if spec.hi is not None else np.inf
-            cases.append((key, float(np.clip(v, lo, hi))))
-    n = len(cases) + 1  # the last case is the base
-    overrides = {k: np.full(n, base_values[k]) for k in present}
-    for row, (key, value) in enumerate(cases):
-        overrides[key][row] = value
-    values = book.evaluate(overrides)
+    lines, low_high = _cases(book, by_key, swing)
+    n = 2 * len(lines) + 1  # the last case is the base
+    overrides = {}
+    for j, line in enumerate(lines):
+        column = np.full(n, float(line.value.reshape(-1)[0]))
+        column[2 * j : 2 * j + 2] = low_high[j]
+        overrides[line.id] = column
+    values = book.evaluate(overrides, strict=False)
     result = {out: values[out].reshape(n, -1)[:, 0] for out in outputs}
+    broken = [rule or value or check for rule, value, check in
+              zip(_broken_rules(book, overrides, rules, n), book.non_finite_cases(values),
+                  _broken_validity(book, values, n), strict=True)]
     base = {out: float(result[out][-1]) for out in outputs}
-
-    rows = []
-    for j, key in enumerate(present):
-        line = book.lines[key]
-        lo_case, hi_case = 2 * j, 2 * j + 1
-        row = [line.label, line.unit_text, cases[lo_case][1], base_values[key], cases[hi_case][1]]
-        for out in outputs:
-            row += [float(result[out][lo_case]), float(result[out][hi_case])]
-        for out in outputs:
-            row += [float(result[out][lo_case]) - base[out], float(result[out][hi_case]) - base[out]]
-        rows.append(row)
     first = outputs[0]
-    rows.sort(key=lambda r: -abs(r[5 + 2 * len(outputs) + 1] - r[5 + 2 * len(outputs)]))  # widest bar on top
+
+    rows, formats = [], []
+    for j, line in enumerate(lines):
+        lo_case, hi_case = 2 * j, 2 * j + 1
+        moved = [result[first][c] for c in (lo_case, hi_case) if not broken[c]]
+        if not np.isfinite(base[first]) or not any(abs(m - base[first]) > THRESHOLD * abs(base[first])
+                                                     for m in moved if np.isfinite(m)):
+            continue
+        row: list[Any] = [line.label, line.unit_text, low_high[j, 0], float(line.value.reshape(-1)[0]),
+                          low_high[j, 1]]
+        for out in outputs:
+            row += [_shown(result[out][c], broken[c]) for c in (lo_case, hi_case)]
+        for out in outputs:
+            row += [_shown(result[out][c] - base[out], broken[c]) for c in (lo_case, hi_case)]
+        rows.append(row)
+        formats.append(line.fmt)
+    width = 5 + 2 * len(outputs)
+    order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
+    rows, formats = [rows[r] for r in order], [formats[r] for r in order]
+    return _table(book, outputs, base, rows, formats, swing, len(lines))
+
+
+def _broken_rules(book: Book, overrides: dict[str, np.ndarray], rules: list[Rule], n: int) -> list[str]:
+    """For each case, the input rule it breaks (a moved value against its partner's), or ''."""
+    def case_values(key: str) -> np.ndarray | None:
+        if key in overrides:
+            return overrides[key]
+        line = book.lines.get(key)
+        return None if line is None else np.full(n, float(line.value.reshape(-1)[0]))
+
+    out = [""] * n
+    for key, op, other, why in rules:
+        a, b = case_values(key), case_values(other)
+        if a is None or b is None:
+            continue
+        for c in range(n):
+            if not rule_holds(op, a[c], b[c]):
+                out[c] = out[c] or why
+    return out
+
+
+def _broken_validity(book: Book, values: dict[str, np.ndarray], n: int) -> list[str]:
+    """For each case, the label of a validity check it breaks (which the base case passes), or ''."""
+    out = [""] * n
+    for line in book.lines.values():
+        if line.kind == "check" and line.validity:
+            ok = values[line.id].reshape(n, -1)[:, 0].astype(bool)
+            for c in np.flatnonzero(~ok & ok[-1]):
+                out[c] = out[c] or line.label
+    return out
+
+
+def _shown(value: float, broken: str) -> Any:
+    return f"n/a: {broken}" if broken else float(value)
+
+
+def _bar(row: list[Any], width: int) -> float:
+    """The width of the input's bar on the first output (n/a counts as nothing)."""
+    low, high = row[width], row[width + 1]
+    return sum(abs(x) for x in (low, high) if isinstance(x, float) and np.isfinite(x))
+
+
+def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[list[Any]], formats: list[str],
+           swing: float, tried: int) -> Table:
     header = ["Input", "Unit", f"Low (-{swing:.0%})", "Base", f"High (+{swing:.0%})"]
-    formats = ["", "", "#,##0.0000", "#,##0.0000", "#,##0.0000"]
+    column_formats = ["", "", "", "", ""]
+    short = {out: book.lines[out].label.split(" (")[0] for out in outputs}
     for out in outputs:
-        label = book.lines[out].label
-        header += [f"{label}: at low", f"{label}: at high"]
-        formats += [book.lines[out].fmt] * 2
+        header += [f"{short[out]}: at low", f"{short[out]}: at high"]
+        column_formats += [book.lines[out].fmt] * 2
     for out in outputs:
-        label = book.lines[out].label
-        header += [f"{label}: change at low", f"{label}: change at high"]
-        formats += [book.lines[out].fmt] * 2
+        header += [f"{short[out]}: change at low", f"{short[out]}: change at high"]
+        column_formats += [book.lines[out].fmt] * 2
     charts = []
     for k, out in enumerate(outputs):
         col = 5 + 2 * len(outputs) + 2 * k
         line = book.lines[out]
-        charts.append({"title": f"Tornado: {line.label} ({line.unit_text}), change from base "
-                                f"{base[out]:.4g}", "columns": [("at low input", col), ("at high input", col + 1)],
-                       "fmt": line.fmt})
-    note = (f"Computed at build time by the Python model from the inputs shown (base case: the Inputs sheet; "
-            f"each row moves one input by -/+{swing:.0%}, kept within its valid range). These are values, not "
-            f"formulas: rebuild the workbook to refresh them. Base {book.lines[first].label}: {base[first]:.6g} "
-            f"{book.lines[first].unit_text}.")
-    return Table(SHEET, "Sensitivity of the owned cost to the main inputs", note, header, rows, formats, charts)
+        charts.append({"title": f"Change in {short[out]} ({line.unit_text}) when one input moves by -/+{swing:.0%}",
+                       "columns": [("input at low", col), ("input at high", col + 1)], "fmt": line.fmt})
+    first = book.lines[outputs[0]]
+    note = (f"Computed at build time by the Python model (the same definitions as every formula) from the inputs "
+            f"shown: each row moves one input by -/+{swing:.0%}, kept whole and within its valid range. Of the "
+            f"{tried} numeric inputs, those that move {first.label.lower()} by more than {THRESHOLD:.0%} are shown, "
+            f"widest first. These are values, not formulas: rebuild the workbook to refresh them. A case that "
+            f"breaks a check the model relies on is n/a. Base {first.label.lower()}: {base[outputs[0]]:.4g} "
+            f"{first.unit_text}.")
+    return Table(SHEET, "Sensitivity: what moves the owned cost per GPU-hour", note, header, rows,
+                 column_formats, formats, charts)

@@ -64,7 +64,7 @@ def _series_name(line: Line) -> str:
 
 def _timeline_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
     """One series per series line, across the timeline's period columns."""
-    last = FIRST_PERIOD + layout.periods - 1
+    last = FIRST_PERIOD + layout.widths[chart.lines[0].axis] - 1
     c = wb.add_chart({"type": chart.kind})
     for line in chart.lines:
         sheet, row, _ = layout.cells[line.id]

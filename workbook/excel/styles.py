@@ -43,6 +43,17 @@ class Styles:
         self.input_text = wb.add_format({**base, "font_color": INPUT_FONT, "bg_color": INPUT_FILL,
                                          "border": 1, "border_color": "#BFBFBF"})
 
+    def period_header(self, monthly: bool) -> Any:
+        """A period column's header: its number (0 = the start), shown as M1, M2... or Y1, Y2...; roll-ups
+        select by this number."""
+        key = ("period", monthly)
+        if key not in self._cache:
+            shown = '"M"0;;"Start"' if monthly else '"Y"0;;"Start"'
+            self._cache[key] = self.wb.add_format({**self.base, "bold": True, "font_color": "#FFFFFF",
+                                                   "bg_color": HEADER_FILL, "border": 1, "num_format": shown,
+                                                   "align": "right"})
+        return self._cache[key]
+
     def value(self, fmt: str, kind: str) -> Any:
         """Number format for a value cell; inputs get the input colours."""
         key = (fmt, kind)

@@ -20,15 +20,16 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any) ->
     ws.set_row(1, 30)
     for col, head in enumerate(table.header):
         ws.write(TABLE_ROW, col, head, styles.header)
-    formats = [styles.value(f, "calc") if f else styles.label for f in table.formats]
-    for r, row in enumerate(table.rows, start=TABLE_ROW + 1):
+    for k, row in enumerate(table.rows):
+        r = TABLE_ROW + 1 + k
         for col, value in enumerate(row):
+            fmt = table.row_formats[k] if 2 <= col <= 4 and table.row_formats else table.formats[col]
             if isinstance(value, float) and math.isnan(value):
                 ws.write_string(r, col, "n/a", styles.label)
             elif isinstance(value, str):
                 ws.write_string(r, col, value, styles.label)
             else:
-                ws.write_number(r, col, value, formats[col])
+                ws.write_number(r, col, value, styles.value(fmt, "calc") if fmt else styles.label)
     ws.set_column(0, 0, 52)
     ws.set_column(1, 1, 12)
     ws.set_column(2, len(table.header) - 1, 17)

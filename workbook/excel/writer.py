@@ -27,7 +27,6 @@ from workbook.excel.layout import (
     LABEL,
     NAME,
     NOTE,
-    OPENING,
     UNIT,
     VALUE,
     Layout,
@@ -35,8 +34,8 @@ from workbook.excel.layout import (
 )
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
-from workbook.formula.expr import Context
-from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section
+from workbook.formula.expr import MONTHS, Context
+from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section, Text
 from workbook.inputs import Site
 
 FIXED_DATE = datetime(2026, 1, 1)
@@ -52,8 +51,8 @@ class CellContext(Context):
     """How a formula in one cell names the lines it uses.
 
     Single values go by their defined names, which read like the labels beside them. In a period column, a
-    series line is the cell of its row in the same column (the previous column for prev(), which in the first
-    period is the opening column); a whole row (SUM, NPV) goes by the row's defined name.
+    row is the cell of its row in the same column (the previous column for prev()); a whole row (SUM, IRR)
+    goes by the row's defined name; a roll-up's year is the column's header cell.
     """
 
     def __init__(self, layout: Layout, sheet: str, col: int = VALUE):
@@ -77,10 +76,15 @@ class CellContext(Context):
     def row_range(self, line: Line) -> str:
         return line.name
 
+    def header(self) -> str:
+        if self.col < FIRST_PERIOD:
+            raise ValueError("a roll-up is written in a period column")
+        return xl_rowcol_to_cell(HEADER_ROW, self.col, row_abs=True)
+
 
 def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
     """The value Excel shows before it recalculates: a number, TRUE/FALSE, or the guard's message."""
-    v = value[0, period] if value.ndim == 2 else value.reshape(-1)[0]
+    v = value[0, period] if value.ndim == 2 else value.reshape(-1)[period]
     if line.is_bool:
         return bool(v)
     v = float(v)
@@ -138,9 +142,9 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         for col, head in enumerate(COLUMNS):
             ws.write(HEADER_ROW, col, head, styles.header)
         if sl.has_series:
-            ws.write(HEADER_ROW, OPENING, "Opening", styles.header)
-            for t, label in enumerate(book.period_labels):
-                ws.write(HEADER_ROW, FIRST_PERIOD + t, label, styles.header)
+            header = styles.period_header(sl.axis == MONTHS)
+            for t in range(layout.widths[sl.axis]):
+                ws.write_number(HEADER_ROW, FIRST_PERIOD + t, t, header)
         if title == INPUTS_SHEET and book.settings:
             _write_settings(ws, styles, book)
         for row, item in sl.rows:
@@ -149,8 +153,11 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
                     ws.write_blank(row, col, None, styles.section)
                 ws.write(row, LABEL, item.title, styles.section)
                 continue
+            if isinstance(item, Text):
+                ws.write_string(row, LABEL, item.text, styles.note)
+                continue
             _write_line(ws, styles, layout, title, item, values, row)
-            target = layout.row_address(item.id) if item.series else layout.address(item.id, absolute=True)
+            target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
             wb.define_name(item.name, f"={target}")
         last_row = sl.last_row
         charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in book.charts)
@@ -158,9 +165,9 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             _colour_checks(ws, styles, sl)
         for col, width in WIDTHS.items():
             ws.set_column(col, col, 44 if (sl.has_series and col == NOTE) else width)
+        last_col = layout.last_column(title)
         if sl.has_series:
-            ws.set_column(OPENING, FIRST_PERIOD + book.periods - 1, 12)
-        last_col = FIRST_PERIOD + book.periods - 1 if sl.has_series else NOTE
+            ws.set_column(FIRST_PERIOD, last_col, 12)
         if any(c.sheet == title for c in book.charts):
             last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
             last_row = max(last_row, charts_end)
@@ -186,13 +193,10 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         ws.write_formula(row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
                          cached(line, value))
         return
-    if line.opening is not None:
-        ws.write_formula(row, OPENING, "=" + line.opening.render(CellContext(layout, sheet)), fmt,
-                         cached(line, values[f"{line.id}#opening"]))
     for t in range(value.shape[1]):
         col = FIRST_PERIOD + t
-        ws.write_formula(row, col, "=" + line.formula.render(CellContext(layout, sheet, col)), fmt,
-                         cached(line, value, t))
+        node = line.opening if (t == 0 and line.opening is not None) else line.formula
+        ws.write_formula(row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
 
 
 def _validate(ws: Any, line: Line, row: int) -> None:

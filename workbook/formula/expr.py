@@ -1,9 +1,12 @@
 """Expression nodes: one tree, evaluated in Python and rendered as an Excel formula.
 
 Each node knows the unit its magnitude is in. Python evaluates magnitudes (numpy arrays shaped
-(batch, periods)) applying exactly the conversion factors the Excel text carries, so both renderings do
-the same arithmetic. Where Excel/LibreOffice and IEEE arithmetic differ (15-digit rounding in ROUNDUP,
-approximate equality in comparisons and in `a - b`), Python follows the spreadsheet.
+(batch, columns)) applying exactly the conversion factors the Excel text carries, so both renderings do
+the same arithmetic. Where a spreadsheet and IEEE arithmetic differ (approximate equality in comparisons and in
+`a + b`, `a - b`), Python computes what LibreOffice computes (workbook.formula.spreadsheet).
+
+A value is a single number or a row on an axis: the monthly timeline (column 0 is time 0, the start, then
+one column per month) or its yearly roll-up (column 0 the start, then one column per year).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pint
 
+from workbook.formula.spreadsheet import approx_add, approx_sub, compare, power
 from workbook.units import factor, is_offset, unit, ureg
 
 if TYPE_CHECKING:
@@ -29,7 +33,7 @@ DIMENSIONLESS = unit("")
 # an input with a source.
 UNIVERSAL = {0, 0.5, 1, 2, 3, 4, 7, 10, 12, 24, 52, 60, 100, 365, 1000, 3600, 8760}
 
-_APPROX = 2.0**-48  # LibreOffice rtl::math::approxEqual: |a-b| < |a| * 2^-48
+MONTHS, YEARS = "months", "years"  # the axes a row can run along
 
 
 class FormulaError(ValueError):
@@ -41,25 +45,47 @@ class UnitError(FormulaError):
 
 
 class Env:
-    """Values of the lines evaluated so far, each a float array shaped (batch, periods or 1).
+    """Values of the lines evaluated so far, each a float array shaped (batch, columns or 1).
 
-    A line whose formula uses its own previous period is evaluated one period at a time: then `column` is
-    that period, and series values are read one column at a time.
-    """
+    A row is read whole, or in a `window` of its columns (a line with an opening is evaluated on columns 1..n,
+    its opening on column 0), or one `column` at a time (a line that uses its own previous period)."""
 
-    def __init__(self, values: dict[str, np.ndarray] | None = None):
+    def __init__(self, values: dict[str, np.ndarray] | None = None, sizes: dict[str, int] | None = None):
         self.values: dict[str, np.ndarray] = dict(values or {})
-        self.openings: dict[str, np.ndarray] = {}
+        self.sizes: dict[str, int] = dict(sizes or {})  # columns of each axis
         self.column: int | None = None
+        self.window: slice | None = None
 
     def __getitem__(self, line_id: str) -> np.ndarray:
         return self.values[line_id]
 
     def get(self, line: Line) -> np.ndarray:
         v = self.values[line.id]
-        if self.column is not None and line.series:
+        if line.axis is None:
+            return v
+        if self.column is not None:
             return v[:, self.column : self.column + 1]
+        if self.window is not None:
+            return v[:, self.window]
         return v
+
+    def previous(self, line: Line) -> np.ndarray:
+        v = self.values[line.id]
+        if self.column is not None:
+            return v[:, self.column - 1 : self.column]
+        w = self.window
+        if w is None or not w.start:
+            raise FormulaError(f"prev({line.id}) read outside the periods after the first")
+        return v[:, w.start - 1 : w.stop - 1]
+
+    def whole_rows(self) -> tuple[int | None, slice | None]:
+        """Read whole rows (SUM, IRR...): returns the state to restore."""
+        state = (self.column, self.window)
+        self.column, self.window = None, None
+        return state
+
+    def restore(self, state: tuple[int | None, slice | None]) -> None:
+        self.column, self.window = state
 
 
 class Context:
@@ -77,6 +103,10 @@ class Context:
         """A series line's whole row of periods."""
         raise NotImplementedError
 
+    def header(self) -> str:  # pragma: no cover - interface
+        """The current column's header cell (its period number), for a roll-up's SUMIF criterion."""
+        raise NotImplementedError
+
 
 def num(x: float) -> str:
     """A literal as Excel reads it (integers without '.0', exponents in capitals)."""
@@ -84,71 +114,6 @@ def num(x: float) -> str:
     if x.is_integer() and abs(x) < 1e15:
         return str(int(x))
     return repr(x).upper()
-
-
-# ---------------------------------------------------------------- spreadsheet arithmetic in numpy
-
-
-def approx_equal(a: Any, b: Any) -> np.ndarray:
-    with np.errstate(invalid="ignore", over="ignore"):
-        return (a == b) | (np.abs(a - b) < np.abs(a) * _APPROX)
-
-
-def approx_add(a: Any, b: Any) -> np.ndarray:
-    """a + b, but 0 where the two cancel to 15 digits, as LibreOffice's approxAdd.
-
-    approxAdd(a, b) is 0 when a and b have opposite signs and approxEqual(a, -b), i.e. |a + b| < |a| 2^-48;
-    with like signs |a + b| >= |a|, so the size test alone decides."""
-    r = np.add(a, b)
-    with np.errstate(invalid="ignore"):
-        return np.where(np.abs(r) < np.abs(a) * _APPROX, 0.0, r)
-
-
-def approx_sub(a: Any, b: Any) -> np.ndarray:
-    """a - b, but 0 where a and b are equal to 15 digits (LibreOffice's approxSub)."""
-    r = np.subtract(a, b)
-    with np.errstate(invalid="ignore"):
-        return np.where(np.abs(r) < np.abs(a) * _APPROX, 0.0, r)
-
-
-def round15(x: Any) -> np.ndarray:
-    """Round to 15 significant digits, as spreadsheets do before ROUNDUP/ROUNDDOWN."""
-    x = np.asarray(x, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mag = np.floor(np.log10(np.abs(x)))
-        mag = np.where(np.isfinite(mag), mag, 0)
-        # 10^(14-mag) overflows below ~1e-294; values that small (or above 1e290) round to themselves
-        safe = (mag > -280) & (mag < 280)
-        scale = 10.0 ** (14 - np.where(safe, mag, 0))
-        rounded = np.round(x * scale) / scale
-    return np.where(x == 0, 0.0, np.where(safe, rounded, x))
-
-
-def excel_roundup(x: Any) -> np.ndarray:
-    """ROUNDUP(x,0): away from zero."""
-    x = round15(x)
-    return np.sign(x) * np.ceil(np.abs(x))
-
-
-def excel_rounddown(x: Any) -> np.ndarray:
-    """ROUNDDOWN(x,0): toward zero."""
-    x = round15(x)
-    return np.sign(x) * np.floor(np.abs(x))
-
-
-def _cmp(op: str, a: Any, b: Any) -> np.ndarray:
-    eq = approx_equal(a, b)
-    if op == "=":
-        return eq
-    if op == "<>":
-        return ~eq
-    if op == "<":
-        return ~eq & (a < b)
-    if op == "<=":
-        return eq | (a < b)
-    if op == ">":
-        return ~eq & (a > b)
-    return eq | (a > b)
 
 
 # ---------------------------------------------------------------- nodes
@@ -233,9 +198,17 @@ class Node(Operand):
         raise NotImplementedError
 
     @functools.cached_property
+    def axis(self) -> str | None:
+        """The axis the value runs along (MONTHS, YEARS), or None for a single value."""
+        axes = {c.axis for c in self.children()} - {None}
+        if len(axes) > 1:
+            raise FormulaError("a formula mixes monthly and yearly rows; roll the months up first (rollup())")
+        return axes.pop() if axes else None
+
+    @property
     def series(self) -> bool:
-        """True when the value runs across the timeline's periods."""
-        return any(c.series for c in self.children())
+        """True when the value is a row (monthly or yearly)."""
+        return self.axis is not None
 
     def walk(self):
         yield self
@@ -288,7 +261,7 @@ class Ref(Node):
         self.line = line
         self.unit = line.unit
         self.is_bool = line.is_bool
-        self.series = line.series
+        self.axis = line.axis
 
     def evaluate(self, env: Env) -> np.ndarray:
         return env.get(self.line)
@@ -461,7 +434,7 @@ class Pow(Node):
         return (self.a, self.n)
 
     def evaluate(self, env: Env) -> np.ndarray:
-        return np.power(self.a.evaluate(env), self.n.evaluate(env))
+        return power(self.a.evaluate(env), self.n.evaluate(env))
 
     def render(self, ctx: Context) -> str:
         return f"{self.a.wrapped(ctx, ATOM)}^{self.n.wrapped(ctx, ATOM)}"
@@ -494,7 +467,7 @@ class Compare(Node):
         return (self.a, self.b)
 
     def evaluate(self, env: Env) -> np.ndarray:
-        return _cmp(self.op, self.a.evaluate(env), self.b.evaluate(env))
+        return compare(self.op, self.a.evaluate(env), self.b.evaluate(env))
 
     def render(self, ctx: Context) -> str:
         return f"{self.a.wrapped(ctx, ADD)}{self.op}{self.b.wrapped(ctx, ADD)}"
@@ -556,54 +529,73 @@ class Guard(Node):
 
 
 class Prev(Node):
-    """A series line's value in the previous period; in the first period, the line's opening value."""
-
-    series = True
+    """A row's value in the previous column. A line that uses it needs an opening (its column 0)."""
 
     def __init__(self, line: Line):
+        if line.axis != MONTHS:
+            raise FormulaError(f"prev({line.id}) needs a monthly row")
         if line.opening is None:
             raise FormulaError(f"prev({line.id}) needs the line to have an opening value")
-        self.line, self.unit, self.is_bool = line, line.unit, line.is_bool
+        self.line, self.unit, self.is_bool, self.axis = line, line.unit, line.is_bool, MONTHS
 
     def evaluate(self, env: Env) -> np.ndarray:
-        opening = env.openings[self.line.id]
-        t = env.column
-        if t is not None:
-            return opening if t == 0 else env.values[self.line.id][:, t - 1 : t]
-        v = env.values[self.line.id]
-        first = np.broadcast_to(opening, (v.shape[0], 1))
-        return np.concatenate([first, v[:, :-1]], axis=1)
+        return env.previous(self.line)
 
     def render(self, ctx: Context) -> str:
         return ctx.prev_ref(self.line)
 
 
 class RowAgg(Node):
-    """A function of a series line's whole row (SUM, NPV...), which is one value, not a series."""
+    """A function of whole rows (SUM, IRR, AND...), which is one value: fn(*before, row, *after)."""
 
-    series = False
+    axis = None
 
     def __init__(self, name: str, line: Line, fn: Callable[..., np.ndarray], out_unit: pint.Unit,
                  before: list[Node] | None = None, wrap: tuple[str, str] = ("", ""),
-                 after: list[Node] | None = None):
+                 after: list[Node] | None = None, *, is_bool: bool = False):
         if not line.series:
-            raise FormulaError(f"{name}() needs a series line; {line.id} is a single value")
-        self.name, self.line, self.fn, self.unit = name, line, fn, out_unit
+            raise FormulaError(f"{name}() needs a row; {line.id} is a single value")
+        self.name, self.line, self.fn, self.unit, self.is_bool = name, line, fn, out_unit, is_bool
         self.before, self.after = before or [], after or []
+        for arg in (*self.before, *self.after):
+            if arg.series:
+                raise FormulaError(f"{name}(): only the row itself may run over periods")
         self.wrap = wrap
 
     def children(self) -> tuple[Node, ...]:
         return (*self.before, *self.after)
 
     def evaluate(self, env: Env) -> np.ndarray:
-        """fn(*before, row, *after)."""
-        column, env.column = env.column, None
+        state = env.whole_rows()
         try:
             row = env.values[self.line.id]
             return self.fn(*(b.evaluate(env) for b in self.before), row, *(a.evaluate(env) for a in self.after))
         finally:
-            env.column = column
+            env.restore(state)
 
     def render(self, ctx: Context) -> str:
         args = [b.render(ctx) for b in self.before] + [ctx.row_range(self.line)] + [a.render(ctx) for a in self.after]
         return f"{self.wrap[0]}{self.name}({','.join(args)}){self.wrap[1]}"
+
+
+class Rollup(Node):
+    """A monthly row summed by year: SUMIF(year row, this column's year, row). Column 0 (the start) holds
+    what happens at time 0, then one column per year."""
+
+    axis = YEARS
+
+    def __init__(self, line: Line, by: Line, fn: Callable[[np.ndarray, float, np.ndarray], np.ndarray]):
+        if line.axis != MONTHS or by.axis != MONTHS:
+            raise FormulaError(f"rollup({line.id}) sums a monthly row by a monthly row of years")
+        self.line, self.by, self.fn, self.unit = line, by, fn, line.unit
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        state = env.whole_rows()
+        try:
+            keys, row = env.values[self.by.id], env.values[self.line.id]
+            return np.concatenate([self.fn(keys, float(k), row) for k in range(env.sizes[YEARS])], axis=1)
+        finally:
+            env.restore(state)
+
+    def render(self, ctx: Context) -> str:
+        return f"SUMIF({ctx.row_range(self.by)},{ctx.header()},{ctx.row_range(self.line)})"

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.formula import spreadsheet
 from workbook.formula.expr import (
     DIMENSIONLESS,
     Const,
@@ -17,12 +18,11 @@ from workbook.formula.expr import (
     Guard,
     Node,
     Prev,
+    Rollup,
     RowAgg,
     UnitError,
     as_node,
     convert,
-    excel_rounddown,
-    excel_roundup,
 )
 from workbook.formula.line import Line
 
@@ -33,12 +33,12 @@ def _count(x: Any, name: str) -> Node:
 
 def ceil(x: Any) -> Node:
     """Round up to a whole number (away from zero, as ROUNDUP(x,0)); for counts of things."""
-    return Func("ROUNDUP", [_count(x, "ceil")], excel_roundup, DIMENSIONLESS, extra=",0")
+    return Func("ROUNDUP", [_count(x, "ceil")], spreadsheet.round_up, DIMENSIONLESS, extra=",0")
 
 
 def floor(x: Any) -> Node:
     """Round down to a whole number (toward zero, as ROUNDDOWN(x,0)); for how many fit."""
-    return Func("ROUNDDOWN", [_count(x, "floor")], excel_rounddown, DIMENSIONLESS, extra=",0")
+    return Func("ROUNDDOWN", [_count(x, "floor")], spreadsheet.round_down, DIMENSIONLESS, extra=",0")
 
 
 def _alike(args: tuple[Any, ...], name: str) -> list[Node]:
@@ -111,27 +111,26 @@ def flag(cond: Any) -> Node:
 
 
 def total(line: Line) -> Node:
-    """SUM over the timeline."""
-    return RowAgg("SUM", line, lambda row: row.sum(axis=1, keepdims=True), line.unit)
+    """SUM over the row, from the start (column 0) to the end."""
+    return RowAgg("SUM", line, spreadsheet.row_sum, line.unit)
 
 
-def _npv(rate: np.ndarray, row: np.ndarray) -> np.ndarray:
-    t = np.arange(1, row.shape[1] + 1)
-    return (row / np.power(1.0 + np.asarray(rate, float), t)).sum(axis=1, keepdims=True)
+def largest(line: Line) -> Node:
+    """MAX over the row (e.g. the peak funding need)."""
+    return RowAgg("MAX", line, lambda row: row.max(axis=1, keepdims=True), line.unit)
 
 
-def npv(rate: Any, line: Line) -> Node:
-    """NPV(rate, row): as Excel, the first period is discounted by one period (flows at period ends)."""
-    r = convert(as_node(rate), DIMENSIONLESS, "npv() rate per period")
-    return RowAgg("NPV", line, _npv, line.unit, before=[r])
+def all_over(line: Line) -> Node:
+    """AND over a row of conditions: TRUE when the condition holds in every period (a check on a row)."""
+    if not line.is_bool:
+        raise UnitError(f"all_over() takes a row of conditions; {line.id} is not one")
+    return RowAgg("AND", line, lambda row: row.astype(bool).all(axis=1, keepdims=True), DIMENSIONLESS,
+                  is_bool=True)
 
 
-def _pmt(rate: np.ndarray, nper: np.ndarray, pv: np.ndarray) -> np.ndarray:
-    rate, nper, pv = (np.asarray(x, float) for x in (rate, nper, pv))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        growth = np.power(1.0 + rate, nper)
-        annuity = -pv * growth * rate / (growth - 1.0)
-    return np.where(rate == 0, -pv / nper, annuity)
+def rollup(line: Line, years: Line) -> Node:
+    """A monthly row summed by year (the start, then each year): SUMIF(years row, the column's year, row)."""
+    return Rollup(line, years, spreadsheet.row_sumif)
 
 
 def pmt(rate: Any, nper: Any, pv: Any) -> Node:
@@ -139,29 +138,7 @@ def pmt(rate: Any, nper: Any, pv: Any) -> Node:
     r = convert(as_node(rate), DIMENSIONLESS, "pmt() rate per period")
     n = convert(as_node(nper), DIMENSIONLESS, "pmt() number of periods")
     p = as_node(pv)
-    return Func("PMT", [r, n, p], _pmt, p.unit)
-
-
-IRR_EPS, IRR_MAX_ITER = 1e-7, 20  # LibreOffice ScIRR's Newton iteration
-
-
-def _irr(row: np.ndarray, guess: np.ndarray) -> np.ndarray:
-    """IRR as LibreOffice computes it: Newton from the guess, at most 20 steps, converged when a step < 1e-7."""
-    row = np.asarray(row, float)
-    t = np.arange(row.shape[1], dtype=float)
-    x = np.broadcast_to(np.asarray(guess, float), (row.shape[0], 1)).copy()
-    eps = np.full_like(x, 1.0)
-    with np.errstate(all="ignore"):
-        for _ in range(IRR_MAX_ITER):
-            active = eps > IRR_EPS
-            if not active.any():
-                break
-            nom = (row / np.power(1.0 + x, t)).sum(axis=1, keepdims=True)
-            denom = (-t * row / np.power(1.0 + x, t + 1.0)).sum(axis=1, keepdims=True)
-            x_new = x - nom / denom
-            eps = np.where(active, np.abs(x_new - x), eps)
-            x = np.where(active, x_new, x)
-    return np.where(eps < IRR_EPS, x, np.nan)
+    return Func("PMT", [r, n, p], spreadsheet.pmt, p.unit)
 
 
 class Irr(RowAgg):
@@ -174,15 +151,26 @@ class Irr(RowAgg):
         if per_year not in (1, 12):
             raise FormulaError("irr(): periods per year is 1 or 12")
         self.message = message
-        first = RowAgg("IRR", line, _irr, DIMENSIONLESS, after=[guess])
-        fn = _irr if per_year == 1 else (lambda row, g: np.power(1.0 + _irr(row, g), 12) - 1.0)
-        text = message.replace('"', '""')
-        wrap = ("IFERROR(", f',"{text}")') if per_year == 1 else ("IFERROR((1+", f')^12-1,"{text}")')
+        first = RowAgg("IRR", line, spreadsheet.irr, DIMENSIONLESS, after=[guess])
+        if per_year == 1:
+            fn, wrap = spreadsheet.irr, ("IFERROR(", f',"{_quoted(message)}")')
+        else:
+            fn = _annual_irr
+            wrap = ("IFERROR((1+", f')^12-1,"{_quoted(message)}")')
         super().__init__("IRR", line, fn, DIMENSIONLESS, wrap=wrap, after=[first])
 
 
-def irr(line: Line, guess: Any, message: str, per_year: int = 1) -> Node:
-    """Internal rate of return per period of a series of flows (annualised when per_year is 12).
+def _quoted(text: str) -> str:
+    return text.replace('"', '""')
 
-    Newton's method needs a starting point near the answer: pass the cost of capital per period."""
+
+def _annual_irr(row: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """(1 + monthly IRR)^12 - 1, with the spreadsheet's addition, power and subtraction."""
+    growth = spreadsheet.approx_add(1.0, spreadsheet.irr(row, guess))
+    return spreadsheet.approx_sub(spreadsheet.power(growth, 12.0), 1.0)
+
+
+def irr(line: Line, guess: Any, message: str, per_year: int = 1) -> Node:
+    """Internal rate of return per period of a row of flows, the first at time 0 (annualised when per_year
+    is 12). Newton's method needs a starting point near the answer: pass the cost of capital per period."""
     return Irr(line, convert(as_node(guess), DIMENSIONLESS, "irr() guess"), message, per_year)

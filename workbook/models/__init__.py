@@ -39,7 +39,10 @@ def build_book(site: Site) -> Book:
     book.sheet(tco.COMPARISON, "comparison")
     for model in PRESENTATION:
         book.sheet(model.TITLE, model.PREFIX)
+    book.sheet(tco.PL_SHEET, "tco")
+    book.sheet(tco.CASH_SHEET, "tco")
     book.sheet(scenarios.SHEET, "scenario")
+    book.sheet(scenarios.YEARLY_SHEET, "scenario")
     book.sheet(sensitivity.SHEET, "sensitivity")
     book.sheet(CHECKS_SHEET, "checks")
     inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
@@ -49,6 +52,6 @@ def build_book(site: Site) -> Book:
     summary.define_checks(book)
     summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])
     book.tables.append(sensitivity.tornado(
-        book, all_specs(), tco.SENSITIVITY, ["tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation"],
+        book, all_specs(), all_rules(), ["tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation"],
         float(inputs.tco.choice("sensitivity_swing"))))
     return book

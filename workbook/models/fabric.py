@@ -38,12 +38,12 @@ _PORTS = dict(expect="a count of ports", lo=0, integer=True, fmt=COUNT)
 _RADIX = dict(expect="a count of switch ports (a positive even number)", example="64", lo=0, lo_open=True,
               integer=True, even=True, fmt=COUNT)
 _W = dict(expect="a power", example="15 W", lo=0.0)
-_RATIO = dict(expect="a ratio of ports down to ports up", example="1", lo=1.0, hi=16.0, default=1)
+_RATIO = dict(expect="a ratio of ports down to ports up", example="1", lo=1.0, hi=16.0)
 _RATE = dict(expect="a data rate", example="400 Gbit/s", lo=0.0, lo_open=True, fmt=COUNT)
 
 INPUTS = [
     Spec("fabric.wiring", "Compute fabric wiring", "", "a wiring", "rail-optimised",
-         choices=("rail-optimised", "flat"), default="rail-optimised"),
+         choices=("rail-optimised", "flat")),
     # compute fabric: node side (catalog `node`)
     Spec("fabric.nics_per_gpu", "Compute NICs per GPU (rails per GPU)", "count", "a count of NICs", "1", lo=0,
          lo_open=True, integer=True, fmt=COUNT),

@@ -43,7 +43,7 @@ INPUTS = [
     Spec("power.storage_power", "Shared storage system power", "kW", **_KW),
     Spec("power.management_power", "Management servers and network power", "kW", **_KW),
     Spec("power.facility_model", "Facility overhead method", "", "a method", "pue",
-         choices=("pue", "itemised"), default="pue"),
+         choices=("pue", "itemised")),
     Spec("power.pue", "PUE (facility power / IT power)", "ratio", "a ratio", "1.3", lo=1.0, hi=3.0,
          when=("power.facility_model", "pue")),
     Spec("power.cooling_overhead", "Cooling power per kW of IT load", "kW/kW", "a ratio", "0.25",
@@ -123,11 +123,13 @@ def define(book: Book, inputs: AllInputs) -> None:
         "peak_it_load", "Peak IT load (synchronised GPU steps)", "kW",
         it + gpu_board * (i.sync_peak_factor - 1),
         "all GPUs of a training job step together; only GPU power rises above TDP")
-    peak = s.calc(
-        "peak_facility_power", "Peak facility power", "kW", peak_it * pue,
-        "peak IT load x PUE (overhead scales with the load it serves)")
-    feed = s.calc("contracted_feed", "Contracted utility feed", "MW", peak * (1 + i.feed_headroom),
-                  "peak facility power plus headroom")
+    critical = s.calc(
+        "critical_it_capacity", "Contracted critical IT capacity", "kW", peak_it * (1 + i.feed_headroom),
+        "peak IT load plus headroom: the IT capacity a colocation contract reserves and prices per kW-month")
+    s.calc("peak_facility_power", "Peak facility power", "kW", peak_it * pue,
+           "peak IT load x PUE (overhead scales with the load it serves)")
+    feed = s.calc("contracted_feed", "Contracted utility feed", "MW", critical * pue,
+                  "critical IT capacity x PUE: peak facility power plus headroom")
     blocks_n = s.calc("feed_blocks_n", "Supply blocks to carry the feed (N)", "blocks",
                       ceil(feed / i.feed_block_size), fmt=COUNT)
     blocks = s.calc(
