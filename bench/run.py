@@ -238,7 +238,8 @@ def power_in_numpy(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     facility = it * g("power.pue")
     peak_it = it + gpu_board * (g("power.sync_peak_factor") - 1)
     peak = peak_it * g("power.pue")
-    feed = peak * (1 + g("power.feed_headroom")) / 1000
+    critical = peak_it * (1 + g("power.feed_headroom"))
+    feed = critical * g("power.pue") / 1000
     blocks_n = np.ceil(feed / g("power.feed_block_size"))
     blocks = blocks_n * g("power.feed_redundancy_multiplier") + g("power.feed_redundancy_spares")
     out = {
@@ -247,7 +248,8 @@ def power_in_numpy(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         "power.nodes": nodes, "power.nodes_per_rack": per_rack, "power.racks": racks,
         "power.rack_power": rack_power, "power.gpu_board_power": gpu_board, "power.compute_power": compute,
         "power.it_load": it, "power.facility_power": facility, "power.facility_overhead": facility - it,
-        "power.peak_it_load": peak_it, "power.peak_facility_power": peak, "power.contracted_feed": feed,
+        "power.peak_it_load": peak_it, "power.critical_it_capacity": critical,
+        "power.peak_facility_power": peak, "power.contracted_feed": feed,
         "power.feed_blocks_n": blocks_n, "power.feed_blocks": blocks,
         "power.installed_supply": blocks * g("power.feed_block_size"),
         "power.gpu_share": gpu_board / facility, "power.gpus_per_mw": g("power.gpus") / feed,
