@@ -325,29 +325,33 @@ def _depreciation(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, L
     s.section("The facility at the end of the IT life")
     left_n = s.calc("facility_months_left", "Facility life left at exit", "count", max_(0, fac_n - life_n),
                     "its depreciation life in months - the IT life in months", fmt="#,##0.0")
+    book_share = s.calc("facility_book_share", "Facility book value at exit, per USD of capex", "ratio",
+                        left_n / fac_n, "life left / life", fmt="0.0000")
     book_left = s.calc("facility_book_left", "Facility book value at exit", "USD",
-                       capex["facility"] * left_n / fac_n, "capex x (life left / life)", fmt=USD)
-    value_left = _facility_value_left(s, i, capex, fac_n, left_n, build)
+                       capex["facility"] * book_share, "capex x (life left / life)", fmt=USD)
+    value_share = _facility_value_share(s, i, fac_n, left_n, build)
+    value_left = s.calc("facility_value_left", "Facility value at exit", "USD", capex["facility"] * value_share,
+                        "capex x value left per USD of capex", fmt=USD)
     exit_value = s.calc("facility_exit_value_after_tax", "Facility value at exit, after tax on the gain", "USD",
                         value_left * (1 - i.tax_rate) + i.tax_rate * book_left,
                         "value x (1 - tax) + tax x book value: as a sale at that value", fmt=USD)
     return {"it_dep": it_dep, "fac_dep": fac_dep, "flow": dep, "book_left": book_left, "value_left": value_left,
+            "book_share": book_share, "value_share": value_share,
             "exit_value": exit_value}
 
 
-def _facility_value_left(s: SheetBuilder, i: Inputs, capex: dict[str, Line], fac_n: Node, left_n: Line,
-                         build: bool) -> Line:
+def _facility_value_share(s: SheetBuilder, i: Inputs, fac_n: Node, left_n: Line, build: bool) -> Line:
+    """The facility's value at exit per USD of its capex. A share, not an amount: the loss at exit is capex x
+    (book share - value share), so where the two are nearly equal (a cost of capital near 0) the difference is
+    taken between numbers that do not carry the rounding of the capex chain."""
     if build and i.choice("facility_residual") == "stated":
-        return s.calc("facility_value_left", "Facility value at exit (stated)", "USD",
-                      capex["facility"] * i.facility_exit_value, "build cost x the stated exit value", fmt=USD)
+        return s.calc("facility_value_share", "Facility value at exit, per USD of capex (stated)", "ratio",
+                      1 * i.facility_exit_value, "the stated exit value", fmt="0.0000")
     r = s.book.lines["tco.monthly_rate"]
-    charge = s.calc("facility_capital_charge", "Facility capital charge per month (level, over its life)", "USD",
-                    -pmt(r, fac_n, capex["facility"]), "-PMT(monthly cost of capital, life in months, capex)",
-                    fmt=USD)
-    return s.calc("facility_value_left", "Facility value at exit (annuity value left)", "USD",
-                  where(left_n > 0, -(charge / pmt(r, left_n, 1)), 0 * DOLLAR),
-                  "the PV at exit of the capital charges still to come: charge / -PMT(rate, months left, 1); "
-                  "the straight-line book value at a 0% cost of capital", fmt=USD)
+    return s.calc("facility_value_share", "Facility value at exit, per USD of capex (annuity value left)",
+                  "ratio", where(left_n > 0, pmt(r, fac_n, 1) / pmt(r, left_n, 1), 0),
+                  "the PV at exit of the level capital charges still to come: PMT(rate, life, 1) / PMT(rate, "
+                  "months left, 1); life left / life at a 0% cost of capital", fmt="0.0000")
 
 
 def _renting_flows(c: SheetBuilder, i: Inputs, when: Schedule, rent: dict[str, Line]) -> dict[str, Line]:
@@ -544,7 +548,8 @@ def _profit_and_loss(book: Book, i: Inputs, when: Schedule, capex: dict[str, Lin
     c.section("For the P&L: capex, the result at exit, and the changes in assets and debt")
     capex_flow = c.calc("capex_flow", "Capex paid", "USD", flows["it"] + flows["facility"], fmt=USD)
     exit_loss = c.calc("exit_loss_flow", "Loss (gain) at exit, before tax", "USD",
-                       when.exit * (flows["book_left"] - flows["value_left"] - capex["it"] * i.residual_value),
+                       when.exit * (capex["facility"] * (flows["book_share"] - flows["value_share"])
+                                    - capex["it"] * i.residual_value),
                        "book value written off - value received (facility value left + IT residual)", fmt=USD)
     assets = c.calc("asset_change_flow", "Change in assets' book value", "USD",
                     capex_flow - flows["flow"] - when.exit * flows["book_left"],
