@@ -54,8 +54,12 @@ def load(site_path: Path | str) -> Model:
 def build(site_path: Path | str, out: Path | str) -> tuple[Model, Layout]:
     """Validate, evaluate and write; nothing is written unless all of that succeeded."""
     model = load(site_path)
-    layout = write_book(model.book, model.values, model.site, Path(out))
-    return model, layout
+    return model, save(model, out)
+
+
+def save(model: Model, out: Path | str) -> Layout:
+    """Write an evaluated model's workbook to `out`, all or nothing."""
+    return write_book(model.book, model.values, model.site, Path(out))
 
 
 def _plain(line: Any, v: np.ndarray) -> Any:

@@ -43,14 +43,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from workbook.api import build, load
+    from workbook.api import load, save
 
     if args.output and len(args.sites) > 1:
         raise InputError("-o/--output names one file; give one site, or none to write outputs/<site>.xlsx")
+    outs = [args.output or default_output(site) for site in args.sites]
+    seen: dict[Path, Path] = {}
+    for site, out in zip(args.sites, outs, strict=True):
+        other = seen.setdefault(out.resolve(), site)
+        if other != site:
+            raise InputError(f"{site}: would overwrite {out}, the workbook of {other} (same file name); rename one")
     models = [load(site) for site in args.sites]  # validate every site before writing any
-    for site, model in zip(args.sites, models, strict=True):
-        out = args.output or default_output(site)
-        build(site, out)
+    for model, out in zip(models, outs, strict=True):
+        save(model, out)
         checks = model.values["checks.all_pass"].reshape(-1)[0]
         print(f"wrote {out} ({len(model.book.lines)} lines; checks {'pass' if checks else 'FAIL'})")
     return 0

@@ -7,7 +7,9 @@ quantity as text (`700 W`, `0.08 USD/kWh`, `30 degC`), a word for a choice, or `
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import functools
 import hashlib
 import math
 import operator
@@ -17,13 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pint
-import yaml
 
 from workbook.units import Q_, unit
+from workbook.yaml_reader import YamlError, clip, echo, read_yaml
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 CATALOG_PATH = TEMPLATES / "catalog.yaml"
 DEFAULTS_PATH = TEMPLATES / "defaults.yaml"
+LIMITS_PATH = TEMPLATES / "limits.yaml"
 _TEMPERATURE = re.compile(r"^\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*(degC|degF|°C|°F|K)\s*$")
 _REDUNDANCY = re.compile(r"^\s*(\d*)\s*N\s*(?:\+\s*(\d+))?\s*$")
 
@@ -52,6 +55,7 @@ class Spec:
     fmt: str = "#,##0.00"
     help: str = ""
     structural: bool = False  # a number that shapes the workbook (e.g. timeline length): not a live input
+    why: str = ""  # why lo..hi is the range a real site can have (templates/limits.yaml)
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -93,13 +97,23 @@ def _fail(where: str, key: str, raw: Any, problem: str, spec: Spec | None = None
             expected = "; expected a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
         else:
             expected = f"; expected {spec.expect}{_in_unit(spec)}, e.g. {key.split('.')[-1]}: {spec.example}"
-    return InputError(_one_line(f"{where}: {key} = {raw!r}: {problem}{expected}"))
+    return InputError(_one_line(f"{where}: {key} = {echo(raw)}: {problem}{expected}"))
 
 
 def _in_unit(spec: Spec) -> str:
     if spec.unit == "%":
         return " (such as 0.7, or 70%)"
-    return f" in {spec.unit}" if spec.pint_unit.dimensionality else ""
+    return f" in {writable_unit(spec)}" if spec.pint_unit.dimensionality else ""
+
+
+def writable_unit(spec: Spec) -> str:
+    """The spec's unit as a site file may write it: the Inputs sheet's spelling (USD/GPU-h) reads well but is not
+    one the parser takes, so the example's unit (USD/GPU/hour) is named instead."""
+    if _text_quantity(f"1 {spec.unit}") is not None:
+        return spec.unit
+    m = _NUMBER.match(spec.example)
+    shown = m.group(2) if m else spec.unit
+    return f"1{shown.replace(' ', '')}" if shown.startswith("/") else shown
 
 
 def _amount(spec: Spec, x: float) -> str:
@@ -147,6 +161,8 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
     if isinstance(raw, int | float):
         if target.dimensionality:
             raise _fail(where, key, raw, "has no unit", spec)
+        if abs(raw) > HUGE:  # before float(), which overflows above 1e308
+            raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} (a typo?)", spec)
         q = Q_(float(raw), "dimensionless")
     elif isinstance(raw, str):
         q = _text_quantity(raw)
@@ -167,11 +183,12 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
         raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} {spec.unit} (a typo?)".rstrip(), spec)
     if spec.integer and not float(mag).is_integer():
         raise _fail(where, key, raw, "is not a whole number", spec)
+    why = f" ({spec.why})" if spec.why else ""
     if spec.lo is not None and (mag < spec.lo or (spec.lo_open and mag == spec.lo)):
         bound = "greater than" if spec.lo_open else "at least"
-        raise _fail(where, key, raw, f"must be {bound} {_amount(spec, spec.lo)}", spec)
+        raise _fail(where, key, raw, f"must be {bound} {_amount(spec, spec.lo)}{why}", spec)
     if spec.hi is not None and mag > spec.hi:
-        raise _fail(where, key, raw, f"must be at most {_amount(spec, spec.hi)}", spec)
+        raise _fail(where, key, raw, f"must be at most {_amount(spec, spec.hi)}{why}", spec)
     if spec.even and mag % 2 != 0:
         raise _fail(where, key, raw, "is not an even number", spec)
     return mag
@@ -190,42 +207,23 @@ def parse_value(raw: Any, spec: Spec, where: str, key: str) -> float | str | tup
     return _quantity(raw, spec, where, key)
 
 
-def _split(raw: Any) -> tuple[Any, str]:
+def split_value(raw: Any) -> tuple[Any, str]:
     """A value and its source, from either `x` or `{value: x, source: ...}`."""
     if isinstance(raw, dict) and "value" in raw:
         extra = set(raw) - {"value", "source", "note"}
         if extra:
-            raise InputError(f"unknown field(s) {', '.join(sorted(extra))} beside value/source")
+            raise InputError(clip(f"unknown field(s) {', '.join(sorted(map(str, extra)))} beside value/source"))
         return raw["value"], _one_line(raw.get("source", "") or raw.get("note", ""))
     return raw, ""
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice (PyYAML keeps the last one silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"the key {key!r} is given twice", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
 def _read_yaml(path: Path) -> Any:
     try:
-        text = path.read_bytes()
+        return read_yaml(path)
     except OSError as e:
-        raise InputError(f"{path}: cannot read the file ({e.strerror})") from None
-    try:
-        return yaml.load(text, Loader=_StrictLoader), text
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(e, "problem", None) or "invalid YAML"
-        raise InputError(_one_line(f"{path}: not valid YAML{at}: {problem}")) from None
+        raise InputError(f"{path}: cannot read the file ({e.strerror or e})") from None
+    except YamlError as e:
+        raise InputError(_one_line(f"{path}: {e}")) from None
 
 
 def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
@@ -242,10 +240,45 @@ def load_defaults(path: Path = DEFAULTS_PATH) -> dict[str, tuple[Any, str]]:
         raise InputError(f"{path}: defaults must be a mapping of key: {{value, source}}")
     out = {}
     for key, raw in data.items():
-        value, source = _split(raw)
+        value, source = split_value(raw)
         if not source:
             raise InputError(f"{path}: {key}: every default needs its source")
         out[str(key)] = (value, source)
+    return out
+
+
+@functools.cache
+def load_limits(path: Path = LIMITS_PATH) -> dict[str, tuple[float | None, float | None, str]]:
+    """The range a real site's input can have: key -> (lo, hi, why), in the key's unit."""
+    data, _ = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: limits must be a mapping of key: {{lo, hi, why}}")
+    out = {}
+    for key, entry in data.items():
+        ok = isinstance(entry, dict) and set(entry) <= {"lo", "hi", "why"} and entry.get("why")
+        bounds = [entry.get(b) for b in ("lo", "hi")] if ok else []
+        if not ok or not all(b is None or (isinstance(b, int | float) and math.isfinite(b)) for b in bounds):
+            raise InputError(f"{path}: {key}: expected {{lo: number, hi: number, why: the reason}}")
+        out[str(key)] = (bounds[0], bounds[1], str(entry["why"]))
+    return out
+
+
+def with_limits(specs: list[Spec]) -> list[Spec]:
+    """The specs with the ranges of templates/limits.yaml: the tighter of the model's bound and the limit."""
+    limits = load_limits()
+    out = []
+    for spec in specs:
+        if spec.key not in limits:
+            out.append(spec)
+            continue
+        lo, hi, why = limits[spec.key]
+        lo_open = spec.lo_open
+        if lo is not None and (spec.lo is None or lo > spec.lo):
+            lo_open = False
+        else:
+            lo = spec.lo
+        hi = hi if spec.hi is None or (hi is not None and hi < spec.hi) else spec.hi
+        out.append(dataclasses.replace(spec, lo=lo, hi=hi, lo_open=lo_open, why=why))
     return out
 
 
@@ -255,6 +288,8 @@ def _suggest(key: str, known: list[str]) -> str:
 
 
 TOP_LEVEL = {"site", "description", "catalog", "scenarios"}
+MAX_NAME = 100  # characters of a site name: it titles every sheet and the file's properties
+MAX_SCENARIOS = 20  # each clones the lines its changes reach: more would not be read, and slow every build
 
 
 def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_PATH,
@@ -274,24 +309,25 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
             continue
         if top not in sections:
             raise InputError(
-                f"{where}: {top}: unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}; "
+                f"{where}: {clip(top)}: unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}; "
                 f"sections are {', '.join(sections)}"
             )
         if not isinstance(body, dict):
-            raise InputError(f"{where}: {top}: expected a mapping of key: value under {top}:")
+            raise InputError(f"{where}: {clip(top)}: expected a mapping of key: value under {top}:")
         for k, raw in body.items():
             key = f"{top}.{k}"
             if key not in by_key:
-                raise InputError(f"{where}: {key}: unknown key{_suggest(key, list(by_key))}")
+                raise InputError(f"{where}: {clip(key)}: unknown key{_suggest(key, list(by_key))}")
             try:
-                given[key] = _split(raw)
+                given[key] = split_value(raw)
             except InputError as e:
                 raise InputError(f"{where}: {key}: {e}") from None
             given[key] = (given[key][0], given[key][1] or f"site file {path.name}")
 
     name = data.get("site")
-    if not isinstance(name, str) or not name.strip():
-        raise InputError(f"{where}: site = {name!r}: expected the site's name as text, e.g. site: Example colo")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
+        raise InputError(f"{where}: site = {echo(name)}: expected the site's name as text of at most {MAX_NAME} "
+                         "characters, e.g. site: Example colo")
 
     defaults = _catalog_defaults(data.get("catalog"), where, catalog_path)
     tool_defaults = load_defaults()
@@ -330,7 +366,12 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     scenarios = data.get("scenarios") or {}
     if not isinstance(scenarios, dict):
         raise InputError(f"{where}: scenarios: expected a mapping of scenario name to changed inputs")
-    return Site(path, name.strip(), _one_line(data.get("description", "")), values,
+    if len(scenarios) > MAX_SCENARIOS:
+        raise InputError(f"{where}: scenarios: {len(scenarios)} scenarios; at most {MAX_SCENARIOS}")
+    description = data.get("description", "")
+    if not isinstance(description, str | None):
+        raise InputError(f"{where}: description = {echo(description)}: expected text")
+    return Site(path, name.strip(), _one_line(description or ""), values,
                 hashlib.sha256(raw_bytes).hexdigest(), scenarios)
 
 
@@ -351,7 +392,7 @@ def check_rules(where: str, values: dict[str, Value], rules: list[Rule] | tuple[
         a, b = values.get(key), values.get(other)
         if a is not None and b is not None and not _RULE_OPS[op](a.magnitude, b.magnitude):
             raise InputError(_one_line(
-                f"{where}: {key} = {a.given!r} and {other} = {b.given!r}: {why}; expected {key} {op} {other}"))
+                f"{where}: {key} = {echo(a.given)} and {other} = {echo(b.given)}: {why}; expected {key} {op} {other}"))
 
 
 def _table(kind: str) -> str:
@@ -374,15 +415,15 @@ def _catalog_defaults(choice: Any, where: str, catalog_path: Path) -> dict[str, 
         kinds = [_kind(k) for k in catalog]
         table = catalog.get(_table(str(kind)))
         if not isinstance(table, dict):
-            raise InputError(f"{where}: catalog.{kind}: unknown kind{_suggest(str(kind), kinds)}; "
+            raise InputError(f"{where}: catalog.{clip(kind)}: unknown kind{_suggest(str(kind), kinds)}; "
                              f"kinds are {', '.join(kinds)}")
-        entry = table.get(entry_name)
+        entry = table.get(entry_name) if isinstance(entry_name, str) else None
         if not isinstance(entry, dict):
             raise InputError(
-                f"{where}: catalog.{kind} = {entry_name!r}: not in {catalog_path.name}"
+                f"{where}: catalog.{clip(kind)} = {echo(entry_name)}: not in {catalog_path.name}"
                 f"{_suggest(str(entry_name), list(table))}; entries are {', '.join(table)}"
             )
         for key, raw in (entry.get("values") or {}).items():
-            value, source = _split(raw)
+            value, source = split_value(raw)
             out[key] = (value, f"catalog {kind} {entry_name}: {source}", f"{catalog_path.name} {entry_name}")
     return out

@@ -14,7 +14,8 @@ import re
 
 from workbook.formula.expr import YEARS, Node
 from workbook.formula.line import Book, Line
-from workbook.inputs import InputError, Site, Spec, parse_value
+from workbook.inputs import InputError, Rule, Site, Spec, Value, check_rules, parse_value, split_value
+from workbook.yaml_reader import clip, echo
 
 SHEET = "Scenarios"
 YEARLY_SHEET = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
@@ -41,19 +42,23 @@ def remap(node: Node, mapping: dict[str, Line]) -> Node:
     return new
 
 
-def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[str, Line]]:
-    """Clone, for each scenario of the site file, the lines its changes reach. Returns name -> {id: line}."""
+def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) -> dict[str, dict[str, Line]]:
+    """Clone, for each scenario of the site file, the lines its changes reach. Returns name -> {id: line}.
+
+    Each scenario's values are checked like the base case's: every field, every range and every rule between
+    keys (with the base values of the keys it does not change); its cloned checks reach the master check."""
     by_key = {s.key: s for s in specs}
     base = [line for line in book.lines.values()]
     out: dict[str, dict[str, Line]] = {}
     for name, changes in site.scenarios.items():
-        where = f"{site.path}: scenarios.{name}"
+        where = f"{site.path}: scenarios.{clip(name)}"
         if not isinstance(name, str) or not _NAME.match(name):
-            raise InputError(f"{site.path}: scenarios: {name!r}: a scenario name is lowercase letters, digits "
+            raise InputError(f"{site.path}: scenarios: {echo(name)}: a scenario name is lowercase letters, digits "
                              "and _ (e.g. low_utilisation)")
         if not isinstance(changes, dict) or not changes:
             raise InputError(f"{where}: expected a mapping of input key to value, e.g. tco.utilisation: 0.4")
         mapping: dict[str, Line] = {}
+        values = dict(site.values)
         builder = book.sheet("Inputs", f"scenario.{name}")
         builder.group = f"Scenario: {name}"
         for key, raw in changes.items():
@@ -62,14 +67,19 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec]) -> dict[str, dict[s
                 known = [k for k, v in book.lines.items() if v.kind == "input" and k in by_key]
                 close = difflib.get_close_matches(str(key), known, n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
-                raise InputError(f"{where}: {key}: not a live input of this site{hint}")
-            value, source = (raw.get("value"), raw.get("source", "")) if isinstance(raw, dict) else (raw, "")
+                raise InputError(f"{where}: {clip(key)}: not a live input of this site{hint}")
+            try:
+                value, source = split_value(raw)
+            except InputError as e:
+                raise InputError(f"{where}: {key}: {e}") from None
             magnitude = parse_value(value, by_key[key], where, key)
+            values[key] = Value(magnitude, clip(value), source)
             mapping[key] = builder.input(
                 key, f"{line.label} [{name}]", line.unit_text, float(magnitude),
-                f"scenario {name}: {value} (base: {line.value.reshape(-1)[0]:g}) {source}".strip(),
+                f"scenario {name}: {clip(value)} (base: {line.value.reshape(-1)[0]:g}) {source}".strip(),
                 fmt=line.fmt, bounds=line.bounds, integer=line.integer)
-        title = f"Scenario: {name} ({', '.join(f'{k} = {v}' for k, v in changes.items())})"
+        check_rules(where, values, rules)
+        title = f"Scenario: {name} ({', '.join(f'{k} = {values[k].given}' for k in changes)})"
         book.sheet(SHEET, f"scenario.{name}").section(title)
         book.sheet(YEARLY_SHEET, f"scenario.{name}").section(title)
         for line in base:

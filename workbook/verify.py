@@ -103,11 +103,24 @@ def is_error(value: Any) -> bool:
     return isinstance(value, str) and value.startswith(ERROR_PREFIXES)
 
 
-def same(expected: Any, got: Any) -> bool:
-    """Python's cached value against LibreOffice's, at relative 1e-9 (LibreOffice keeps 15 digits)."""
+def is_count(formula: str, expected: Any) -> bool:
+    """A whole number made by rounding (nodes, racks, switches, CDUs): it must agree exactly, since a count
+    off by one at 1e12 is within any relative tolerance and still flips a check."""
+    return (isinstance(expected, int | float) and not isinstance(expected, bool) and float(expected).is_integer()
+            and any(f in formula for f in _ROUNDING))
+
+
+_ROUNDING = ("ROUNDUP(", "ROUNDDOWN(")
+
+
+def same(expected: Any, got: Any, exact: bool = False) -> bool:
+    """Python's cached value against LibreOffice's: exactly for booleans and counts, else at relative 1e-9
+    (LibreOffice keeps 15 digits)."""
     if isinstance(expected, bool) or isinstance(got, bool):  # LibreOffice may give TRUE back as 1
         return expected in (0, 1) and got in (0, 1) and bool(expected) == bool(got)
     if isinstance(expected, int | float) and isinstance(got, int | float):
+        if exact:
+            return float(expected) == float(got)
         return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
     return expected == got
 
@@ -138,7 +151,7 @@ def compare(original: Path, recalculated: Path) -> Report:
             report.problems.append(f"{where}: error {got} from {formula}")
         elif expected is None:
             report.problems.append(f"{where}: no cached value for {formula}")
-        elif not same(expected, got):
+        elif not same(expected, got, exact=is_count(formula, expected)):
             report.problems.append(f"{where}: Python {expected!r} != LibreOffice {got!r} in {formula}")
     if not cells:
         report.problems.append("no formula cells found")

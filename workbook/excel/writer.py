@@ -1,14 +1,13 @@
 """Render a book to .xlsx: formulas with their Python results cached, inputs styled and validated.
 
-The file is written to a temporary name beside the target and renamed into place, so a failed build never
-leaves a half-written workbook, and document dates are fixed so the same inputs give the same bytes.
+The workbook is rendered in memory and put on disk all or nothing (excel.output); document dates are fixed so
+the same inputs give the same bytes.
 """
 
 from __future__ import annotations
 
+import io
 import math
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from workbook.excel.layout import (
     Layout,
     plan,
 )
+from workbook.excel.output import write_atomically
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.formula.expr import MONTHS, Context
@@ -94,26 +94,17 @@ def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
 
 
 def write_book(book: Book, values: dict[str, np.ndarray], site: Site, out: Path) -> Layout:
-    """Write the workbook atomically to `out`; returns where every line went."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """Write the workbook to `out`, all or nothing (see excel.output); returns where every line went."""
     layout = plan(book)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-", suffix=".xlsx.tmp", dir=out.parent)
-    os.close(fd)
-    try:
-        _write(book, values, site, layout, Path(tmp))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the workbook is an ordinary file
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    _write(book, values, site, layout, buffer)
+    write_atomically(Path(out), buffer.getvalue())
     return layout
 
 
-def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout, path: Path) -> None:
-    wb = xlsxwriter.Workbook(str(path), {"strings_to_numbers": False, "strings_to_formulas": False})
+def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout, target: io.BytesIO) -> None:
+    wb = xlsxwriter.Workbook(target, {"strings_to_numbers": False, "strings_to_formulas": False,
+                                      "in_memory": True})
     wb.set_properties({
         "title": f"GPU site workbook: {site.name}",
         "subject": "GPU cluster power, cooling, fabric and cost plan",

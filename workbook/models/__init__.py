@@ -48,7 +48,7 @@ def build_book(site: Site) -> Book:
     inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
     for model, function in EVALUATION:
         getattr(model, function)(book, inputs)
-    book.scenarios = scenarios.add_scenarios(book, site, all_specs())
+    book.scenarios = scenarios.add_scenarios(book, site, all_specs(), all_rules())
     summary.define_checks(book)
     summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])
     book.tables.append(sensitivity.tornado(

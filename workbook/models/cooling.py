@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from workbook.formula.functions import ceil, max_, where
 from workbook.formula.line import COUNT, PERCENT, Book, SheetBuilder
-from workbook.inputs import Spec
+from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs
 
 TITLE, PREFIX = "Cooling", "cooling"
@@ -19,7 +19,7 @@ TITLE, PREFIX = "Cooling", "cooling"
 _SHARE = dict(expect="a fraction", example="0.8", lo=0.0, hi=1.0, fmt=PERCENT)
 _POSITIVE = dict(lo=0.0, lo_open=True)
 
-INPUTS = [
+INPUTS = with_limits([
     Spec("cooling.liquid_share", "Share of compute node heat taken by liquid (direct-to-chip)", "%",
          **_SHARE),
     Spec("cooling.indoor_loss_share", "Share of facility overhead released as heat indoors", "%",
@@ -48,7 +48,7 @@ INPUTS = [
          "22 degC", lo=0.0, hi=60.0),
     Spec("cooling.air_return_temperature", "Air return temperature (hot aisle)", "°C", "a temperature",
          "36 degC", lo=0.0, hi=80.0),
-]
+])
 
 # Rules between two keys (each key alone is checked by its Spec): (key, operator, other key, why).
 RULES = [

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from workbook.formula.functions import ceil, floor, max_, min_, where
 from workbook.formula.line import COUNT, Book, SheetBuilder
-from workbook.inputs import Spec
+from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs
 
 TITLE, PREFIX = "Fabric", "fabric"
@@ -41,7 +41,7 @@ _W = dict(expect="a power", example="15 W", lo=0.0)
 _RATIO = dict(expect="a ratio of ports down to ports up", example="1", lo=1.0, hi=16.0)
 _RATE = dict(expect="a data rate", example="400 Gbit/s", lo=0.0, lo_open=True, fmt=COUNT)
 
-INPUTS = [
+INPUTS = with_limits([
     Spec("fabric.wiring", "Compute fabric wiring", "", "a wiring", "rail-optimised",
          choices=("rail-optimised", "flat")),
     # compute fabric: node side (catalog `node`)
@@ -78,7 +78,7 @@ INPUTS = [
     Spec("fabric.oob_switch_ports", "Ports per out-of-band switch", "count", "a count of ports", "48", lo=0,
          lo_open=True, integer=True, fmt=COUNT),
     Spec("fabric.oob_switch_power", "Power per out-of-band switch", "W", **{**_W, "example": "150 W"}),
-]
+])
 
 
 def _down_ports(radix: object, ratio: object) -> object:

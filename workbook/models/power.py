@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from workbook.formula.functions import ceil, floor, max_, min_
 from workbook.formula.line import COUNT, PERCENT, Book
-from workbook.inputs import Spec
+from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs
 
 TITLE, PREFIX = "Power chain", "power"
@@ -17,7 +17,7 @@ _W = dict(expect="a power", example="700 W", lo=0.0)
 _KW = dict(expect="a power", example="40 kW", lo=0.0)
 _RATIO = dict(expect="a fraction", example="0.1", lo=0.0, hi=1.0, fmt=PERCENT)
 
-INPUTS = [
+INPUTS = with_limits([
     Spec("power.gpus", "GPUs in the cluster", "GPUs", "a count of GPUs", "1024", lo=0, lo_open=True,
          integer=True, fmt=COUNT),
     Spec("power.gpu_tdp", "GPU board power (TDP)", "W", lo_open=True, **{**_W, "lo": 0.0}),
@@ -29,7 +29,7 @@ INPUTS = [
     Spec("power.memory_power", "Memory power per node", "W", **_W),
     Spec("power.nics_per_node", "NICs per node", "count", "a count of NICs", "10", lo=0, integer=True,
          fmt=COUNT),
-    Spec("power.nic_power", "Power per NIC", "W", **_W),
+    Spec("power.nic_power", "Power per NIC", "W", **{**_W, "example": "25 W"}),
     Spec("power.baseboard_power", "GPU baseboard power (switch chips, retimers, BMC)", "W", **_W),
     Spec("power.node_storage_power", "Local storage power per node", "W", **_W),
     Spec("power.fan_power", "Fan power per node at full speed", "W", **_W),
@@ -60,7 +60,7 @@ INPUTS = [
     Spec("power.feed_redundancy", "Supply redundancy", "", "", "N+1", redundancy=True),
     Spec("power.site_available_power", "Utility power available at the site", "MW", "a power", "5 MW",
          lo=0.0, lo_open=True),
-]
+])
 
 
 def define(book: Book, inputs: AllInputs) -> None:

@@ -38,7 +38,7 @@ from workbook.formula.functions import (
     where,
 )
 from workbook.formula.line import COUNT, PERCENT, Book, Chart, Line, SheetBuilder, View
-from workbook.inputs import Spec
+from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs, Inputs
 
 TITLE, PREFIX = "TCO", "tco"
@@ -56,7 +56,7 @@ _SHARE = dict(expect="a fraction", example="0.1", lo=0.0, hi=1.0, fmt=PERCENT)
 _PRICE = dict(expect="a price per GPU-hour", example="2.99 USD/GPU/hour", lo=0.0, lo_open=True, fmt="0.000")
 _CHANGE = dict(expect="a fraction per year", example="0.03", lo=-0.9, hi=1.0, fmt=PERCENT)
 
-INPUTS = [
+INPUTS = with_limits([
     Spec("tco.horizon", "Timeline length (months after the start)", "months", "a duration", "96 months",
          lo=12, hi=240, integer=True, structural=True, fmt=COUNT),
     Spec("tco.facility_model", "Facility: colocation or own build", "", "a choice", "colo", choices=("colo", "build")),
@@ -116,7 +116,7 @@ INPUTS = [
          "20000 USD/month", lo=0.0, fmt=USD),
     Spec("tco.utilisation_step", "Cost curve: utilisation step", "%", "a fraction", "0.1", lo=0.01, hi=0.1,
          fmt=PERCENT),
-]
+])
 
 CONVENTIONS = [
     "Money: nominal USD. Costs and cash paid out are positive; money received (residual value, tax savings, "

@@ -1,0 +1,269 @@
+"""Hostile input: each reproducer of the hardening review refused in one line, with nothing written or left.
+
+The CLI runs in this process (cli.main) so the many cases stay fast; the fuzz test runs a seeded mutator
+through the same CLI in a child process with a time and memory bound (tests/fuzz.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import xlsxwriter
+import yaml
+
+from tests.conftest import EXAMPLE, ROOT
+from workbook import cli
+from workbook.excel.output import remove_stale, write_atomically
+from workbook.inputs import load_limits, parse_value, writable_unit
+from workbook.models import all_specs
+from workbook.verify import verify_files
+from workbook.yaml_reader import MAX_BYTES
+
+BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
+
+
+def built(site: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """Exit status and stderr of `build SITE -o OUT`, run in this process."""
+    status = cli.main(["build", str(site), "-o", str(out)])
+    return status, capsys.readouterr().err.strip()
+
+
+def assert_refused(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """Exit 2, one line naming the file, nothing written beside it."""
+    before = sorted(p.name for p in tmp_path.iterdir())
+    status, err = built(site, tmp_path / "out.xlsx", capsys)
+    assert status == 2, err
+    assert "\n" not in err and err.startswith(f"error: {site}"), err
+    assert len(err) <= 600, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    return err
+
+
+def site_file(tmp: Path, text: str | bytes, name: str = "site.yaml") -> Path:
+    path = tmp / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+    return path
+
+
+def example_with(tmp: Path, name: str = "site.yaml", **top: Any) -> Path:
+    data = copy.deepcopy(BASE)
+    for dotted, v in top.pop("changes", {}).items():
+        section, key = dotted.split(".", 1)
+        data[section][key] = v
+    data.update(top)
+    return site_file(tmp, yaml.safe_dump(data, sort_keys=False, allow_unicode=True), name)
+
+
+# ---------------------------------------------------------------- 1. ranges a real site can have; exact counts
+
+
+def test_every_numeric_input_has_a_range_with_its_reason() -> None:
+    specs = {s.key: s for s in all_specs()}
+    limits = load_limits()
+    assert set(limits) <= set(specs), f"limits for keys no model has: {set(limits) - set(specs)}"
+    for spec in specs.values():
+        if spec.choices or spec.redundancy:
+            continue
+        assert spec.lo is not None and spec.hi is not None, f"{spec.key} has no range"
+        assert spec.hi <= 1e11, f"{spec.key}: up to {spec.hi:g} is not a site"
+        assert spec.key in limits or spec.hi <= 1000, f"{spec.key}: no reason for its range"
+
+
+@pytest.mark.parametrize(("site", "key", "value"), [
+    (B200, "cooling.cdu_capacity", "1e-9 kW"),  # 2,096,149,787,235 CDUs: the review's silent wrong check
+    (EXAMPLE, "power.gpus", 632005767329715),
+    (EXAMPLE, "power.gpu_tdp", "5 MW"),
+    (EXAMPLE, "tco.on_demand_price", "2990 USD/GPU/hour"),
+])
+def test_values_no_real_site_has_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], site: Path,
+                                             key: str, value: Any) -> None:
+    data = yaml.safe_load(site.read_text())
+    section, name = key.split(".")
+    data[section][name] = value
+    err = assert_refused(site_file(tmp_path, yaml.safe_dump(data)), tmp_path, capsys)
+    assert key in err
+
+
+def test_verify_catches_a_count_off_by_one_at_1e12(libreoffice: str, tmp_path: Path) -> None:
+    """1,000,000,000,001 cached as 1,000,000,000,000 is within 1e-9 relative; as a count it is wrong."""
+    path = tmp_path / "count.xlsx"
+    wb = xlsxwriter.Workbook(str(path))
+    ws = wb.add_worksheet("S")
+    ws.write_number("A1", 3_000_000_000_003)
+    ws.write_formula("A2", "=ROUNDUP(A1/3,0)", None, 1_000_000_000_000)  # off by one on purpose
+    ws.write_formula("A3", "=A1/3*1.5", None, 1_500_000_000_001.5 * (1 + 1e-12))  # a measure: tolerance
+    wb.close()
+    [report] = verify_files([path])
+    assert report.compared == 2
+    assert [p.split(":")[0] for p in report.problems] == ["'S'!A2"]
+
+
+# ---------------------------------------------------------------- 2, 3, 7, 8. YAML that is not a site file
+
+BOMB = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)) + "site: *i\n"
+HOSTILE = {
+    "list_as_key": "? [a]\n: 1\n",
+    "mapping_as_key": "site: x\npower: {? {a: 1} : 2}\n",
+    "deep_nesting": "site: x\npower: " + "[" * 600 + "]" * 600 + "\n",
+    "catalog_entry_is_a_list": "site: x\ncatalog: {gpu: [B200]}\n",
+    "catalog_entry_is_a_mapping": "site: x\ncatalog: {gpu: {a: 1}}\n",
+    "integer_of_5000_digits": "site: x\npower: {gpus: " + "9" * 5000 + "}\n",
+    "integer_above_1e308": "site: x\npower: {gpus: 1" + "0" * 309 + "}\n",
+    "lone_surrogate": 'site: "x\\ud800"\n',
+    "alias_bomb": BOMB,
+    "alias_in_description": "description: &d text\nsite: *d\n",
+    "sexagesimal": "site: x\npower: {gpus: 17:04}\n",
+    "hex": "site: x\npower: {gpus: 0x400}\n",
+    "octal": "site: x\npower: {gpus: 010}\n",
+    "not_utf8": b"site: caf\xe9\n",
+    "utf16_without_bom": "site: x\n".encode("utf-16-le"),
+    "control_character": "site: x\x07y\n",
+    "huge_name": "site: " + "x" * 200 + "\n",
+    "huge_description": "site: x\ndescription: " + "y" * 50_000 + "\n",
+    "description_is_a_list": "site: x\ndescription: [1]\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_yaml_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    assert_refused(site_file(tmp_path, HOSTILE[name]), tmp_path, capsys)
+
+
+def test_a_file_larger_than_the_limit_is_refused_without_reading_it_all(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    text = EXAMPLE.read_text() + "# " + "c" * MAX_BYTES + "\n"
+    assert_refused(site_file(tmp_path, text), tmp_path, capsys)
+
+
+def test_refusals_say_where_and_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Bytes that are not UTF-8 are placed by line and column, not 'invalid YAML'."""
+    err = assert_refused(site_file(tmp_path, b"site: x\npower:\n  gpus: 8\xff\n"), tmp_path, capsys)
+    assert "line 3, column 10" in err
+
+
+def test_a_value_echoed_in_an_error_is_clipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    err = assert_refused(example_with(tmp_path, changes={"power.gpu_tdp": "7" * 1500 + " W"}), tmp_path, capsys)
+    assert "7" * 100 not in err
+
+
+def test_every_expected_unit_is_one_the_parser_takes() -> None:
+    """The unit an error asks for (the Inputs sheet shows USD/GPU-h) must be one a site file can use, and the
+    example it gives must be a value the site file may have."""
+    for spec in all_specs():
+        if spec.choices or spec.redundancy:
+            continue
+        parse_value(spec.example, spec, "test", spec.key)
+        if not spec.pint_unit.dimensionality:
+            continue
+        example = float(spec.example.split()[0])
+        parse_value(f"{example} {writable_unit(spec)}", spec, "test", spec.key)
+
+
+# ---------------------------------------------------------------- 4, 5. limits, and scenarios checked like the base
+
+
+@pytest.mark.parametrize("scenarios", [
+    {f"s{i}": {"tco.utilisation": 0.5} for i in range(21)},  # more than the limit
+    {"hot_aisle": {"cooling.air_supply_temperature": "50 degC"}},  # supply above return: a -14 K air rise
+    {"typo": {"tco.utilisation": {"value": 0.4, "sorce": "x"}}},  # an unknown field
+    {"big": {"power.gpus": 10**9}},  # beyond the range of a real site
+])
+def test_scenarios_are_checked_like_the_base_case(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  scenarios: dict[str, Any]) -> None:
+    assert_refused(example_with(tmp_path, scenarios=scenarios), tmp_path, capsys)
+
+
+def test_a_scenarios_checks_reach_the_master_check(tmp_path: Path) -> None:
+    """A scenario that breaks a check (a rack over its power limit) turns the master check FALSE."""
+    from workbook.api import load
+
+    ok = load(example_with(tmp_path, "ok.yaml"))
+    assert ok.values["checks.all_pass"].reshape(-1)[0]
+    bad = load(example_with(tmp_path, "bad.yaml", scenarios={"dense": {"power.rack_power_limit": "5 kW"}}))
+    assert not bad.values["checks.all_pass"].reshape(-1)[0]
+
+
+# ---------------------------------------------------------------- 7, 8. the output path, and nothing left behind
+
+
+def test_an_output_under_a_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("")
+    status, err = built(EXAMPLE, tmp_path / "file" / "x.xlsx", capsys)
+    assert status == 2 and "\n" not in err and str(tmp_path / "file" / "x.xlsx") in err
+
+
+def test_a_full_disk_leaves_the_old_workbook_and_no_temporary_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site.xlsx"
+    out.write_bytes(b"the old workbook")
+
+    def full(*_: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "replace", full)
+    status, err = built(EXAMPLE, out, capsys)
+    assert status == 2 and "\n" not in err and str(out) in err and "Traceback" not in err
+    assert out.read_bytes() == b"the old workbook"
+    assert [p.name for p in tmp_path.iterdir()] == ["site.xlsx"]
+
+
+def test_a_killed_builds_temporary_file_is_removed_by_the_next_build(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".site-{int(dead.stdout)}-abc123.xlsx.tmp"
+    live = tmp_path / f".site-{os.getpid()}-def456.xlsx.tmp"  # a build still running: keep it
+    stale.write_bytes(b"half")
+    live.write_bytes(b"half")
+    write_atomically(tmp_path / "site.xlsx", b"whole")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, "site.xlsx"])
+    assert remove_stale(tmp_path) == []
+
+
+def test_a_build_writes_nothing_in_tmpdir(tmp_path: Path) -> None:
+    """xlsxwriter writes about 35 temporary files per workbook unless told to work in memory."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "workbook", "build", str(EXAMPLE), "-o", str(tmp_path / "x.xlsx")],
+                          capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmpdir)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmpdir.iterdir()) == []
+
+
+def test_two_sites_with_one_output_name_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = example_with(tmp_path / "a"), example_with(tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    status = cli.main(["build", str(one), str(two)])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and "\n" not in err and str(two) in err
+    assert not (tmp_path / "outputs").exists()
+
+
+# ---------------------------------------------------------------- the fuzz test
+
+
+def test_fuzzed_site_files_are_built_or_refused_in_one_line(tmp_path: Path) -> None:
+    """FUZZ_CASES mutants (default 150) of the two sites through the CLI, in a child with a memory bound and
+    a time bound per case: exit 0 with the workbook, or exit 2 with one line naming the file and nothing
+    written. A failing case stays in the folder with its seed and index (python -m tests.fuzz --only I)."""
+    cases = int(os.environ.get("FUZZ_CASES", "150"))
+    seed = int(os.environ.get("FUZZ_SEED", "20261203"))
+    folder = ROOT / "outputs" / "fuzz-failures" / f"seed-{seed}"
+    proc = subprocess.run([sys.executable, "-m", "tests.fuzz", "--seed", str(seed), "--cases", str(cases),
+                           "--out", str(folder)], capture_output=True, text=True, cwd=ROOT, timeout=60 * 60)
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["cases"] == cases
+    assert summary["problems"] == [], f"kept in {folder}: {summary['problems'][:3]}"
+    assert set(summary["outcomes"]) <= {"built", "refused"}
+    assert summary["outcomes"].get("built", 0) > 0 and summary["outcomes"].get("refused", 0) > 0
