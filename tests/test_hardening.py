@@ -202,13 +202,16 @@ def test_an_output_under_a_file_is_one_line(tmp_path: Path, capsys: pytest.Captu
     assert status == 2 and "\n" not in err and str(tmp_path / "file" / "x.xlsx") in err
 
 
-def test_a_full_disk_leaves_the_old_workbook_and_no_temporary_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES, errno.EROFS, errno.EDQUOT])
+def test_an_output_that_cannot_be_written_leaves_the_old_workbook_and_no_temporary_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], code: int) -> None:
+    """A full disk, a read-only folder or file system, a quota: root ignores permissions, so the failure is
+    made at the rename."""
     out = tmp_path / "site.xlsx"
     out.write_bytes(b"the old workbook")
 
     def full(*_: Any) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        raise OSError(code, os.strerror(code))
 
     monkeypatch.setattr(os, "replace", full)
     status, err = built(EXAMPLE, out, capsys)
@@ -226,6 +229,28 @@ def test_a_killed_builds_temporary_file_is_removed_by_the_next_build(tmp_path: P
     write_atomically(tmp_path / "site.xlsx", b"whole")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, "site.xlsx"])
     assert remove_stale(tmp_path) == []
+
+
+def test_killed_builds_leave_the_old_workbook_or_the_new_one_and_nothing_after_the_next_build(tmp_path: Path) -> None:
+    """The review's reproducer: kill -9 a build at moments spread over its run. The output is always the old
+    file or a whole new one, and the next build leaves no temporary file of the killed ones."""
+    import time
+
+    import openpyxl
+
+    out = tmp_path / "site.xlsx"
+    out.write_bytes(b"the old workbook")
+    cmd = [sys.executable, "-m", "workbook", "build", str(EXAMPLE), "-o", str(out)]
+    for delay in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0):
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        proc.kill()
+        proc.wait()
+        data = out.read_bytes()
+        if data != b"the old workbook":
+            openpyxl.load_workbook(out, read_only=True).close()  # a whole workbook, or this raises
+    assert subprocess.run(cmd, cwd=ROOT, capture_output=True, timeout=300).returncode == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site.xlsx"]
 
 
 def test_a_build_writes_nothing_in_tmpdir(tmp_path: Path) -> None:
