@@ -243,6 +243,13 @@ class Book:
         return np.concatenate([first, np.broadcast_to(rest, (batch, n - 1))], axis=1)
 
 
+def as_stored(x: float) -> float:
+    """The number an input cell of the .xlsx holds: xlsxwriter writes 16 significant digits, and a double can
+    need 17 (1.2 kW is 1200.0000000000002 W). Python computes from the same number the spreadsheet reads, or
+    the two part in the last bits, and a later near-cancellation (a PUE of 1.000000002) magnifies that."""
+    return float(f"{float(x):.16g}")
+
+
 class SheetBuilder:
     """Adds lines to one sheet of a book, with ids prefixed by the model's name."""
 
@@ -273,7 +280,7 @@ class SheetBuilder:
     ) -> Line:
         return self.book._add(
             Line(self._id(key), label, unit_text, parse_unit(_pint_text(unit_text)), "input",
-                 INPUTS_SHEET, note, fmt=fmt, value=np.asarray(value, dtype=float),
+                 INPUTS_SHEET, note, fmt=fmt, value=np.asarray(as_stored(value), dtype=float),
                  bounds=bounds, integer=integer, section=self.group)
         )
 

@@ -430,7 +430,7 @@ def _answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, p: Inputs, when: Sched
                     "SUM of the discount factor over the months in service: the annuity factor", fmt="#,##0.00")
     s.calc("owned_annual_cost", "Owned cost per year (equivalent annual cost)", "USD/year",
            safe_div(npv_own, months, NO_SERVICE),
-           "NPV of owning / discounted service months: the level cost per service month with the same NPV",
+           "NPV of owning / discounted service months x 12: the level cost per year of service with the same NPV",
            fmt=USD)
     full = s.calc("pv_full_gpu_hours", "GPU-hours at full use, discounted", "GPU-h", total(pv["hours"]), fmt=USD)
     hours = s.calc("pv_gpu_hours", "GPU-hours used, discounted", "GPU-h", i.utilisation * full, fmt=USD)
