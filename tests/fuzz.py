@@ -196,6 +196,8 @@ def run(seed: int, indices: range | list[int], folder: Path) -> list[dict[str, A
             site.unlink()
         out.unlink(missing_ok=True)
         results.append(r)
+        with open(folder / f"progress-{seed}.jsonl", "a") as log:  # a long hunt can be read while it runs
+            log.write(json.dumps({k: r[k] for k in ("index", "outcome", "status", "seconds")}) + "\n")
     return results
 
 
