@@ -75,7 +75,7 @@ def _scale_value(rng: random.Random, data: dict[str, Any]) -> None:
         factor = rng.choice([0, -1, 1e-6, 1e-3, 0.5, 2, 1e3, 1e6, 1e12])
         if isinstance(v, int | float) and not isinstance(v, bool):
             body[key] = v * factor
-        elif isinstance(v, str) and v.split()[0].replace(".", "", 1).isdigit():
+        elif isinstance(v, str) and v.split() and v.split()[0].replace(".", "", 1).isdigit():
             number, *unit = v.split(maxsplit=1)
             body[key] = f"{float(number) * factor!r} {unit[0] if unit else ''}".strip()
 
