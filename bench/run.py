@@ -212,6 +212,24 @@ def random_power_inputs(rng: np.random.Generator, n: int) -> dict[str, np.ndarra
         "power.feed_redundancy_multiplier": c([1.0, 2.0], n),
         "power.feed_redundancy_spares": c([0.0, 1.0, 2.0], n),
         "power.site_available_power": u(1.0, 500.0, n),
+        "power.node_max_input": np.where(rng.random(n) < 0.5, 0.0, u(5, 20, n)),
+        "power.hosts_per_node": np.ones(n),
+        "power.hall_rows": c(np.arange(1.0, 40.0), n),
+        "power.racks_per_row": c(np.arange(4.0, 40.0), n),
+        "power.rack_width": u(0.6, 0.8, n),
+        "power.row_pitch": u(2.0, 3.5, n),
+        "power.cable_slack": u(2, 10, n),
+        "power.pue_annual": u(1.05, 2.0, n),
+        "power.power_factor": u(0.8, 1.0, n),
+        "power.ups_block_size": u(250, 2000, n),
+        "power.ups_redundancy_multiplier": c([1.0, 2.0], n),
+        "power.ups_redundancy_spares": c([0.0, 1.0], n),
+        "power.rack_voltage": c([208.0, 400.0, 415.0], n),
+        "power.pdu_breaker": c([30.0, 32.0, 60.0, 63.0], n),
+        "power.continuous_load_share": u(0.7, 1.0, n),
+        "power.max_pdus_per_rack": c([4.0, 6.0, 8.0], n),
+        "power.switches_per_network_rack": c([8.0, 16.0, 20.0], n),
+        "power.support_rack_power": u(5, 30, n),
     }
 
 
@@ -226,35 +244,67 @@ def power_in_numpy(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     node_nic = g("power.nics_per_node") * g("power.nic_power") / 1000
     node_dc = node_gpu + node_cpu + node_nic + (g("power.memory_power") + g("power.baseboard_power")
                                                 + g("power.node_storage_power") + g("power.fan_power")) / 1000
-    node = node_dc / g("power.psu_efficiency")
+    component = node_dc / g("power.psu_efficiency")
+    node = np.maximum(component, g("power.node_max_input"))
+    excursion = node_gpu * (g("power.sync_peak_factor") - 1) / g("power.psu_efficiency")
+    node_peak = np.maximum(component + excursion, g("power.node_max_input"))
     nodes = np.ceil(g("power.gpus") / g("power.gpus_per_node"))
     per_rack = np.maximum(1, np.minimum(np.floor(g("power.rack_units") / g("power.node_height")),
-                                        np.floor(g("power.rack_power_limit") / node)))
+                                        np.floor(g("power.rack_power_limit") / node_peak)))
     racks = np.ceil(nodes / per_rack)
-    rack_power = per_rack * node
+    rack_peak = per_rack * node_peak
+    network_racks = np.ceil(x["fabric.switches_total"] / g("power.switches_per_network_rack"))
+    storage_racks = np.ceil(g("power.storage_power") / g("power.support_rack_power"))
+    mgmt_racks = np.ceil(g("power.management_power") / g("power.support_rack_power"))
+    support = network_racks + storage_racks + mgmt_racks
+    network_rack_power = (network + optics) / np.maximum(network_racks, 1)
+    per_amp = np.sqrt(3.0) * g("power.rack_voltage") * g("power.power_factor") / 1000
+    pdu = per_amp * g("power.pdu_breaker") * g("power.continuous_load_share")
+    per_feed = np.ceil(rack_peak / pdu)
+    support_pdus = 2 * np.ceil(np.maximum(network_rack_power, g("power.support_rack_power")) / pdu)
     gpu_board = g("power.gpus") * g("power.gpu_tdp") / 1000
     compute = nodes * node
     it = compute + network + optics + g("power.storage_power") + g("power.management_power")
     facility = it * g("power.pue")
-    peak_it = it + gpu_board * (g("power.sync_peak_factor") - 1)
+    peak_it = it + nodes * (node_peak - node)
     peak = peak_it * g("power.pue")
     critical = peak_it * (1 + g("power.feed_headroom"))
     feed = critical * g("power.pue") / 1000
-    blocks_n = np.ceil(feed / g("power.feed_block_size"))
+    blocks_n = np.ceil(feed / g("power.power_factor") / g("power.feed_block_size"))
     blocks = blocks_n * g("power.feed_redundancy_multiplier") + g("power.feed_redundancy_spares")
+    positions = g("power.hall_rows") * g("power.racks_per_row")
     out = {
         "power.node_gpu_power": node_gpu, "power.node_cpu_power": node_cpu, "power.node_nic_power": node_nic,
-        "power.node_dc_power": node_dc, "power.node_power": node, "power.node_psu_loss": node - node_dc,
-        "power.nodes": nodes, "power.nodes_per_rack": per_rack, "power.racks": racks,
-        "power.rack_power": rack_power, "power.gpu_board_power": gpu_board, "power.compute_power": compute,
-        "power.it_load": it, "power.facility_power": facility, "power.facility_overhead": facility - it,
+        "power.node_dc_power": node_dc, "power.node_component_power": component,
+        "power.node_psu_loss": component - node_dc, "power.node_power": node,
+        "power.node_unexplained_power": node - component, "power.node_gpu_excursion": excursion,
+        "power.node_peak_power": node_peak,
+        "power.nodes": nodes, "power.hosts": nodes * g("power.hosts_per_node"), "power.nodes_per_rack": per_rack,
+        "power.racks": racks, "power.rack_power": per_rack * node, "power.rack_peak_power": rack_peak,
+        "power.network_racks": network_racks, "power.storage_racks": storage_racks,
+        "power.management_racks": mgmt_racks, "power.support_racks": support,
+        "power.racks_total": racks + support, "power.rack_positions": positions,
+        "power.racks_fit_hall": racks + support <= positions,
+        "power.phase_factor": np.full_like(nodes, np.sqrt(3.0)), "power.power_per_amp": per_amp,
+        "power.pdu_capacity": pdu, "power.pdus_per_feed": per_feed, "power.pdus_per_rack": 2 * per_feed,
+        "power.rack_feed_current": rack_peak / (per_amp * per_feed),
+        "power.breaker_continuous_current": g("power.pdu_breaker") * g("power.continuous_load_share"),
+        "power.network_rack_power": network_rack_power,
+        "power.network_racks_within_limit": network_rack_power <= g("power.rack_power_limit"),
+        "power.support_rack_pdus": support_pdus, "power.pdus": racks * 2 * per_feed + support * support_pdus,
+        "power.pdus_fit_rack": 2 * per_feed <= g("power.max_pdus_per_rack"),
+        "power.gpu_board_power": gpu_board, "power.compute_power": compute,
+        "power.it_load": it, "power.it_energy_load": it - nodes * (node - component),
+        "power.facility_power": facility, "power.facility_overhead": facility - it,
+        "power.pue_energy": g("power.pue_annual"),
         "power.peak_it_load": peak_it, "power.critical_it_capacity": critical,
         "power.peak_facility_power": peak, "power.contracted_feed": feed,
+        "power.contracted_feed_apparent": feed / g("power.power_factor"),
         "power.feed_blocks_n": blocks_n, "power.feed_blocks": blocks,
         "power.installed_supply": blocks * g("power.feed_block_size"),
         "power.gpu_share": gpu_board / facility, "power.gpus_per_mw": g("power.gpus") / feed,
         "power.it_share": it / facility,
-        "power.rack_within_limit": rack_power <= g("power.rack_power_limit"),
+        "power.rack_within_limit": rack_peak <= g("power.rack_power_limit"),
         "power.feed_within_site": feed <= g("power.site_available_power"),
         "power.whole_nodes": nodes * g("power.gpus_per_node") <= g("power.gpus"),
     }

@@ -52,10 +52,26 @@ def power_section(draw: Any) -> dict[str, Any]:
         "management_power": draw(qty(0, 200, "kW")),
         "sync_peak_factor": draw(ratio(1.0, 2.0)),
         "feed_headroom": draw(ratio(0.0, 1.0)),
-        "feed_block_size": draw(qty(0.1, 20, "MW", lo_open=True)),
+        "feed_block_size": draw(qty(0.1, 20, "MVA", lo_open=True)),
         "feed_redundancy": draw(st.sampled_from(REDUNDANCY)),
         "site_available_power": draw(qty(0.1, 500, "MW", lo_open=True)),
+        "power_factor": draw(ratio(0.5, 1.0)),
+        "ups_block_size": draw(qty(10, 3_000, "kVA")),
+        "ups_redundancy": draw(st.sampled_from(REDUNDANCY)),
+        "hall_rows": draw(st.integers(1, 60)),
+        "racks_per_row": draw(st.integers(1, 60)),
+        "switches_per_network_rack": draw(st.integers(1, 40)),
+        "support_rack_power": draw(qty(1, 50, "kW")),
     }
+    if draw(st.booleans()):  # else the node's catalog figure
+        s["node_max_input"] = draw(st.one_of(st.just("0 kW"), qty(1, 30, "kW")))
+    if draw(st.booleans()):  # else 415 V three-phase at 63 A
+        s["rack_supply"] = draw(st.sampled_from(["three-phase", "single-phase"]))
+        s["rack_voltage"] = draw(qty(100, 480, "V"))
+        s["pdu_breaker"] = draw(qty(10, 400, "A"))
+        s["continuous_load_share"] = draw(ratio(0.5, 1.0))
+    if draw(st.booleans()):
+        s["pue_annual"] = draw(ratio(1.0, 3.0))
     if draw(st.booleans()):
         s["gpu_tdp"] = draw(st.one_of(qty(100, 1500, "W", lo_open=True), qty(0.1, 1.5, "kW", lo_open=True)))
     if draw(st.booleans()):
@@ -80,8 +96,9 @@ def _radix() -> st.SearchStrategy[int]:
 
 @st.composite
 def fabric_section(draw: Any) -> dict[str, Any]:
-    """Fabric inputs: compute switch and optics, storage and out-of-band networks; the node side (NICs per GPU,
-    NIC speed, node transceivers, storage and BMC ports) comes from the node catalog entry unless drawn here."""
+    """Fabric inputs: compute switch and optics (reach short enough that some tiers need single-mode), storage and
+    out-of-band networks; the node side (NICs per GPU, NIC speed, node transceivers, storage and BMC ports) comes
+    from the node catalog entry unless drawn here."""
     s: dict[str, Any] = {
         "switch_radix": draw(_radix()),
         "switch_port_speed": f"{draw(st.sampled_from([100, 200, 400, 800]))} Gbit/s",
@@ -92,7 +109,9 @@ def fabric_section(draw: Any) -> dict[str, Any]:
         "storage_switch_radix": draw(_radix()),
         "storage_switch_power": draw(qty(0, 3_000, "W")),
         "storage_optic_power": draw(qty(0, 30, "W")),
-        "pdus_per_rack": draw(st.integers(0, 6)),
+        "storage_switch_breakout": draw(st.integers(1, 4)),
+        "storage_switch_optic_power": draw(qty(0, 30, "W")),
+        "optic_reach": draw(st.one_of(st.just("50 m"), qty(0.5, 500, "m"))),  # short: long tiers go single-mode
         "oob_other_endpoints": draw(st.integers(0, 500)),
         "oob_switch_ports": draw(st.integers(1, 96)),
         "oob_switch_power": draw(qty(0, 500, "W")),
@@ -107,6 +126,9 @@ def fabric_section(draw: Any) -> dict[str, Any]:
         s["nic_speed"] = f"{draw(st.sampled_from([100, 200, 400, 800]))} Gbit/s"
         s["links_per_node_optic"] = draw(st.integers(1, 4))
         s["node_optic_power"] = draw(qty(0, 30, "W"))
+    if draw(st.booleans()):  # else the defaults (MMS4X00-NS: 500 m, 17 W)
+        s["single_mode_reach"] = draw(qty(0.5, 10_000, "m"))
+        s["single_mode_optic_power"] = draw(qty(0, 30, "W"))
     if draw(st.booleans()):
         s["storage_ports_per_node"] = draw(st.integers(0, 8))
         s["oob_ports_per_node"] = draw(st.integers(0, 3))
@@ -129,13 +151,26 @@ COOLANTS = _catalog_table("coolants")  # water and PG25, as the catalog gives th
 
 @st.composite
 def cooling_section(draw: Any) -> dict[str, Any]:
-    """Cooling inputs: air-only, mixed and fully liquid sites, water or PG25; the air always warms up."""
+    """Cooling inputs: air-only, mixed and fully liquid sites, water or PG25, row and in-rack CDUs, loops below
+    and above the dry-cooler threshold, floors that hold the racks and floors that do not; the air always warms
+    up and the coolant is warmer than the facility water."""
     air_supply = draw(st.floats(5, 35))
+    share = st.one_of(st.just(0.0), st.just(1.0), ratio(0.05, 0.95))
+    coolant_supply = draw(st.floats(5, 50))
     return {
-        "liquid_share": draw(st.one_of(st.just(0.0), st.just(1.0), ratio(0.05, 0.95))),
+        **{f"{part}_liquid_share": draw(share) for part in ("gpu", "cpu", "baseboard", "nic")},
         "indoor_loss_share": draw(ratio(0.0, 1.0)),
         **draw(st.sampled_from(sorted(COOLANTS.items())))[1],
-        "coolant_supply_temperature": f"{draw(st.floats(5, 50))!r} degC",
+        "coolant_supply_temperature": f"{coolant_supply!r} degC",
+        "facility_water_temperature": f"{coolant_supply - draw(st.floats(0.5, 5))!r} degC",
+        "dry_cooler_threshold": f"{draw(st.floats(20, 45))!r} degC",
+        "chiller_cop": draw(ratio(1.0, 15.0)),
+        "cdu_scope": draw(st.sampled_from(["row", "rack"])),
+        "cdu_unit_pump_power": draw(qty(0, 50, "kW")),
+        "rack_empty_weight": draw(qty(0, 300, "kg")),
+        "rack_depth": draw(qty(0.6, 1.4, "m")),
+        "rack_coolant_volume": draw(qty(0, 100, "L")),
+        "floor_rating": draw(qty(250, 5_000, "kg/m^2")),
         "allowed_rise": draw(qty(2, 30, "K")),
         "flow_per_kw": draw(qty(0.3, 5, "L/min/kW")),
         "rack_manifold_flow": draw(qty(10, 800, "L/min")),

@@ -95,6 +95,126 @@ def test_superpod_b200_small_sizes_with_a_node_per_su_given_to_ufm(tmp_path: Pat
     assert column(v, "fabric.leaf_spine_pair_links") == [8, 4, 2, 2]
 
 
+# --------------------------------------------------------------------------- partial fabrics (issue 9, item 7)
+
+
+def test_128_gpus_wire_uplinks_only_for_populated_ports(tmp_path: Path) -> None:
+    """16 DGX H100 on 8 rails: 8 leaves with 16 of their 32 ports down used need ROUNDUP(16 x 32 / 32) = 16
+    uplinks each; a spine's 64 ports split over 8 leaves give 8 links a pair, so ROUNDUP(16 / 8) = 2 spines.
+    Leaf-spine links: 8 x 16 = 128 (not 8 x 32 = 256), exactly the 2 spines' 128 ports."""
+    v = load(site_file(tmp_path, power={"gpus": 128})).values
+    assert column(v, "fabric.leaves") == [8] and column(v, "fabric.fullest_leaf_up_ports") == [16]
+    assert column(v, "fabric.leaf_spine_pair_links") == [8] and column(v, "fabric.spines") == [2]
+    assert column(v, "fabric.leaf_spine_links") == [128]
+    assert column(v, "fabric.switches") == [10]
+    assert column(v, "fabric.leaf_spine_transceivers") == [2 * 128 / 2]  # both ends, 2 ports a cage
+
+
+def test_2056_gpus_build_only_the_third_groups_populated_part(tmp_path: Path) -> None:
+    """257 DGX H100: 257 hosts a rail, 9 leaves a rail (8 full, one with 1 host): 72 leaves, three tiers.
+    Groups of 32 leaves: 64 full leaves fill two groups of 32 spines; the third holds the 8 part-filled leaves,
+    each needing ROUNDUP(1 x 32 / 32) = 1 uplink, so it has 1 spine (not 32).
+    Spines 2 x 32 + 1 = 65; leaf-spine links 64 x 32 + 8 x 1 = 2,056; that spine has 8 leaves and needs
+    ROUNDUP(8 x 32 / 32) = 8 uplinks: spine-core links 64 x 32 + 8 = 2,056, cores ROUNDUP(2,056 / 64) = 33."""
+    v = load(site_file(tmp_path, power={"gpus": 2056})).values
+    assert column(v, "fabric.leaves") == [72] and column(v, "fabric.tiers") == [3]
+    assert column(v, "fabric.full_leaves") == [64] and column(v, "fabric.partial_leaves") == [8]
+    assert column(v, "fabric.spine_groups") == [3] and column(v, "fabric.last_group_spines") == [1]
+    assert column(v, "fabric.spines") == [65]
+    assert column(v, "fabric.leaf_spine_links") == [2056]
+    assert column(v, "fabric.spine_core_links") == [2056]
+    assert column(v, "fabric.cores") == [33]
+    assert column(v, "fabric.switches") == [72 + 65 + 33]
+
+
+# --------------------------------------------------------------------------- the storage network (item 8)
+
+
+def test_example_storage_transceivers_count_twin_port_cages(tmp_path: Path) -> None:
+    """128 nodes x 2 ports + 48 system ports = 304 endpoints on 64-port leaves at 1:1 (32 down, 32 up):
+    9 full leaves and one with 16 ports down used, which needs 16 uplinks. Spines: 64 / 10 leaves = 6 links a
+    pair, ROUNDUP(32 / 6) = 6 spines; the part-filled leaf spreads 16 uplinks over 6 spines, 6 x ROUNDUP(16 / 6)
+    = 18. Leaf-spine links 9 x 32 + 18 = 306. Transceivers: 304 at the endpoints (one single-port each), 152 leaf
+    cages (2 ports each) and 2 x 153 on the leaf-spine links = 762 (1,248 when counted per link end)."""
+    v = load(site_file(tmp_path)).values
+    assert column(v, "fabric.storage_endpoints") == [304]
+    assert column(v, "fabric.storage_leaves") == [10] and column(v, "fabric.storage_spines") == [6]
+    assert column(v, "fabric.storage_leaf_spine_links") == [306]
+    assert column(v, "fabric.storage_leaf_transceivers") == [152]
+    assert column(v, "fabric.storage_leaf_spine_transceivers") == [306]
+    assert column(v, "fabric.storage_transceivers") == [304 + 152 + 306]
+    assert column(v, "fabric.storage_switches") == [16]
+    assert column(v, "fabric.storage_cables") == [304 + 306]
+    w = {k: float(x.reshape(-1)[0]) for k, x in v.items() if k.startswith("fabric.")}
+    assert w["fabric.storage_optics_power"] == pytest.approx((304 * 9 + (152 + 306) * 15) / 1000)
+
+
+def test_10000_gpu_storage_network_grows_a_third_tier(tmp_path: Path) -> None:
+    """1,250 DGX H100 x 2 + 48 = 2,548 storage endpoints: 79 full leaves and one with 20 used, 80 leaves > 64
+    ports: three tiers. Groups of 32 leaves (non-blocking spines): 3, the last with 16 leaves (one part-filled)
+    and so 32 spines, each needing ROUNDUP(16 x 32 / 32) = 16 uplinks. Spines 96; leaf-spine links
+    79 x 32 + 20 = 2,548; spine-core links 64 x 32 + 32 x 16 = 2,560; cores 2,560 / 64 = 40."""
+    v = load(site_file(tmp_path, power={"gpus": 10000})).values
+    assert column(v, "fabric.storage_endpoints") == [2548]
+    assert column(v, "fabric.storage_leaves") == [80] and column(v, "fabric.storage_tiers") == [3]
+    assert column(v, "fabric.storage_spines") == [96] and column(v, "fabric.storage_cores") == [40]
+    assert column(v, "fabric.storage_leaf_spine_links") == [2548]
+    assert column(v, "fabric.storage_spine_core_links") == [2560]
+    assert column(v, "fabric.storage_switches") == [80 + 96 + 40]
+    assert bool(v["fabric.storage_holds_endpoints"].reshape(-1)[0])
+
+
+# --------------------------------------------------------------------------- rack-scale systems (item 6)
+
+
+def test_gb200_nvl72_fabric_is_sized_for_its_compute_trays(tmp_path: Path) -> None:
+    """8 GB200 NVL72 racks (576 GPUs): 18 compute trays of 4 GPUs and 4 NICs each, so 4 rails (not 72) and
+    8 x 18 = 144 hosts a rail: ROUNDUP(144 / 32) = 5 leaves a rail (4 full, one with 16 hosts), 20 leaves, two
+    tiers. Host-side transceivers: 144 x 4 single-port. Storage: 8 racks x 36 ports + 48 = 336 endpoints."""
+    v = load(site_file(tmp_path, catalog={"gpu": "B200-GB200", "node": "GB200-NVL72"}, power={"gpus": 576})).values
+    assert column(v, "fabric.gpus_per_host") == [4] and column(v, "fabric.rails") == [4]
+    assert column(v, "fabric.hosts") == [144] and column(v, "fabric.leaves_per_rail") == [5]
+    assert column(v, "fabric.leaves") == [20] and column(v, "fabric.tiers") == [2]
+    assert column(v, "fabric.node_transceivers") == [576]
+    assert column(v, "fabric.storage_endpoints") == [336]
+    # 20 leaves: 3 links a pair, ROUNDUP(32 / 3) = 11 spines; the part-filled leaf's 16 uplinks on 11 spines: 22
+    assert column(v, "fabric.spines") == [11]
+    assert column(v, "fabric.leaf_spine_links") == [16 * 32 + 4 * 22]
+
+
+# --------------------------------------------------------------------------- reach (item 9)
+
+
+def test_a_hall_beyond_multimode_reach_moves_long_tiers_to_single_mode(tmp_path: Path) -> None:
+    """10 rows at 2.4 m of 100 positions at 0.6 m (a 60 m row), network row across the middle: host-leaf runs
+    24 / 2 + 60 / 2 + 6 = 48 m (multimode, 50 m reach), leaf-spine runs 60 + 6 = 66 m (single-mode). The
+    example's 1,024 leaf-spine transceivers and the storage network's 306 go single-mode: optics power
+    +1,330 x (17 - 15) W, network capex +1,330 x (1,500 - 1,000) USD."""
+    hall = {"hall_rows": 10, "row_pitch": "2.4 m", "rack_width": "0.6 m", "cable_slack": "6 m",
+            "network_location": "centre"}
+    small = load(site_file(tmp_path, "small", power={**hall, "racks_per_row": 20})).values
+    big = load(site_file(tmp_path, "big", power={**hall, "racks_per_row": 100})).values
+    one = {k: float(x.reshape(-1)[0]) for k, x in small.items()}
+    two = {k: float(x.reshape(-1)[0]) for k, x in big.items()}
+    assert (one["fabric.node_leaf_run"], one["fabric.leaf_spine_run"]) == pytest.approx((24, 18))
+    assert (two["fabric.node_leaf_run"], two["fabric.leaf_spine_run"]) == pytest.approx((48, 66))
+    assert one["fabric.single_mode_transceivers_total"] == 0
+    assert (two["fabric.node_leaf_single_mode"], two["fabric.leaf_spine_single_mode"]) == (0, 1)
+    assert two["fabric.compute_single_mode_transceivers"] == 1024
+    assert two["fabric.storage_single_mode_transceivers"] == 306
+    assert two["fabric.transceivers_total"] == one["fabric.transceivers_total"]
+    assert two["fabric.optics_power"] - one["fabric.optics_power"] == pytest.approx(1330 * 2 / 1000)
+    assert two["tco.network_capex"] - one["tco.network_capex"] == pytest.approx(1330 * 500)
+    assert bool(big["fabric.runs_within_single_mode_reach"].reshape(-1)[0])
+    end = load(site_file(tmp_path, "end", power={**hall, "racks_per_row": 100, "network_location": "end-of-row"}))
+    e = {k: float(x.reshape(-1)[0]) for k, x in end.values.items() if k.startswith("fabric.")}
+    # leaves at each row's end: 60 + 6 = 66 m; spines at the hall's end: 10 x 2.4 + 6 = 30 m
+    assert (e["fabric.node_leaf_run"], e["fabric.leaf_spine_run"]) == pytest.approx((66, 30))
+    assert (e["fabric.node_leaf_single_mode"], e["fabric.leaf_spine_single_mode"]) == (1, 0)
+    far = load(site_file(tmp_path, "far", power={**hall, "racks_per_row": 1000})).values
+    assert not bool(far["fabric.runs_within_single_mode_reach"].reshape(-1)[0])  # a 600 m row
+
+
 # --------------------------------------------------------------------------- fat-tree limits
 
 
@@ -152,8 +272,9 @@ def test_example_site_fabric_feeds_the_power_chain() -> None:
     assert v["power.network_power"] == pytest.approx(v["fabric.switches_power"])
     assert v["power.optics_power"] == pytest.approx(v["fabric.optics_power"])
     assert v["summary.share_network"] == pytest.approx(v["fabric.power"])
-    assert v["fabric.oob_endpoints"] == (v["power.nodes"] + v["fabric.switches_total"] + v["power.racks"] * 2
-                                         + v["cooling.cdus_installed"] + 40)
+    # BMCs 128 + switch management 64 + rack PDUs 142 (32 x 4 + 7 x 2) + CDUs 0 + other endpoints 32
+    assert v["fabric.oob_pdu_ports"] == v["power.pdus"] == 142
+    assert v["fabric.oob_endpoints"] == 128 + 64 + 142 + 0 + 32
     assert bool(model.values["checks.all_pass"].reshape(-1)[0])
 
 
@@ -182,6 +303,8 @@ def fabrics(draw: Any) -> dict[str, Any]:
         "fabric.links_per_node_optic": float(draw(st.integers(1, 4))),
         "fabric.nics_per_gpu": float(draw(st.integers(1, 4))),
         "power.gpus_per_node": float(draw(st.integers(1, 16))),
+        "power.hosts_per_node": float(draw(st.integers(1, 4))),
+        "fabric.storage_switch_breakout": float(draw(st.integers(1, 4))),
         "fabric.storage_switch_radix": 2 * draw(st.integers(1, 128)),
         "fabric.storage_system_ports": float(draw(st.integers(0, 500))),
         "power.gpus": sorted(draw(st.lists(st.integers(1, 60_000), min_size=2, max_size=40))),
@@ -221,8 +344,17 @@ def test_ports_suffice_and_more_gpus_never_need_fewer_switches(example_model: Mo
     # storage: one switch while the endpoints fit, else leaves carry them all
     se, sl = c["fabric.storage_endpoints"], c["fabric.storage_leaves"]
     assert np.all((sl * c["fabric.storage_leaf_down_ports"] >= se) | (se <= f["fabric.storage_switch_radix"]))
+    ks, st = f["fabric.storage_switch_radix"], c["fabric.storage_tiers"]
+    assert np.all(c["fabric.storage_spines"][st == 2] * ks >= c["fabric.storage_leaf_spine_links"][st == 2])
+    assert np.all(c["fabric.storage_spines"][st == 3] * c["fabric.storage_spine_down_ports"][st == 3]
+                  >= c["fabric.storage_leaf_spine_links"][st == 3])
+    assert np.all(c["fabric.storage_cores"] * ks >= c["fabric.storage_spine_core_links"])
+    # uplinks keep each leaf's ratio: at 1:1 the leaf-spine links carry every endpoint
+    assert np.all(c["fabric.leaf_spine_links"][~one] * c["fabric.leaf_down_ports"][~one]
+                  >= e[~one] * c["fabric.leaf_up_ports"][~one] - 1e-9)
     # more GPUs (sorted) never need fewer switches, transceivers, cables or power
-    for key in ("fabric.leaves", "fabric.spines", "fabric.switches", "fabric.switches_total", "fabric.tiers",
+    for key in ("fabric.leaves", "fabric.spines", "fabric.cores", "fabric.switches", "fabric.switches_total",
+                "fabric.tiers", "fabric.storage_switches",
                 "fabric.transceivers_total", "fabric.cables_total", "fabric.power"):
         assert np.all(np.diff(c[key]) >= 0), key
 

@@ -175,18 +175,20 @@ def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> N
 
 
 def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Path) -> None:
-    """Example: IT load 1,338.313 kW, GPU boards 1,024 x 0.7 = 716.8 kW. Peak IT = 1,338.313 + 716.8 x 0.1 =
-    1,409.993 kW; critical IT capacity = 1,409.993 x 1.1 = 1,550.993 kW; colocation = 1,550.993 x 184.06 =
-    285,475.7 USD a month. Charged on the feed (critical x PUE 1.4 = 2,171.39 kW), it was 399,666: the PUE paid
-    twice, since energy is billed at the PUE already."""
+    """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input) + 47.808 kW of switches + 40.326 kW
+    of optics + 30 kW storage + 8 kW management = 1,431.734 kW; the vendor's maximum covers the GPUs' synchronised
+    steps, so peak IT = IT load. Critical IT capacity = 1,431.734 x 1.1 = 1,574.907 kW; colocation =
+    1,574.907 x 184.06 = 289,877.5 USD a month. Charged on the feed (critical x PUE 1.4 = 2,204.87 kW), it would
+    be 405,828.4: the PUE paid twice, since energy is billed at the PUE already."""
     critical = load(site_file(tmp_path, "critical"))
-    peak_it = v(critical, "power.it_load") + 1024 * 0.7 * 0.1
-    assert v(critical, "power.it_load") == pytest.approx(1338.3131914893618, rel=1e-12)
-    assert v(critical, "power.critical_it_capacity") == pytest.approx(peak_it * 1.1, rel=1e-12)
-    assert v(critical, "tco.colo_cost") == pytest.approx(peak_it * 1.1 * 184.06, rel=1e-12)
-    assert v(critical, "tco.colo_cost") == pytest.approx(285_475.7, abs=0.1)
+    it = 128 * 10.2 + 47.808 + 40.326 + 30 + 8
+    assert v(critical, "power.it_load") == pytest.approx(it, rel=1e-12)
+    assert v(critical, "power.peak_it_load") == pytest.approx(it, rel=1e-12)
+    assert v(critical, "power.critical_it_capacity") == pytest.approx(it * 1.1, rel=1e-12)
+    assert v(critical, "tco.colo_cost") == pytest.approx(it * 1.1 * 184.06, rel=1e-12)
+    assert v(critical, "tco.colo_cost") == pytest.approx(289_877.5, abs=0.1)
     feed = load(site_file(tmp_path, "feed", tco={"facility_price_basis": "feed"}))
-    assert v(feed, "tco.colo_cost") == pytest.approx(399_665.954, abs=0.01)
+    assert v(feed, "tco.colo_cost") == pytest.approx(405_828.4, abs=0.1)
     assert v(feed, "tco.colo_cost") / v(critical, "tco.colo_cost") == pytest.approx(1.4, rel=1e-12)
     # energy carries the PUE in both: it is the same line
     assert v(feed, "tco.energy_cost") == v(critical, "tco.energy_cost")

@@ -56,6 +56,7 @@ class Spec:
     help: str = ""
     structural: bool = False  # a number that shapes the workbook (e.g. timeline length): not a live input
     why: str = ""  # why lo..hi is the range a real site can have (templates/limits.yaml)
+    optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -354,6 +355,8 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
             raw, source = tool_defaults[spec.key]
             origin = f"{DEFAULTS_PATH.name} {spec.key}"
             source = f"default: {source}"
+        elif spec.optional:
+            continue
         else:
             hint = " (not in the site file nor in its catalog entries)" if data.get("catalog") else ""
             raise InputError(_one_line(
@@ -379,7 +382,8 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
 # (key, operator, other key, why), e.g. ("cooling.air_supply_temperature", "<", "cooling.air_return_temperature",
 # "the air must leave the racks warmer than it arrives").
 Rule = tuple[str, str, str, str]
-_RULE_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_RULE_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+             "divides": lambda a, b: b % a == 0}
 
 
 def rule_holds(op: str, a: float, b: float) -> bool:

@@ -342,7 +342,8 @@ _SHOWN_AS = {
     "USD/year": "USD/fyear", "GPU-h": "GPU*hour", "USD/GPU-h": "USD/GPU/hour", "kW-month": "kW*fmonth",
     "USD/kW-month": "USD/kW/fmonth", "GPU-h/month": "GPU*hour/fmonth",
     "GPUs": "GPU", "nodes": "", "racks": "", "count": "", "ratio": "", "%": "", "blocks": "",
-    "nodes/rack": "", "GPU/MW": "GPU/MW", "switches": "", "links": "", "CDUs": "", "units": "",
+    "nodes/rack": "", "GPU/MW": "GPU/MW", "switches": "", "links": "", "CDUs": "", "units": "", "rows": "",
+    "hosts": "", "PDUs": "", "PDUs/rack": "", "CDUs/rack": "", "tiers": "",
 }
 
 

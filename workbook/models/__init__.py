@@ -17,9 +17,11 @@ from workbook.models.base import AllInputs, Inputs
 
 PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco]
 # Definition order: the fabric's power feeds the power chain, which cooling uses; the out-of-band network counts
-# racks and CDUs, so it comes after them; the TCO prices everything.
+# racks' PDUs and CDUs, and the UPS
+# carries the CDU pumps, so they come after cooling; the TCO prices everything.
 EVALUATION: list[tuple[ModuleType, str]] = [
-    (fabric, "define"), (power, "define"), (cooling, "define"), (fabric, "define_oob"), (tco, "define")]
+    (fabric, "define"), (power, "define"), (cooling, "define"), (power, "define_ups"), (fabric, "define_oob"),
+    (tco, "define")]
 
 
 def all_specs() -> list[Spec]:

@@ -1,27 +1,40 @@
 """Cooling: every watt in is heat out. Liquid (direct-to-chip) and air split, coolant flow, CDUs with
-redundancy, air flow, heat rejection, and how long a cold plate lasts when the flow stops.
+redundancy, air flow, heat rejection (dry coolers or compressors), the floor loading of a rack, and how long a
+cold plate lasts when the flow stops.
 
-Heat balance: all IT power becomes heat in the hall; of the facility overhead, the share released indoors
-(UPS and PDU losses, lighting, fans of air handlers and CDUs) adds to it. Cold plates take a share of the
-compute nodes' heat into the coolant; the air takes the rest (the nodes' residual heat, switches, optics,
-storage, management, indoor losses). Flow follows Q = m' x cp x dT for each fluid.
+Heat balance: all IT power becomes heat in the IT hall. Cold plates take a share of the DC power of the
+components they sit on (GPUs, CPUs, switch chips, NICs: shares from the node's catalog entry); the hall's air
+takes the rest: the nodes' fans, memory, drives, the rest of the board, every watt of PSU loss, and the
+switches, optics, storage and management. Of the facility overhead, the share released indoors (UPS and PDU
+losses, lighting) heats its own rooms, which are cooled there, not by the IT hall's air. Heat leaves the site
+through dry coolers where the facility water is warm enough (ASHRAE W32 and above), else through chillers,
+whose compressors add their own heat. Flow follows Q = m' x cp x dT for each fluid.
 """
 
 from __future__ import annotations
 
+from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, max_, where
-from workbook.formula.line import COUNT, PERCENT, Book, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import AllInputs
+from workbook.models.base import AllInputs, Inputs
 
 TITLE, PREFIX = "Cooling", "cooling"
 
 _SHARE = dict(expect="a fraction", example="0.8", lo=0.0, hi=1.0, fmt=PERCENT)
 _POSITIVE = dict(lo=0.0, lo_open=True)
+_MASS = dict(expect="a mass", example="140 kg", lo=0.0)
+
+
+def _capture(part: str, what: str, example: str) -> Spec:
+    """A cold plate's share of one component's DC power (0 where the component is air-cooled)."""
+    return Spec(f"cooling.{part}_liquid_share", f"Share of {what} DC power taken by cold plates", "%",
+                **{**_SHARE, "example": example})
+
 
 INPUTS = with_limits([
-    Spec("cooling.liquid_share", "Share of compute node heat taken by liquid (direct-to-chip)", "%",
-         **_SHARE),
+    _capture("gpu", "GPU board", "1"), _capture("cpu", "CPU", "1"),
+    _capture("baseboard", "baseboard (switch chip)", "0.8"), _capture("nic", "NIC", "1"),
     Spec("cooling.indoor_loss_share", "Share of facility overhead released as heat indoors", "%",
          **{**_SHARE, "example": "0.3"}),
     Spec("cooling.coolant_density", "Coolant density", "kg/m^3", "a density", "997 kg/m^3", **_POSITIVE),
@@ -37,10 +50,15 @@ INPUTS = with_limits([
          "200 L/min", **_POSITIVE),
     Spec("cooling.cold_plate_volume", "Coolant held in one GPU cold plate", "mL", "a volume", "60 mL",
          **_POSITIVE),
+    Spec("cooling.cdu_scope", "CDU scope: row (shared by the hall) or rack (in-rack, one rack each)", "",
+         "a scope", "row", choices=("row", "rack")),
     Spec("cooling.cdu_capacity", "CDU heat capacity (per unit)", "kW", "a power", "1000 kW", **_POSITIVE),
     Spec("cooling.cdu_flow", "CDU flow capacity (per unit)", "L/min", "a volume flow", "1500 L/min",
          **_POSITIVE),
-    Spec("cooling.cdu_redundancy", "CDU redundancy", "", "", "N+1", redundancy=True),
+    Spec("cooling.cdu_unit_pump_power", "CDU pump electrical power (per running unit)", "kW", "a power", "15 kW",
+         lo=0.0),
+    Spec("cooling.cdu_redundancy", "CDU redundancy (per CDU group: the hall, or each rack)", "", "", "N+1",
+         redundancy=True),
     Spec("cooling.air_density", "Air density", "kg/m^3", "a density", "1.2 kg/m^3", **_POSITIVE),
     Spec("cooling.air_specific_heat", "Air specific heat", "kJ/(kg*K)", "a specific heat",
          "1.006 kJ/(kg*K)", **_POSITIVE),
@@ -48,6 +66,19 @@ INPUTS = with_limits([
          "22 degC", lo=0.0, hi=60.0),
     Spec("cooling.air_return_temperature", "Air return temperature (hot aisle)", "°C", "a temperature",
          "36 degC", lo=0.0, hi=80.0),
+    Spec("cooling.facility_water_temperature", "Facility water supply temperature to the CDUs (design day)",
+         "°C", "a temperature", "32 degC", lo=0.0, hi=70.0),
+    Spec("cooling.dry_cooler_threshold", "Least facility water temperature dry coolers reach without a "
+         "compressor", "°C", "a temperature", "32 degC", lo=0.0, hi=70.0),
+    Spec("cooling.chiller_cop", "Chiller coefficient of performance (heat moved / compressor power)", "ratio",
+         "a ratio", "3", lo=0.0, lo_open=True, hi=20.0),
+    Spec("cooling.node_weight", "Node weight (a rack-scale node: the whole rack)", "kg", **_MASS),
+    Spec("cooling.rack_empty_weight", "Empty rack weight (0 where the node is its own rack)", "kg", **_MASS),
+    Spec("cooling.rack_depth", "Rack depth (footprint across the row)", "m", "a length", "1.2 m", **_POSITIVE),
+    Spec("cooling.rack_coolant_volume", "Coolant held in a liquid-cooled rack (manifolds, hoses, plates)", "L",
+         "a volume", "30 L", lo=0.0),
+    Spec("cooling.floor_rating", "Floor rating (distributed load)", "kg/m^2", "a load per area",
+         "1200 kg/m^2", **_POSITIVE),
 ])
 
 # Rules between two keys (each key alone is checked by its Spec): (key, operator, other key, why).
@@ -58,27 +89,61 @@ RULES = [
 
 
 def define(book: Book, inputs: AllInputs) -> None:
+    """The Cooling sheet, top to bottom: heat, coolant, CDUs, air, heat rejection, cold plate, floor."""
     i, p = inputs.cooling, inputs.power
-    L = book.lines
     s = book.sheet(TITLE, PREFIX)
+    heat = _heat(book, s, i, p)
+    flow = _coolant(book, s, i, heat)
+    _cdus(book, s, i, heat["liquid"], flow)
+    _air(s, i, heat["air"])
+    _rejection(s, i, heat)
+    _cold_plate(s, i, p)
+    _floor(book, s, i, p, heat["node_liquid"])
+    L = book.lines
+    itemised = "power.cooling_power" in L
+    plant = L["power.cooling_power"] if itemised else L["power.facility_overhead"]
+    s.check("overhead_carries_cooling_plant", "The power chain's cooling allowance carries the chillers' "
+            "compressors and the CDU pumps", L["cooling.compressor_power"] + L["cooling.cdu_pump_power"] <= plant,
+            "compressor power + CDU pump power <= " + ("cooling power (Power chain, itemised)" if itemised else
+                                                       "facility overhead (Power chain, IT x (PUE - 1))"))
 
+
+def _heat(book: Book, s: SheetBuilder, i: Inputs, p: Inputs) -> dict[str, Line]:
+    """Liquid heat from the DC power of the cold-plated components, so PSU loss and fans stay on air."""
+    L = book.lines
     s.section("Heat load (every watt in is heat out)")
     it_heat = s.calc("it_heat", "IT heat (all of the IT load)", "kW", L["power.it_load"],
-                     "every watt the IT equipment draws ends as heat in the hall")
+                     "every watt the IT equipment draws ends as heat in the IT hall")
+    node_liquid = s.calc(
+        "node_liquid_heat", "Heat to liquid per node (cold plates)", "kW",
+        L["power.node_gpu_power"] * i.gpu_liquid_share + L["power.node_cpu_power"] * i.cpu_liquid_share
+        + p.baseboard_power * i.baseboard_liquid_share + L["power.node_nic_power"] * i.nic_liquid_share,
+        "DC power of each cold-plated component x its captured share: GPUs, CPUs, baseboard (switch chips), "
+        "NICs; PSU loss, fans, memory and drives are not on cold plates")
+    s.calc("node_air_heat", "Heat to air per node", "kW", L["power.node_power"] - node_liquid,
+           "node design input power - heat to liquid: fans, memory, drives, the rest of the board and all of "
+           "the PSU loss")
+    liquid = s.calc("liquid_heat", "Heat to liquid (cold plates)", "kW", L["power.nodes"] * node_liquid,
+                    "nodes x heat to liquid per node")
+    air = s.calc("air_heat", "Heat to air in the IT hall", "kW", it_heat - liquid,
+                 "IT heat - heat to liquid: the nodes' air heat, switches, optics, storage, management")
+    s.calc("liquid_fraction", "Liquid share of the IT heat", "%", liquid / it_heat, fmt=PERCENT)
     indoor = s.calc(
-        "indoor_facility_heat", "Facility losses released indoors", "kW",
+        "indoor_facility_heat", "Facility losses released indoors (their own rooms)", "kW",
         L["power.facility_overhead"] * i.indoor_loss_share,
-        "facility overhead x indoor share: UPS and PDU losses, lighting, air handler and CDU fans and "
-        "pumps heat the rooms; chillers and cooling towers reject theirs outdoors")
-    heat = s.calc("heat_load", "Heat load to remove", "kW", it_heat + indoor, "IT heat + indoor losses")
-    liquid = s.calc("liquid_heat", "Heat to liquid (cold plates)", "kW",
-                    L["power.compute_power"] * i.liquid_share,
-                    "compute node power x liquid share; switches, storage and management stay on air")
-    air = s.calc("air_heat", "Heat to air", "kW", heat - liquid, "heat load - heat to liquid")
-    s.calc("liquid_fraction", "Liquid share of the heat load", "%", liquid / heat, fmt=PERCENT)
+        "facility overhead x indoor share: UPS, transformer and PDU losses and lighting heat the electrical "
+        "rooms, which have their own cooling; chillers and dry coolers reject theirs outdoors")
+    total = s.calc("heat_load", "Heat load to remove (IT hall + facility rooms)", "kW",
+                   liquid + air + indoor, "heat to liquid + heat to air + indoor facility losses")
+    return {"it": it_heat, "node_liquid": node_liquid, "liquid": liquid, "air": air, "indoor": indoor,
+            "total": total}
 
+
+def _coolant(book: Book, s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> dict[str, Line]:
+    """The technology loop: flow from the liquid heat, the rise it gives, and a full rack's flow."""
+    L = book.lines
     s.section("Coolant loop (technology cooling system)")
-    flow = s.calc("coolant_flow", "Coolant flow", "L/min", liquid * i.flow_per_kw,
+    flow = s.calc("coolant_flow", "Coolant flow", "L/min", heat["liquid"] * i.flow_per_kw,
                   "heat to liquid x design flow per kW")
     s.calc("coolant_flow_gpm", "Coolant flow (US gallons per minute)", "gpm", flow, "the same flow in gpm")
     s.calc("coolant_mass_flow", "Coolant mass flow", "kg/s", flow * i.coolant_density,
@@ -93,43 +158,101 @@ def define(book: Book, inputs: AllInputs) -> None:
     s.calc("min_flow_per_kw", "Least flow per kW for the allowed rise", "L/min/kW",
            1 / (i.coolant_density * i.coolant_specific_heat * i.allowed_rise),
            "1 / (density x cp x allowed rise), from Q = density x flow x cp x dT")
-    rack_flow = s.calc(
-        "rack_coolant_flow", "Coolant flow per full rack", "L/min",
-        L["power.nodes_per_rack"] * L["power.node_power"] * i.liquid_share * i.flow_per_kw,
-        "nodes per rack x node power x liquid share x flow per kW")
+    rack_heat = s.calc("rack_liquid_heat", "Heat to liquid per full rack", "kW",
+                       L["power.nodes_per_rack"] * heat["node_liquid"], "nodes per rack x heat to liquid per node")
+    rack_flow = s.calc("rack_coolant_flow", "Coolant flow per full rack", "L/min", rack_heat * i.flow_per_kw,
+                       "rack heat to liquid x flow per kW")
+    s.check("rack_flow_within_manifold", "Coolant flow per rack within the rack manifold limit",
+            rack_flow <= i.rack_manifold_flow)
+    s.check("rise_within_allowed", "Coolant temperature rise within the allowed rise", rise <= i.allowed_rise)
+    s.check("coolant_above_facility_water", "Coolant supply warmer than the facility water (the CDU's "
+            "heat exchanger passes heat downhill)", i.coolant_supply_temperature > i.facility_water_temperature)
+    return {"hall": flow, "rack_heat": rack_heat, "rack": rack_flow}
 
+
+def _cdus(book: Book, s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line]) -> None:
+    """Row CDUs share one hall loop (pooled); in-rack CDUs serve one rack each, counted and spared per rack."""
     s.section("Coolant distribution units (CDUs)")
-    for_heat = s.calc("cdus_for_heat", "CDUs to carry the liquid heat (N)", "CDUs",
-                      ceil(liquid / i.cdu_capacity), fmt=COUNT)
-    for_flow = s.calc("cdus_for_flow", "CDUs to carry the coolant flow (N)", "CDUs",
-                      ceil(flow / i.cdu_flow), fmt=COUNT)
-    n = s.calc("cdus_n", "CDUs needed (N)", "CDUs", max_(for_heat, for_flow),
-               "the more of the two; 0 for an air-cooled site", fmt=COUNT)
-    installed = s.calc(
-        "cdus_installed", "CDUs installed (with redundancy)", "CDUs",
-        where(n > 0, n * i.cdu_redundancy_multiplier + i.cdu_redundancy_spares, 0),
-        "N x multiple of N + spares; none without liquid heat", fmt=COUNT)
-    one_down = s.calc("cdus_one_down", "CDUs running with one unit down", "CDUs",
-                      max_(installed - 1, 0), fmt=COUNT)
+    if i.choice("cdu_scope") == "rack":
+        heat = s.calc("cdu_group_heat", "Heat to liquid one CDU group serves (a full rack)", "kW",
+                      flow["rack_heat"], "in-rack CDUs serve only their own rack")
+        group_flow = s.calc("cdu_group_flow", "Coolant flow one CDU group serves (a full rack)", "L/min",
+                            flow["rack"])
+        groups = s.calc("cdu_groups", "CDU groups (one per compute rack)", "count",
+                        book.lines["power.racks"], "compute racks: each in-rack CDU set cools one rack",
+                        fmt=COUNT)
+    else:
+        heat = s.calc("cdu_group_heat", "Heat to liquid one CDU group serves (the hall)", "kW", liquid,
+                      "row CDUs share one loop, so the hall's liquid heat is pooled")
+        group_flow = s.calc("cdu_group_flow", "Coolant flow one CDU group serves (the hall)", "L/min",
+                            flow["hall"])
+        groups = s.calc("cdu_groups", "CDU groups (one hall loop)", "count", Const(1), fmt=COUNT)
+    for_heat = s.calc("cdus_for_heat", "CDUs per group to carry its liquid heat (N)", "CDUs",
+                      ceil(heat / i.cdu_capacity), fmt=COUNT)
+    for_flow = s.calc("cdus_for_flow", "CDUs per group to carry its coolant flow (N)", "CDUs",
+                      ceil(group_flow / i.cdu_flow), fmt=COUNT)
+    group_n = s.calc("cdus_group_n", "CDUs needed per group (N)", "CDUs", max_(for_heat, for_flow),
+                     "the more of the two; 0 for an air-cooled site", fmt=COUNT)
+    group_installed = s.calc(
+        "cdus_group_installed", "CDUs installed per group (with redundancy)", "CDUs",
+        where(group_n > 0, group_n * i.cdu_redundancy_multiplier + i.cdu_redundancy_spares, 0),
+        "N x multiple of N + spares, in each group; none without liquid heat", fmt=COUNT)
+    n = s.calc("cdus_n", "CDUs running (N, all groups)", "CDUs", group_n * groups, "N per group x groups",
+               fmt=COUNT)
+    installed = s.calc("cdus_installed", "CDUs installed (all groups)", "CDUs", group_installed * groups,
+                       "installed per group x groups", fmt=COUNT)
+    one_down = s.calc("cdus_one_down", "CDUs running in a group with one unit down", "CDUs",
+                      max_(group_installed - 1, 0), fmt=COUNT)
     s.calc("cdu_capacity_installed", "Installed CDU heat capacity", "kW", installed * i.cdu_capacity)
+    s.calc("cdu_pump_power", "CDU pump power (running units)", "kW", n * i.cdu_unit_pump_power,
+           "CDUs running (N) x pump power per unit: UPS-backed, since a cold plate without flow reaches its "
+           "limit in seconds; 0 for an air-cooled site")
+    s.check("cdu_heat_one_down", "CDUs carry each group's liquid heat with one unit down",
+            one_down * i.cdu_capacity >= heat)
+    s.check("cdu_flow_one_down", "CDUs carry each group's coolant flow with one unit down",
+            one_down * i.cdu_flow >= group_flow)
 
-    s.section("Air")
+
+def _air(s: SheetBuilder, i: Inputs, air: Line) -> None:
+    """The IT hall's air only: the electrical rooms' losses are cooled in their own rooms."""
+    s.section("Air (IT hall)")
     air_dt = s.calc("air_rise", "Air temperature rise (return - supply)", "K",
                     i.air_return_temperature - i.air_supply_temperature)
     s.calc("air_flow_per_kw", "Air flow per kW of air heat", "CFM/kW",
            1 / (i.air_density * i.air_specific_heat * air_dt),
            "1 / (air density x cp x dT): the sensible heat equation CFM = 3412 x kW / (1.085 x dT in F), "
            "with density and cp as inputs instead of the 1.085")
-    air_flow = s.calc("air_flow", "Air flow", "CFM", air / (i.air_density * i.air_specific_heat * air_dt),
-                      "heat to air / (density x cp x dT)")
-    s.calc("air_flow_m3h", "Air flow (cubic metres per hour)", "m^3/h", air_flow, "the same flow in m^3/h")
+    air_flow = s.calc("air_flow", "Air flow in the IT hall", "CFM",
+                      air / (i.air_density * i.air_specific_heat * air_dt),
+                      "IT hall heat to air / (density x cp x dT); the facility rooms' losses are not in it")
+    s.calc("air_flow_m3h", "Air flow in the IT hall (cubic metres per hour)", "m^3/h", air_flow,
+           "the same flow in m^3/h")
 
-    s.section("Heat rejection")
-    out = s.calc("heat_rejection", "Heat rejected (liquid + air)", "kW", liquid + air,
-                 "what the heat rejection plant must remove from the rooms; equals the heat load")
-    s.calc("heat_rejection_tons", "Heat rejected (refrigeration tons)", "TR", out,
+
+def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> None:
+    """Dry coolers take a warm-water loop (W32 and above); the rest needs compressors, which add their heat."""
+    s.section("Heat rejection (outdoors)")
+    dry = s.calc(
+        "heat_dry_cooler", "Heat rejected without a compressor (dry coolers)", "kW",
+        where(i.facility_water_temperature >= i.dry_cooler_threshold, heat["liquid"], 0),
+        "heat to liquid when the facility water is at or above the dry-cooler threshold (ASHRAE W32: no "
+        "chiller needed), else 0")
+    needs = s.calc("heat_compressor", "Heat that needs a compressor (chillers)", "kW", heat["total"] - dry,
+                   "heat load - dry-cooler heat: the IT hall's air (cold-aisle air needs chilled water), the "
+                   "facility rooms' losses, and the liquid heat of a loop colder than the threshold")
+    work = s.calc("compressor_power", "Chiller compressor power (its own heat)", "kW", needs / i.chiller_cop,
+                  "heat needing a compressor / chiller COP; part of the facility overhead's cooling power")
+    chillers = s.calc("heat_chillers", "Heat the chillers reject (load + compressor heat)", "kW", needs + work)
+    out = s.calc("heat_rejection", "Heat rejected outdoors (dry coolers + chillers)", "kW", dry + chillers,
+                 "dry-cooler heat + chiller heat: the heat load plus the compressors' own heat")
+    s.calc("heat_rejection_tons", "Heat rejected outdoors (refrigeration tons)", "TR", out,
            "1 ton of refrigeration = 12,000 BTU/h = 3.517 kW")
+    s.check("heat_balance", "Heat out equals heat in (IT + facility rooms + compressors)",
+            out.eq(heat["it"] + heat["indoor"] + work))
 
+
+def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:
+    """How long the still coolant in a GPU's plate lasts: why the CDU pumps are UPS-backed."""
     s.section("Cold plate when the flow stops")
     plate = s.calc("cold_plate_mass", "Coolant mass in one GPU cold plate", "g",
                    i.cold_plate_volume * i.coolant_density)
@@ -138,18 +261,26 @@ def define(book: Book, inputs: AllInputs) -> None:
            "coolant mass x cp x allowed rise / GPU power: the GPU at TDP heats the still coolant in its "
            "plate by the allowed rise; the metal's own heat capacity is left out (conservative)")
 
-    s.check("rack_flow_within_manifold", "Coolant flow per rack within the rack manifold limit",
-            rack_flow <= i.rack_manifold_flow)
-    s.check("rise_within_allowed", "Coolant temperature rise within the allowed rise", rise <= i.allowed_rise)
-    s.check("cdu_heat_one_down", "CDUs carry the liquid heat with one unit down",
-            one_down * i.cdu_capacity >= liquid)
-    s.check("cdu_flow_one_down", "CDUs carry the coolant flow with one unit down",
-            one_down * i.cdu_flow >= flow)
+
+def _floor(book: Book, s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line) -> None:
+    """A full compute rack's weight over its footprint, against the floor's distributed-load rating."""
+    s.section("Floor loading")
+    coolant = s.calc("rack_coolant_weight", "Coolant weight in a full rack", "kg",
+                     where(node_liquid > 0, i.rack_coolant_volume * i.coolant_density, 0),
+                     "coolant volume x density in a liquid-cooled rack, else 0")
+    weight = s.calc("rack_weight", "Weight of a full compute rack", "kg",
+                    book.lines["power.nodes_per_rack"] * i.node_weight + i.rack_empty_weight + coolant,
+                    "nodes per rack x node weight + empty rack + coolant")
+    area = s.calc("rack_footprint", "Rack footprint", "m^2", p.rack_width * i.rack_depth, "width x depth")
+    load = s.calc("floor_load", "Floor load under a full rack", "kg/m^2", weight / area,
+                  "rack weight / footprint (distributed; casters and levelling feet concentrate it further)")
+    s.check("floor_within_rating", "A full rack's floor load within the floor rating", load <= i.floor_rating)
 
 
 def summarise(book: Book, s: SheetBuilder) -> None:
     """Cooling figures on the Summary sheet."""
     s.section("Cooling")
     for key in ("heat_load", "liquid_heat", "air_heat", "coolant_flow", "coolant_flow_gpm", "air_flow",
-                "heat_rejection_tons", "cdus_n", "cdus_installed"):
+                "heat_compressor", "compressor_power", "heat_rejection_tons", "cdus_n", "cdus_installed",
+                "cdu_pump_power", "rack_weight", "floor_load"):
         s.show(book.lines[f"cooling.{key}"])

@@ -1,15 +1,23 @@
-"""Power chain: GPU TDP -> node -> rack -> IT load -> facility -> contracted utility feed.
+"""Power chain: GPU TDP -> node -> rack -> IT load -> facility -> contracted utility feed -> supply blocks.
 
-Design power is the sum of nameplate (TDP) figures at the wall: what the utility contract and the rack
-circuits must carry, not the average draw (that belongs to the energy bill, in the TCO).
+Electrical design uses the larger of the component sum at the wall and the vendor's published maximum input
+(DGX H100 10.2 kW, DGX B200 14.3 kW): racks, rack circuits, the feed and the supply blocks are sized on it.
+The component sum stays as the breakdown of where the watts go, and it is the basis of the energy bill (the
+TCO), since a node does not draw its PSU-sized maximum all year. Transformers and UPS blocks are rated in
+apparent power (MVA, kVA): kW / power factor. UPS blocks carry the UPS-backed load (critical IT capacity,
+plus the CDU pumps of a liquid-cooled hall); transformers carry the whole feed. The feed is sized at the
+design-day (peak) PUE; energy is billed at the annual average PUE.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, floor, max_, min_
-from workbook.formula.line import COUNT, PERCENT, Book
+from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import AllInputs
+from workbook.models.base import AllInputs, Inputs
 
 TITLE, PREFIX = "Power chain", "power"
 
@@ -33,6 +41,10 @@ INPUTS = with_limits([
     Spec("power.baseboard_power", "GPU baseboard power (switch chips, retimers, BMC)", "W", **_W),
     Spec("power.node_storage_power", "Local storage power per node", "W", **_W),
     Spec("power.fan_power", "Fan power per node at full speed", "W", **_W),
+    Spec("power.node_max_input", "Vendor's maximum input power per node (0 = not published)", "kW",
+         **{**_KW, "example": "10.2 kW"}),
+    Spec("power.hosts_per_node", "Fabric hosts per node (compute trays with their own NICs)", "count",
+         "a count of hosts", "1", lo=0, lo_open=True, integer=True, fmt=COUNT),
     Spec("power.psu_efficiency", "PSU efficiency (AC in -> DC out)", "%", "a fraction", "0.94",
          lo=0.5, hi=1.0, fmt=PERCENT),
     Spec("power.node_height", "Node height", "U", "a height in rack units", "8 U", lo=0, lo_open=True,
@@ -40,12 +52,25 @@ INPUTS = with_limits([
     Spec("power.rack_units", "Usable rack units per rack", "U", "a height in rack units", "42 U", lo=1,
          integer=True, fmt=COUNT),
     Spec("power.rack_power_limit", "Rack power limit", "kW", lo_open=True, **_KW),
+    Spec("power.hall_rows", "Rows of rack positions in the hall", "rows", "a count of rows", "4", lo=0,
+         lo_open=True, integer=True, fmt=COUNT),
+    Spec("power.racks_per_row", "Rack positions per row", "racks", "a count of racks", "12", lo=0, lo_open=True,
+         integer=True, fmt=COUNT),
+    Spec("power.rack_width", "Rack width (pitch along a row)", "m", "a length", "0.6 m", lo=0.0, lo_open=True),
+    Spec("power.row_pitch", "Row pitch (rack depth plus its share of the aisles)", "m", "a length", "2.4 m",
+         lo=0.0, lo_open=True),
+    Spec("power.network_location", "Where the network racks stand", "", "a location", "centre",
+         choices=("centre", "end-of-row")),
+    Spec("power.cable_slack", "Cable length added to each run (rise, drop and routing)", "m", "a length", "6 m",
+         lo=0.0),
     Spec("power.storage_power", "Shared storage system power", "kW", **_KW),
     Spec("power.management_power", "Management servers and network power", "kW", **_KW),
     Spec("power.facility_model", "Facility overhead method", "", "a method", "pue",
          choices=("pue", "itemised")),
-    Spec("power.pue", "PUE (facility power / IT power)", "ratio", "a ratio", "1.3", lo=1.0, hi=3.0,
-         when=("power.facility_model", "pue")),
+    Spec("power.pue", "Design-day (peak) PUE: facility power / IT power", "ratio", "a ratio", "1.3", lo=1.0,
+         hi=3.0, when=("power.facility_model", "pue")),
+    Spec("power.pue_annual", "Annual average PUE, for the energy bill (absent: the design PUE)", "ratio",
+         "a ratio", "1.25", lo=1.0, hi=3.0, optional=True),
     Spec("power.cooling_overhead", "Cooling power per kW of IT load", "kW/kW", "a ratio", "0.25",
          lo=0.0, hi=2.0, when=("power.facility_model", "itemised")),
     Spec("power.distribution_loss", "Distribution loss (UPS, transformers, PDUs), share of input", "%",
@@ -55,18 +80,53 @@ INPUTS = with_limits([
     Spec("power.sync_peak_factor", "Synchronised GPU peak over TDP", "ratio", "a ratio", "1.1", lo=1.0,
          hi=2.0),
     Spec("power.feed_headroom", "Feed headroom over the peak", "%", **_RATIO),
-    Spec("power.feed_block_size", "Supply block size (transformer / UPS block)", "MW", "a power",
-         "2.5 MW", lo=0.0, lo_open=True),
-    Spec("power.feed_redundancy", "Supply redundancy", "", "", "N+1", redundancy=True),
+    Spec("power.power_factor", "Power factor of the load (kW / kVA)", "ratio", "a ratio", "0.95", lo=0.5,
+         hi=1.0),
+    Spec("power.feed_block_size", "Transformer block rating", "MVA", "an apparent power", "2.5 MVA", lo=0.0,
+         lo_open=True),
+    Spec("power.feed_redundancy", "Transformer redundancy", "", "", "N+1", redundancy=True),
+    Spec("power.ups_block_size", "UPS block rating", "kVA", "an apparent power", "1250 kVA", lo=0.0,
+         lo_open=True),
+    Spec("power.ups_redundancy", "UPS redundancy", "", "", "N+1", redundancy=True),
+    Spec("power.rack_supply", "Rack power supply", "", "a supply", "three-phase",
+         choices=("three-phase", "single-phase")),
+    Spec("power.rack_voltage", "Rack supply voltage (line to line for three-phase)", "V", "a voltage",
+         "415 V", lo=0.0, lo_open=True),
+    Spec("power.pdu_breaker", "Rack PDU breaker rating (per phase)", "A", "a current", "63 A", lo=0.0,
+         lo_open=True),
+    Spec("power.continuous_load_share", "Continuous load allowed on a breaker", "%", **{**_RATIO,
+         "example": "0.8", "lo": 0.1}),
+    Spec("power.max_pdus_per_rack", "Most PDUs a rack can hold", "PDUs/rack", "a count of PDUs", "6", lo=0,
+         lo_open=True, integer=True, fmt=COUNT),
+    Spec("power.switches_per_network_rack", "Switches per network rack", "switches", "a count of switches",
+         "16", lo=0, lo_open=True, integer=True, fmt=COUNT),
+    Spec("power.support_rack_power", "Power per storage or management rack", "kW", lo_open=True,
+         **{**_KW, "example": "15 kW"}),
     Spec("power.site_available_power", "Utility power available at the site", "MW", "a power", "5 MW",
          lo=0.0, lo_open=True),
 ])
+
+# Rules between two keys (each key alone is checked by its Spec): (key, operator, other key, why).
+RULES = [
+    ("power.hosts_per_node", "divides", "power.gpus_per_node",
+     "every fabric host of a node holds the same number of GPUs (an NVL72 rack: 18 hosts of 4)"),
+]
 
 
 def define(book: Book, inputs: AllInputs) -> None:
     i = inputs.power
     s = book.sheet(TITLE, PREFIX)
+    node, node_peak, component = _node(s, i)
+    racks = _racks(book, s, i, node, node_peak)
+    it = _it_load(book, s, i, node, component, racks["nodes"])
+    _facility_and_feed(s, i, it, racks["nodes"], node, node_peak)
+    s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
+            racks["rack_peak"] <= i.rack_power_limit)
+    s.check("whole_nodes", "The GPU count fills whole nodes", racks["nodes"] * i.gpus_per_node <= i.gpus)
 
+
+def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
+    """A node's design power: the vendor's maximum input where published, else the component sum."""
     s.section("Node (per server, at nameplate)")
     node_gpu = s.calc("node_gpu_power", "GPU board power per node", "kW", i.gpus_per_node * i.gpu_tdp)
     node_cpu = s.calc("node_cpu_power", "CPU power per node", "kW", i.cpus_per_node * i.cpu_tdp)
@@ -76,75 +136,180 @@ def define(book: Book, inputs: AllInputs) -> None:
         node_gpu + node_cpu + node_nic + i.memory_power + i.baseboard_power + i.node_storage_power
         + i.fan_power,
         "GPUs + CPUs + NICs + memory + baseboard + local storage + fans")
-    node = s.calc("node_power", "Node input power (at the wall)", "kW", node_dc / i.psu_efficiency,
-                  "DC load / PSU efficiency")
-    s.calc("node_psu_loss", "PSU conversion loss per node", "kW", node - node_dc)
+    component = s.calc("node_component_power", "Node input power, component sum (at the wall)", "kW",
+                       node_dc / i.psu_efficiency, "DC load / PSU efficiency: where the watts go")
+    s.calc("node_psu_loss", "PSU conversion loss per node", "kW", component - node_dc)
+    node = s.calc("node_power", "Node design input power", "kW", max_(component, i.node_max_input),
+                  "MAX(component sum, vendor's maximum input): electrical design uses the vendor's figure")
+    s.calc("node_unexplained_power", "Vendor maximum above the component sum", "kW", node - component,
+           "cross-check: the allowance the component breakdown does not explain (0: no published maximum, "
+           "or the components reach it)")
+    excursion = s.calc("node_gpu_excursion", "GPU synchronised excursion per node (at the wall)", "kW",
+                       node_gpu * (i.sync_peak_factor - 1) / i.psu_efficiency,
+                       "GPU board power x (peak factor - 1) / PSU efficiency")
+    node_peak = s.calc(
+        "node_peak_power", "Node synchronised peak input", "kW", max_(component + excursion, i.node_max_input),
+        "MAX(component sum + GPU excursion, vendor maximum): the vendor's maximum covers the GPUs' steps")
+    return node, node_peak, component
 
+
+def _racks(book: Book, s: SheetBuilder, i: Inputs, node: Line, node_peak: Line) -> dict[str, Line]:
+    """Compute racks by space and by the synchronised peak; network, storage and management racks too."""
+    L = book.lines
     s.section("Racks")
-    nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node),
-                   "whole nodes to hold every GPU", fmt=COUNT)
+    nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node), "whole nodes to hold every GPU",
+                   fmt=COUNT)
+    s.calc("hosts", "Fabric hosts (compute trays)", "hosts", nodes * i.hosts_per_node,
+           "nodes x hosts per node: 1 for a server, 18 for a GB200 NVL72 rack", fmt=COUNT)
     per_rack = s.calc(
         "nodes_per_rack", "Nodes per rack", "nodes/rack",
-        max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / node))),
-        "the fewer of what fits by space and by the rack power limit (at least 1; the rack check "
-        "flags a node too big for the limit)", fmt=COUNT)
-    s.calc("racks", "Racks needed", "racks", ceil(nodes / per_rack), fmt=COUNT)
-    rack_power = s.calc("rack_power", "Power of a full rack", "kW", per_rack * node)
+        max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / node_peak))),
+        "the fewer of what fits by space and by the rack power limit at the synchronised peak (at least 1; "
+        "the rack check flags a node too big for the limit)", fmt=COUNT)
+    racks = s.calc("racks", "Compute racks", "racks", ceil(nodes / per_rack), fmt=COUNT)
+    s.calc("rack_power", "Design power of a full compute rack", "kW", per_rack * node)
+    rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW", per_rack * node_peak)
+    network = s.calc("network_racks", "Network racks", "racks",
+                     ceil(L["fabric.switches_total"] / i.switches_per_network_rack),
+                     "ROUNDUP(compute and storage fabric switches / switches per network rack); out-of-band "
+                     "switches sit in the racks they serve", fmt=COUNT)
+    network_power = s.calc(
+        "network_rack_power", "Power per network rack (average)", "kW",
+        (L["fabric.switches_power"] + L["fabric.optics_power"]) / max_(network, 1),
+        "fabric switch and transceiver power / network racks (node-side transceivers included: conservative)")
+    storage = s.calc("storage_racks", "Storage racks", "racks", ceil(i.storage_power / i.support_rack_power),
+                     "ROUNDUP(storage power / power per storage or management rack)", fmt=COUNT)
+    mgmt = s.calc("management_racks", "Management racks", "racks",
+                  ceil(i.management_power / i.support_rack_power),
+                  "ROUNDUP(management power / power per storage or management rack)", fmt=COUNT)
+    support = s.calc("support_racks", "Network, storage and management racks", "racks", network + storage + mgmt,
+                     fmt=COUNT)
+    total = s.calc("racks_total", "Racks in all", "racks", racks + support, "compute + network + storage + "
+                   "management", fmt=COUNT)
+    positions = s.calc("rack_positions", "Rack positions in the hall", "racks", i.hall_rows * i.racks_per_row,
+                       "rows x positions per row", fmt=COUNT)
+    s.check("racks_fit_hall", "Every rack has a position in the hall", total <= positions)
+    s.check("network_racks_within_limit", "A network rack stays within the rack power limit",
+            network_power <= i.rack_power_limit)
+    pdus = _rack_electrical(s, i, racks, rack_peak, support, max_(network_power, i.support_rack_power))
+    return {"nodes": nodes, "rack_peak": rack_peak, "pdus": pdus}
 
+
+def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, support: Line,
+                     support_power: Any) -> Line:
+    """A and B feeds each carry the whole rack at its synchronised peak, within the continuous-load rule."""
+    s.section("Rack electrical (A and B feeds, each able to carry the whole rack)")
+    three = i.choice("rack_supply") == "three-phase"
+    phase = s.calc("phase_factor", "Phase factor (3^0.5 three-phase, 1 single-phase)", "ratio",
+                   Const(3.0) ** 0.5 if three else Const(1.0),
+                   "P = 3^0.5 x V(line-line) x I x PF for three-phase; P = V x I x PF for single-phase")
+    per_amp = s.calc("power_per_amp", "Real power per ampere per phase", "kW/A",
+                     phase * i.rack_voltage * i.power_factor, "phase factor x voltage x power factor")
+    pdu = s.calc("pdu_capacity", "PDU continuous capacity", "kW",
+                 per_amp * i.pdu_breaker * i.continuous_load_share,
+                 "power per ampere x breaker rating x continuous-load share (80%: NEC 210.20(A))")
+    per_feed = s.calc("pdus_per_feed", "PDUs per feed for a compute rack", "PDUs",
+                      ceil(rack_peak / pdu), "ROUNDUP(rack synchronised peak / PDU continuous capacity)",
+                      fmt=COUNT)
+    per_rack = s.calc("pdus_per_rack", "PDUs per compute rack (A + B)", "PDUs/rack", 2 * per_feed,
+                      "2 x PDUs per feed: either feed alone carries the rack", fmt=COUNT)
+    s.calc("rack_feed_current", "Current per phase per PDU, one feed carrying the rack peak", "A",
+           rack_peak / (per_amp * per_feed), "rack peak / (power per ampere x PDUs per feed)")
+    s.calc("breaker_continuous_current", "Continuous current a breaker allows", "A",
+           i.pdu_breaker * i.continuous_load_share, "breaker rating x continuous-load share")
+    support_pdus = s.calc(
+        "support_rack_pdus", "PDUs per network, storage or management rack (A + B)", "PDUs/rack",
+        2 * ceil(support_power / pdu),
+        "2 x ROUNDUP(the larger of a network rack's power and a storage or management rack's power / PDU "
+        "continuous capacity)", fmt=COUNT)
+    pdus = s.calc("pdus", "Rack PDUs in all", "PDUs", racks * per_rack + support * support_pdus,
+                  "compute racks x PDUs per compute rack + support racks x PDUs per support rack", fmt=COUNT)
+    s.check("pdus_fit_rack", "A compute rack holds its PDUs", per_rack <= i.max_pdus_per_rack)
+    return pdus
+
+
+def _it_load(book: Book, s: SheetBuilder, i: Inputs, node: Line, component: Line, nodes: Line) -> Line:
+    L = book.lines
     s.section("IT load")
-    gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
-    compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node)
+    s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
+    compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
     network = s.calc("network_power", "Network switch power (compute and storage fabrics)", "kW",
-                     book.lines["fabric.switches_power"], "from the Fabric sheet: switches x power each")
-    optics = s.calc("optics_power", "Optical transceiver power", "kW", book.lines["fabric.optics_power"],
+                     L["fabric.switches_power"], "from the Fabric sheet: switches x power each")
+    optics = s.calc("optics_power", "Optical transceiver power", "kW", L["fabric.optics_power"],
                     "from the Fabric sheet: transceivers x power each")
     it = s.calc(
         "it_load", "IT load", "kW",
         compute + network + optics + i.storage_power + i.management_power,
         "compute + network switches + optics + storage + management")
+    s.calc("it_energy_load", "IT load at the component sum (the energy bill's basis)", "kW",
+           it - nodes * (node - component),
+           "IT load with each node at its component sum, not the vendor's maximum: what the TCO bills")
+    return it
 
+
+def _facility_and_feed(s: SheetBuilder, i: Inputs, it: Line, nodes: Line, node: Line, node_peak: Line) -> None:
+    """Feed at the design-day PUE; energy at the annual average PUE; transformers in MVA."""
     s.section("Facility")
     if i.choice("facility_model") == "pue":
-        facility = s.calc("facility_power", "Facility power", "kW", it * i.pue, "IT load x PUE")
+        facility = s.calc("facility_power", "Facility power (design day)", "kW", it * i.pue,
+                          "IT load x design-day PUE")
         pue = i.pue
     else:
         cooling = s.calc("cooling_power", "Cooling power", "kW", it * i.cooling_overhead)
         facility = s.calc(
-            "facility_power", "Facility power", "kW",
+            "facility_power", "Facility power (design day)", "kW",
             (it + cooling + i.other_facility_power) / (1 - i.distribution_loss),
             "(IT + cooling + other) / (1 - distribution loss)")
         s.calc("distribution_loss_power", "Distribution losses", "kW", facility * i.distribution_loss)
-        pue = s.calc("pue_effective", "PUE (effective)", "ratio", facility / it)
-    s.calc("facility_overhead", "Facility overhead (cooling, distribution, other)", "kW",
-                      facility - it)
+        pue = s.calc("pue_effective", "Design-day PUE (effective)", "ratio", facility / it)
+    s.calc("facility_overhead", "Facility overhead (cooling, distribution, other)", "kW", facility - it)
+    s.calc("pue_energy", "PUE for the energy bill (annual average)", "ratio",
+           i.pue_annual if i.has("pue_annual") else pue,
+           "the annual average PUE input" if i.has("pue_annual") else
+           "no annual average given: the design-day PUE (conservative)")
 
-    s.section("Utility feed")
+    s.section("Utility feed and transformers")
     peak_it = s.calc(
-        "peak_it_load", "Peak IT load (synchronised GPU steps)", "kW",
-        it + gpu_board * (i.sync_peak_factor - 1),
-        "all GPUs of a training job step together; only GPU power rises above TDP")
+        "peak_it_load", "Peak IT load (synchronised GPU steps)", "kW", it + nodes * (node_peak - node),
+        "IT load + nodes x (node peak - node design power): the vendor's maximum already covers the steps")
     critical = s.calc(
         "critical_it_capacity", "Contracted critical IT capacity", "kW", peak_it * (1 + i.feed_headroom),
         "peak IT load plus headroom: the IT capacity a colocation contract reserves and prices per kW-month")
     s.calc("peak_facility_power", "Peak facility power", "kW", peak_it * pue,
-           "peak IT load x PUE (overhead scales with the load it serves)")
+           "peak IT load x design-day PUE (overhead scales with the load it serves)")
     feed = s.calc("contracted_feed", "Contracted utility feed", "MW", critical * pue,
-                  "critical IT capacity x PUE: peak facility power plus headroom")
-    blocks_n = s.calc("feed_blocks_n", "Supply blocks to carry the feed (N)", "blocks",
-                      ceil(feed / i.feed_block_size), fmt=COUNT)
+                  "critical IT capacity x design-day PUE: peak facility power plus headroom")
+    feed_va = s.calc("contracted_feed_apparent", "Contracted feed, apparent power", "MVA", feed / i.power_factor,
+                     "feed / power factor: transformers are rated in MVA")
+    blocks_n = s.calc("feed_blocks_n", "Transformer blocks to carry the feed (N)", "blocks",
+                      ceil(feed_va / i.feed_block_size), fmt=COUNT)
     blocks = s.calc(
-        "feed_blocks", "Supply blocks installed (with redundancy)", "blocks",
+        "feed_blocks", "Transformer blocks installed (with redundancy)", "blocks",
         blocks_n * i.feed_redundancy_multiplier + i.feed_redundancy_spares, fmt=COUNT)
-    s.calc("installed_supply", "Installed supply capacity", "MW", blocks * i.feed_block_size)
+    s.calc("installed_supply", "Installed transformer capacity", "MVA", blocks * i.feed_block_size)
 
     s.section("Key figures")
-    s.calc("gpu_share", "GPU board power as a share of facility power", "%", gpu_board / facility,
-           fmt=PERCENT)
+    s.calc("gpu_share", "GPU board power as a share of facility power", "%",
+           s.book.lines["power.gpu_board_power"] / facility, fmt=PERCENT)
     s.calc("gpus_per_mw", "GPUs per MW of contracted feed", "GPU/MW", i.gpus / feed, fmt=COUNT)
     s.calc("it_share", "IT load as a share of facility power", "%", it / facility, fmt=PERCENT)
-
-    s.check(
-        "rack_within_limit", "A full rack stays within the rack power limit", rack_power <= i.rack_power_limit)
     s.check("feed_within_site", "Contracted feed fits the site's available power",
             feed <= i.site_available_power)
-    s.check("whole_nodes", "The GPU count fills whole nodes", nodes * i.gpus_per_node <= i.gpus)
+
+
+def define_ups(book: Book, inputs: AllInputs) -> None:
+    """UPS blocks carry the UPS-backed load: the critical IT capacity and, in a liquid-cooled hall, the CDU
+    pumps (a cold plate without flow reaches its limit in seconds). Defined after the cooling model."""
+    i, L = inputs.power, book.lines
+    s = book.sheet(TITLE, PREFIX)
+    s.section("UPS (the UPS-backed load)")
+    backed = s.calc("ups_load", "UPS-backed load", "kW",
+                    L["power.critical_it_capacity"] + L["cooling.cdu_pump_power"],
+                    "critical IT capacity + CDU pump power (Cooling sheet)")
+    apparent = s.calc("ups_load_apparent", "UPS-backed load, apparent power", "kVA", backed / i.power_factor,
+                      "UPS-backed load / power factor")
+    n = s.calc("ups_blocks_n", "UPS blocks to carry the load (N)", "blocks", ceil(apparent / i.ups_block_size),
+               fmt=COUNT)
+    installed = s.calc("ups_blocks", "UPS blocks installed (with redundancy)", "blocks",
+                       n * i.ups_redundancy_multiplier + i.ups_redundancy_spares, fmt=COUNT)
+    s.calc("installed_ups", "Installed UPS capacity", "kVA", installed * i.ups_block_size)

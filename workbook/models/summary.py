@@ -27,12 +27,12 @@ def define(book: Book, models: list[ModuleType]) -> None:
            fmt=BOOL)
 
     s.section("Cluster")
-    for key in ("gpus", "nodes", "racks"):
+    for key in ("gpus", "nodes", "racks", "racks_total"):
         s.show(L[f"power.{key}"], key)
 
     s.section("Power")
-    for key in ("node_power", "it_load", "facility_power", "contracted_feed", "installed_supply", "gpu_share",
-                "gpus_per_mw"):
+    for key in ("node_power", "it_load", "facility_power", "contracted_feed", "feed_blocks", "ups_blocks",
+                "gpu_share", "gpus_per_mw"):
         s.show(L[f"power.{key}"], key)
 
     s.section("Where the facility power goes")

@@ -67,7 +67,9 @@ INPUTS = with_limits([
          lo=0.01, hi=0.9, structural=True),
     Spec("tco.server_price", "Price per node (server, installed)", "USD", **_USD),
     Spec("tco.switch_price", "Price per network switch", "USD", **_USD),
-    Spec("tco.transceiver_price", "Price per optical transceiver", "USD", **_USD),
+    Spec("tco.transceiver_price", "Price per optical transceiver (multimode, the catalog optic)", "USD", **_USD),
+    Spec("tco.single_mode_transceiver_price", "Price per single-mode transceiver (runs beyond multimode reach)",
+         "USD", **_USD),
     Spec("tco.cable_price", "Price per cable", "USD", **_USD),
     Spec("tco.oob_switch_price", "Price per out-of-band management switch", "USD", **_USD),
     Spec("tco.storage_capex", "Shared storage capex", "USD", **_USD),
@@ -182,9 +184,12 @@ def _capex(book: Book, s: SheetBuilder, inputs: AllInputs) -> dict[str, Line]:
     servers = s.calc("servers_capex", "Servers", "USD", L["power.nodes"] * i.server_price, fmt=USD)
     network = s.calc(
         "network_capex", "Network: switches, transceivers, cables", "USD",
-        L["fabric.switches_total"] * i.switch_price + L["fabric.transceivers_total"] * i.transceiver_price
+        L["fabric.switches_total"] * i.switch_price
+        + L["fabric.multimode_transceivers_total"] * i.transceiver_price
+        + L["fabric.single_mode_transceivers_total"] * i.single_mode_transceiver_price
         + L["fabric.cables_total"] * i.cable_price + L["fabric.oob_switches"] * i.oob_switch_price,
-        "compute, storage and out-of-band network counts from the Fabric sheet x unit prices", fmt=USD)
+        "compute, storage and out-of-band network counts from the Fabric sheet x unit prices (multimode and "
+        "single-mode transceivers at their own prices)", fmt=USD)
     it = s.calc("it_capex", "IT capex", "USD", servers + network + i.storage_capex, "servers + network + storage",
                 fmt=USD)
     critical = i.choice("facility_price_basis") == "critical-it"
@@ -203,13 +208,14 @@ def _capex(book: Book, s: SheetBuilder, inputs: AllInputs) -> dict[str, Line]:
 
 def _running_costs(book: Book, s: SheetBuilder, inputs: AllInputs, capex: dict[str, Line]) -> dict[str, Any]:
     i, L = inputs.tco, book.lines
-    pue = L["power.pue_effective"] if "power.pue_effective" in L else inputs.power.pue  # noqa: SIM401
+    pue, load = L["power.pue_energy"], L["power.it_energy_load"]
     s.section("Running costs per month in service, at today's prices")
     idle = s.calc("energy_idle", "Energy at zero utilisation", "USD/month",
-                  L["power.it_load"] * i.idle_power_share * pue * i.electricity_price,
-                  "IT load x idle share x PUE x price x hours in a month (8760/12)", fmt=USD)
+                  load * i.idle_power_share * pue * i.electricity_price,
+                  "IT load at the component sum x idle share x annual PUE x price x hours in a month (8760/12)",
+                  fmt=USD)
     slope = s.calc("energy_per_utilisation", "Energy per unit of utilisation", "USD/month",
-                   L["power.it_load"] * (1 - i.idle_power_share) * pue * i.electricity_price,
+                   load * (1 - i.idle_power_share) * pue * i.electricity_price,
                    "IT load x (1 - idle share) x PUE x price x hours: energy rises linearly with utilisation",
                    fmt=USD)
     energy = s.calc("energy_cost", "Energy", "USD/month", idle + slope * i.utilisation,
