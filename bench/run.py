@@ -279,7 +279,7 @@ def power_in_numpy(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         "power.node_psu_loss": component - node_dc, "power.node_power": node,
         "power.node_unexplained_power": node - component, "power.node_gpu_excursion": excursion,
         "power.node_peak_power": node_peak,
-        "power.nodes": nodes, "power.hosts": nodes * g("power.hosts_per_node"), "power.nodes_per_rack": per_rack,
+        "power.nodes": nodes, "power.nodes_per_rack": per_rack,
         "power.racks": racks, "power.rack_power": per_rack * node, "power.rack_peak_power": rack_peak,
         "power.network_racks": network_racks, "power.storage_racks": storage_racks,
         "power.management_racks": mgmt_racks, "power.support_racks": support,

@@ -16,9 +16,8 @@ from workbook.models import cooling, fabric, power, summary, tco
 from workbook.models.base import AllInputs, Inputs
 
 PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco]
-# Definition order: the fabric's power feeds the power chain, which cooling uses; the out-of-band network counts
-# racks' PDUs and CDUs, and the UPS
-# carries the CDU pumps, so they come after cooling; the TCO prices everything.
+# Definition order: the fabric's power feeds the power chain, which cooling uses; the UPS carries the CDU pumps and
+# the out-of-band network counts the racks' PDUs and the CDUs, so both come after cooling; the TCO prices everything.
 EVALUATION: list[tuple[ModuleType, str]] = [
     (fabric, "define"), (power, "define"), (cooling, "define"), (power, "define_ups"), (fabric, "define_oob"),
     (tco, "define")]

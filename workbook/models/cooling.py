@@ -94,16 +94,16 @@ def define(book: Book, inputs: AllInputs) -> None:
     s = book.sheet(TITLE, PREFIX)
     heat = _heat(book, s, i, p)
     flow = _coolant(book, s, i, heat)
-    _cdus(book, s, i, heat["liquid"], flow)
+    pumps = _cdus(book, s, i, heat["liquid"], flow)
     _air(s, i, heat["air"])
-    _rejection(s, i, heat)
+    compressors = _rejection(s, i, heat)
     _cold_plate(s, i, p)
     _floor(book, s, i, p, heat["node_liquid"])
     L = book.lines
     itemised = "power.cooling_power" in L
     plant = L["power.cooling_power"] if itemised else L["power.facility_overhead"]
     s.check("overhead_carries_cooling_plant", "The power chain's cooling allowance carries the chillers' "
-            "compressors and the CDU pumps", L["cooling.compressor_power"] + L["cooling.cdu_pump_power"] <= plant,
+            "compressors and the CDU pumps", compressors + pumps <= plant,
             "compressor power + CDU pump power <= " + ("cooling power (Power chain, itemised)" if itemised else
                                                        "facility overhead (Power chain, IT x (PUE - 1))"))
 
@@ -170,7 +170,7 @@ def _coolant(book: Book, s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> d
     return {"hall": flow, "rack_heat": rack_heat, "rack": rack_flow}
 
 
-def _cdus(book: Book, s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line]) -> None:
+def _cdus(book: Book, s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line]) -> Line:
     """Row CDUs share one hall loop (pooled); in-rack CDUs serve one rack each, counted and spared per rack."""
     s.section("Coolant distribution units (CDUs)")
     if i.choice("cdu_scope") == "rack":
@@ -204,13 +204,14 @@ def _cdus(book: Book, s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, 
     one_down = s.calc("cdus_one_down", "CDUs running in a group with one unit down", "CDUs",
                       max_(group_installed - 1, 0), fmt=COUNT)
     s.calc("cdu_capacity_installed", "Installed CDU heat capacity", "kW", installed * i.cdu_capacity)
-    s.calc("cdu_pump_power", "CDU pump power (running units)", "kW", n * i.cdu_unit_pump_power,
-           "CDUs running (N) x pump power per unit: UPS-backed, since a cold plate without flow reaches its "
-           "limit in seconds; 0 for an air-cooled site")
+    pumps = s.calc("cdu_pump_power", "CDU pump power (running units)", "kW", n * i.cdu_unit_pump_power,
+                   "CDUs running (N) x pump power per unit: UPS-backed, since a cold plate without flow reaches "
+                   "its limit in seconds; 0 for an air-cooled site")
     s.check("cdu_heat_one_down", "CDUs carry each group's liquid heat with one unit down",
             one_down * i.cdu_capacity >= heat)
     s.check("cdu_flow_one_down", "CDUs carry each group's coolant flow with one unit down",
             one_down * i.cdu_flow >= group_flow)
+    return pumps
 
 
 def _air(s: SheetBuilder, i: Inputs, air: Line) -> None:
@@ -229,7 +230,7 @@ def _air(s: SheetBuilder, i: Inputs, air: Line) -> None:
            "the same flow in m^3/h")
 
 
-def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> None:
+def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> Line:
     """Dry coolers take a warm-water loop (W32 and above); the rest needs compressors, which add their heat."""
     s.section("Heat rejection (outdoors)")
     dry = s.calc(
@@ -249,6 +250,7 @@ def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> None:
            "1 ton of refrigeration = 12,000 BTU/h = 3.517 kW")
     s.check("heat_balance", "Heat out equals heat in (IT + facility rooms + compressors)",
             out.eq(heat["it"] + heat["indoor"] + work))
+    return work
 
 
 def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:

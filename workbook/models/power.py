@@ -117,12 +117,12 @@ def define(book: Book, inputs: AllInputs) -> None:
     i = inputs.power
     s = book.sheet(TITLE, PREFIX)
     node, node_peak, component = _node(s, i)
-    racks = _racks(book, s, i, node, node_peak)
-    it = _it_load(book, s, i, node, component, racks["nodes"])
-    _facility_and_feed(s, i, it, racks["nodes"], node, node_peak)
+    nodes, rack_peak = _racks(book, s, i, node, node_peak)
+    it, gpu_board = _it_load(book, s, i, node, component, nodes)
+    _facility_and_feed(s, i, it, gpu_board, nodes, node, node_peak)
     s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
-            racks["rack_peak"] <= i.rack_power_limit)
-    s.check("whole_nodes", "The GPU count fills whole nodes", racks["nodes"] * i.gpus_per_node <= i.gpus)
+            rack_peak <= i.rack_power_limit)
+    s.check("whole_nodes", "The GPU count fills whole nodes", nodes * i.gpus_per_node <= i.gpus)
 
 
 def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
@@ -153,14 +153,12 @@ def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
     return node, node_peak, component
 
 
-def _racks(book: Book, s: SheetBuilder, i: Inputs, node: Line, node_peak: Line) -> dict[str, Line]:
+def _racks(book: Book, s: SheetBuilder, i: Inputs, node: Line, node_peak: Line) -> tuple[Line, Line]:
     """Compute racks by space and by the synchronised peak; network, storage and management racks too."""
     L = book.lines
     s.section("Racks")
     nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node), "whole nodes to hold every GPU",
                    fmt=COUNT)
-    s.calc("hosts", "Fabric hosts (compute trays)", "hosts", nodes * i.hosts_per_node,
-           "nodes x hosts per node: 1 for a server, 18 for a GB200 NVL72 rack", fmt=COUNT)
     per_rack = s.calc(
         "nodes_per_rack", "Nodes per rack", "nodes/rack",
         max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / node_peak))),
@@ -191,12 +189,12 @@ def _racks(book: Book, s: SheetBuilder, i: Inputs, node: Line, node_peak: Line) 
     s.check("racks_fit_hall", "Every rack has a position in the hall", total <= positions)
     s.check("network_racks_within_limit", "A network rack stays within the rack power limit",
             network_power <= i.rack_power_limit)
-    pdus = _rack_electrical(s, i, racks, rack_peak, support, max_(network_power, i.support_rack_power))
-    return {"nodes": nodes, "rack_peak": rack_peak, "pdus": pdus}
+    _rack_electrical(s, i, racks, rack_peak, support, max_(network_power, i.support_rack_power))
+    return nodes, rack_peak
 
 
 def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, support: Line,
-                     support_power: Any) -> Line:
+                     support_power: Any) -> None:
     """A and B feeds each carry the whole rack at its synchronised peak, within the continuous-load rule."""
     s.section("Rack electrical (A and B feeds, each able to carry the whole rack)")
     three = i.choice("rack_supply") == "three-phase"
@@ -222,16 +220,16 @@ def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, s
         2 * ceil(support_power / pdu),
         "2 x ROUNDUP(the larger of a network rack's power and a storage or management rack's power / PDU "
         "continuous capacity)", fmt=COUNT)
-    pdus = s.calc("pdus", "Rack PDUs in all", "PDUs", racks * per_rack + support * support_pdus,
-                  "compute racks x PDUs per compute rack + support racks x PDUs per support rack", fmt=COUNT)
+    s.calc("pdus", "Rack PDUs in all", "PDUs", racks * per_rack + support * support_pdus,
+           "compute racks x PDUs per compute rack + support racks x PDUs per support rack", fmt=COUNT)
     s.check("pdus_fit_rack", "A compute rack holds its PDUs", per_rack <= i.max_pdus_per_rack)
-    return pdus
 
 
-def _it_load(book: Book, s: SheetBuilder, i: Inputs, node: Line, component: Line, nodes: Line) -> Line:
+def _it_load(book: Book, s: SheetBuilder, i: Inputs, node: Line, component: Line, nodes: Line
+             ) -> tuple[Line, Line]:
     L = book.lines
     s.section("IT load")
-    s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
+    gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
     network = s.calc("network_power", "Network switch power (compute and storage fabrics)", "kW",
                      L["fabric.switches_power"], "from the Fabric sheet: switches x power each")
@@ -244,10 +242,11 @@ def _it_load(book: Book, s: SheetBuilder, i: Inputs, node: Line, component: Line
     s.calc("it_energy_load", "IT load at the component sum (the energy bill's basis)", "kW",
            it - nodes * (node - component),
            "IT load with each node at its component sum, not the vendor's maximum: what the TCO bills")
-    return it
+    return it, gpu_board
 
 
-def _facility_and_feed(s: SheetBuilder, i: Inputs, it: Line, nodes: Line, node: Line, node_peak: Line) -> None:
+def _facility_and_feed(s: SheetBuilder, i: Inputs, it: Line, gpu_board: Line, nodes: Line, node: Line,
+                       node_peak: Line) -> None:
     """Feed at the design-day PUE; energy at the annual average PUE; transformers in MVA."""
     s.section("Facility")
     if i.choice("facility_model") == "pue":
@@ -281,16 +280,12 @@ def _facility_and_feed(s: SheetBuilder, i: Inputs, it: Line, nodes: Line, node: 
                   "critical IT capacity x design-day PUE: peak facility power plus headroom")
     feed_va = s.calc("contracted_feed_apparent", "Contracted feed, apparent power", "MVA", feed / i.power_factor,
                      "feed / power factor: transformers are rated in MVA")
-    blocks_n = s.calc("feed_blocks_n", "Transformer blocks to carry the feed (N)", "blocks",
-                      ceil(feed_va / i.feed_block_size), fmt=COUNT)
-    blocks = s.calc(
-        "feed_blocks", "Transformer blocks installed (with redundancy)", "blocks",
-        blocks_n * i.feed_redundancy_multiplier + i.feed_redundancy_spares, fmt=COUNT)
-    s.calc("installed_supply", "Installed transformer capacity", "MVA", blocks * i.feed_block_size)
+    _blocks(s, "feed", ("installed_supply", "Installed transformer capacity"), "Transformer", feed_va,
+            (i.feed_block_size, i.feed_redundancy_multiplier, i.feed_redundancy_spares))
 
     s.section("Key figures")
     s.calc("gpu_share", "GPU board power as a share of facility power", "%",
-           s.book.lines["power.gpu_board_power"] / facility, fmt=PERCENT)
+           gpu_board / facility, fmt=PERCENT)
     s.calc("gpus_per_mw", "GPUs per MW of contracted feed", "GPU/MW", i.gpus / feed, fmt=COUNT)
     s.calc("it_share", "IT load as a share of facility power", "%", it / facility, fmt=PERCENT)
     s.check("feed_within_site", "Contracted feed fits the site's available power",
@@ -308,8 +303,17 @@ def define_ups(book: Book, inputs: AllInputs) -> None:
                     "critical IT capacity + CDU pump power (Cooling sheet)")
     apparent = s.calc("ups_load_apparent", "UPS-backed load, apparent power", "kVA", backed / i.power_factor,
                       "UPS-backed load / power factor")
-    n = s.calc("ups_blocks_n", "UPS blocks to carry the load (N)", "blocks", ceil(apparent / i.ups_block_size),
-               fmt=COUNT)
-    installed = s.calc("ups_blocks", "UPS blocks installed (with redundancy)", "blocks",
-                       n * i.ups_redundancy_multiplier + i.ups_redundancy_spares, fmt=COUNT)
-    s.calc("installed_ups", "Installed UPS capacity", "kVA", installed * i.ups_block_size)
+    _blocks(s, "ups", ("installed_ups", "Installed UPS capacity"), "UPS", apparent,
+            (i.ups_block_size, i.ups_redundancy_multiplier, i.ups_redundancy_spares))
+
+
+def _blocks(s: SheetBuilder, key: str, capacity: tuple[str, str], name: str, apparent: Line,
+            block: tuple[Line, Line, Line]) -> None:
+    """Supply blocks (transformers, UPS) are rated in apparent power: N to carry the load, then the redundancy
+    scheme's multiple of N and spares. `block` is (rating, multiple of N, spares)."""
+    size, multiple, spares = block
+    n = s.calc(f"{key}_blocks_n", f"{name} blocks to carry the load (N)", "blocks", ceil(apparent / size),
+               f"ROUNDUP(apparent power / {name} block rating)", fmt=COUNT)
+    installed = s.calc(f"{key}_blocks", f"{name} blocks installed (with redundancy)", "blocks",
+                       n * multiple + spares, "N x multiple of N + spares", fmt=COUNT)
+    s.calc(*capacity, size.unit_text, installed * size)

@@ -216,7 +216,8 @@ def _running_costs(book: Book, s: SheetBuilder, inputs: AllInputs, capex: dict[s
                   fmt=USD)
     slope = s.calc("energy_per_utilisation", "Energy per unit of utilisation", "USD/month",
                    load * (1 - i.idle_power_share) * pue * i.electricity_price,
-                   "IT load x (1 - idle share) x PUE x price x hours: energy rises linearly with utilisation",
+                   "IT load at the component sum x (1 - idle share) x annual PUE x price x hours: energy rises "
+                   "linearly with utilisation",
                    fmt=USD)
     energy = s.calc("energy_cost", "Energy", "USD/month", idle + slope * i.utilisation,
                     "at zero utilisation + per unit of utilisation x utilisation", fmt=USD)
