@@ -8,7 +8,6 @@ scenario recalculates live in the workbook, from one definition of every formula
 
 from __future__ import annotations
 
-import copy
 import difflib
 import re
 
@@ -24,22 +23,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 def lines_used(node: Node) -> set[str]:
     """The ids of the lines a formula reads (as values, previous periods, whole rows or roll-up keys)."""
-    return {v.id for n in node.walk() for v in vars(n).values() if isinstance(v, Line)}
-
-
-def remap(node: Node, mapping: dict[str, Line]) -> Node:
-    """A copy of a formula tree with references to mapped lines re-pointed; unit logic is unchanged."""
-    if not any(line_id in mapping for line_id in lines_used(node)):
-        return node
-    new = copy.copy(node)
-    for attr, value in vars(node).items():
-        if isinstance(value, Line) and value.id in mapping:
-            setattr(new, attr, mapping[value.id])
-        elif isinstance(value, Node):
-            setattr(new, attr, remap(value, mapping))
-        elif isinstance(value, list) and value and all(isinstance(v, Node) for v in value):
-            setattr(new, attr, [remap(v, mapping) for v in value])
-    return new
+    return {line.id for n in node.walk() for line in n.lines()}
 
 
 def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) -> dict[str, dict[str, Line]]:
@@ -88,15 +72,14 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) 
             used = lines_used(line.formula) | (lines_used(line.opening) if line.opening is not None else set())
             if not used & mapping.keys() and line.id not in mapping:
                 continue
-            clone = copy.copy(line)
-            clone.id = f"scenario.{name}.{line.id}"
-            clone.sheet = (YEARLY_SHEET if line.axis == YEARS else SHEET) if line.kind == "calc" else line.sheet
-            clone.section = f"Scenario: {name}"
-            clone.label = f"{line.label} [{name}]"
+            clone = line.cloned(
+                f"scenario.{name}.{line.id}", f"{line.label} [{name}]",
+                (YEARLY_SHEET if line.axis == YEARS else SHEET) if line.kind == "calc" else line.sheet,
+                f"Scenario: {name}")
             mapping[line.id] = clone  # before remapping: a line may read its own previous period
-            clone.formula = remap(line.formula, mapping)
+            clone.formula = line.formula.rebuilt(mapping)
             if line.opening is not None:
-                clone.opening = remap(line.opening, mapping)
+                clone.opening = line.opening.rebuilt(mapping)
             book._add(clone)
         out[name] = mapping
     return out

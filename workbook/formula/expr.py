@@ -185,11 +185,53 @@ class Node(Operand):
     is_bool: bool = False
     error: str | None = None
 
+    # The attributes that hold a node's parts, declared so one mechanism can rebuild any tree (scenarios):
+    # each names a node or a list/tuple of nodes (NODES), or a line the node reads (LINES).
+    NODES: tuple[str, ...] = ()
+    LINES: tuple[str, ...] = ()
+
     def node(self) -> Node:
         return self
 
     def children(self) -> tuple[Node, ...]:
-        return ()
+        out: list[Node] = []
+        for attr in self.NODES:
+            v = getattr(self, attr)
+            out.extend(v if isinstance(v, list | tuple) else (v,))
+        return tuple(out)
+
+    def lines(self) -> tuple[Line, ...]:
+        """The lines this node reads itself (not through its children)."""
+        return tuple(getattr(self, attr) for attr in self.LINES)
+
+    def rebuilt(self, mapping: dict[str, Line], memo: dict[int, Node] | None = None) -> Node:
+        """This tree with every line in `mapping` (by id) replaced; parts that read none of them are shared.
+        Units and conversions are unchanged: a mapped line has the unit of the line it replaces."""
+        memo = {} if memo is None else memo
+        if id(self) in memo:
+            return memo[id(self)]
+        changes: dict[str, Any] = {}
+        for attr in self.LINES:
+            line = getattr(self, attr)
+            if line.id in mapping:
+                changes[attr] = mapping[line.id]
+        for attr in self.NODES:
+            v = getattr(self, attr)
+            if isinstance(v, list | tuple):
+                parts = type(v)(c.rebuilt(mapping, memo) for c in v)
+                if any(a is not b for a, b in zip(parts, v, strict=True)):
+                    changes[attr] = parts
+            else:
+                part = v.rebuilt(mapping, memo)
+                if part is not v:
+                    changes[attr] = part
+        new = self
+        if changes:
+            new = object.__new__(type(self))
+            new.__dict__.update(self.__dict__)
+            new.__dict__.update(changes)
+        memo[id(self)] = new
+        return new
 
     def evaluate(self, env: Env) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
@@ -257,6 +299,8 @@ class Const(Node):
 
 
 class Ref(Node):
+    LINES = ("line",)
+
     def __init__(self, line: Line):
         self.line = line
         self.unit = line.unit
@@ -273,6 +317,8 @@ class Ref(Node):
 class Scale(Node):
     """A unit conversion: the magnitude times a factor (rendered /1000 where that reads better)."""
 
+    NODES = ("inner",)
+
     def __init__(self, inner: Node, f: float, to_unit: pint.Unit):
         self.inner, self.unit = inner, to_unit
         inv = 1.0 / f
@@ -280,8 +326,6 @@ class Scale(Node):
         self.f = float(round(inv)) if self.divide else f
         self.prec = MUL
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.inner,)
 
     def evaluate(self, env: Env) -> np.ndarray:
         v = self.inner.evaluate(env)
@@ -330,11 +374,11 @@ def convert(n: Node, to_unit: pint.Unit, what: str) -> Node:
 class Bad(Node):
     """A unit mismatch found while a formula is built; the line holding it fails the build."""
 
+    NODES = ("inner",)
+
     def __init__(self, inner: Node, to_unit: pint.Unit, error: str):
         self.inner, self.unit, self.error = inner, to_unit, error
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.inner,)
 
 
 def unit_errors(node: Node) -> list[str]:
@@ -356,6 +400,8 @@ def sub(a: Any, b: Any) -> Node:
 class AddSub(Node):
     prec = ADD
 
+    NODES = ("a", "b")
+
     def __init__(self, op: str, a: Node, b: Node):
         self.op = op
         if is_offset(a.unit) and is_offset(b.unit):
@@ -371,8 +417,6 @@ class AddSub(Node):
             self.unit = a.unit
         self.a, self.b = a, b
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.a, self.b)
 
     def evaluate(self, env: Env) -> np.ndarray:
         fn = approx_add if self.op == "+" else approx_sub
@@ -388,6 +432,8 @@ class BinOp(Node):
 
     prec = MUL
 
+    NODES = ("a", "b")
+
     def __init__(self, op: str, a: Any, b: Any):
         self.op, self.a, self.b = op, as_node(a), as_node(b)
         for side in (self.a, self.b):
@@ -396,8 +442,6 @@ class BinOp(Node):
                               "use a temperature difference")
         self.unit = self.a.unit * self.b.unit if op == "*" else self.a.unit / self.b.unit
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.a, self.b)
 
     def evaluate(self, env: Env) -> np.ndarray:
         # TRUE*TRUE is 1 in a spreadsheet; numpy's bool*bool stays bool.
@@ -417,6 +461,8 @@ class BinOp(Node):
 class Pow(Node):
     prec = POW
 
+    NODES = ("a", "n")
+
     def __init__(self, a: Any, n: Any):
         self.a = as_node(a)
         self.n = as_node(n)
@@ -430,8 +476,6 @@ class Pow(Node):
             self.n = convert(self.n, DIMENSIONLESS, "an exponent")
             self.unit = DIMENSIONLESS
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.a, self.n)
 
     def evaluate(self, env: Env) -> np.ndarray:
         return power(self.a.evaluate(env), self.n.evaluate(env))
@@ -441,12 +485,12 @@ class Pow(Node):
 
 
 class Neg(Node):
+    NODES = ("a",)
+
     def __init__(self, a: Any):
         self.a = as_node(a)
         self.unit = self.a.unit
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.a,)
 
     def evaluate(self, env: Env) -> np.ndarray:
         return -self.a.evaluate(env)
@@ -459,12 +503,12 @@ class Compare(Node):
     prec = CMP
     is_bool = True
 
+    NODES = ("a", "b")
+
     def __init__(self, op: str, a: Any, b: Any):
         self.op, self.a = op, as_node(a)
         self.b = convert(as_node(b), self.a.unit, f"'{op}' compares like units")
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.a, self.b)
 
     def evaluate(self, env: Env) -> np.ndarray:
         return compare(self.op, self.a.evaluate(env), self.b.evaluate(env))
@@ -475,6 +519,8 @@ class Compare(Node):
 
 class Func(Node):
     """An Excel function call with a numpy implementation that means the same."""
+
+    NODES = ("args",)
 
     def __init__(
         self,
@@ -489,9 +535,6 @@ class Func(Node):
         self.name, self.args, self.fn, self.unit = name, args, fn, out_unit
         self.is_bool, self.extra = is_bool, extra
 
-    def children(self) -> tuple[Node, ...]:
-        return tuple(self.args)
-
     def evaluate(self, env: Env) -> np.ndarray:
         return self.fn(*(a.evaluate(env) for a in self.args))
 
@@ -503,6 +546,8 @@ class Func(Node):
 class Guard(Node):
     """a / b, or a message instead of #DIV/0! where b is zero."""
 
+    NODES = ("a", "b", "div")
+
     def __init__(self, a: Any, b: Any, message: str, div: Node | None = None):
         self.a, self.b = as_node(a), as_node(b)
         self.message = message
@@ -513,8 +558,6 @@ class Guard(Node):
         """The conversion goes inside the IF, so the message branch stays text."""
         return Guard(self.a, self.b, self.message, convert(self.div, to_unit, what))
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.a, self.b)
 
     def evaluate(self, env: Env) -> np.ndarray:
         b = self.b.evaluate(env)
@@ -530,6 +573,8 @@ class Guard(Node):
 
 class Prev(Node):
     """A row's value in the previous column. A line that uses it needs an opening (its column 0)."""
+
+    LINES = ("line",)
 
     def __init__(self, line: Line):
         if line.axis != MONTHS:
@@ -550,6 +595,9 @@ class RowAgg(Node):
 
     axis = None
 
+    NODES = ("before", "after")
+    LINES = ("line",)
+
     def __init__(self, name: str, line: Line, fn: Callable[..., np.ndarray], out_unit: pint.Unit,
                  before: list[Node] | None = None, wrap: tuple[str, str] = ("", ""),
                  after: list[Node] | None = None, *, is_bool: bool = False):
@@ -561,9 +609,6 @@ class RowAgg(Node):
             if arg.series:
                 raise FormulaError(f"{name}(): only the row itself may run over periods")
         self.wrap = wrap
-
-    def children(self) -> tuple[Node, ...]:
-        return (*self.before, *self.after)
 
     def evaluate(self, env: Env) -> np.ndarray:
         state = env.whole_rows()
@@ -583,6 +628,8 @@ class Rollup(Node):
     what happens at time 0, then one column per year."""
 
     axis = YEARS
+
+    LINES = ("line", "by")
 
     def __init__(self, line: Line, by: Line, fn: Callable[[np.ndarray, float, np.ndarray], np.ndarray]):
         if line.axis != MONTHS or by.axis != MONTHS:

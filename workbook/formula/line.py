@@ -12,6 +12,7 @@ of monthly ones (the start, then one column per year), for the views finance rea
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,10 @@ class Line(Operand):
 
     def node(self) -> Node:
         return Ref(self)
+
+    def cloned(self, line_id: str, label: str, sheet: str, section: str) -> Line:
+        """The same line under another id (a scenario's copy); the caller re-points its formula."""
+        return dataclasses.replace(self, id=line_id, label=label, sheet=sheet, section=section)
 
     @property
     def series(self) -> bool:
