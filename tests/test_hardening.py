@@ -21,8 +21,9 @@ import yaml
 
 from tests.conftest import EXAMPLE, ROOT
 from workbook import cli
+from workbook.api import load
 from workbook.excel.output import remove_stale, write_atomically
-from workbook.inputs import load_limits, parse_value, writable_unit
+from workbook.inputs import InputError, load_limits, parse_value, writable_unit
 from workbook.models import all_specs
 from workbook.verify import verify_files
 from workbook.yaml_reader import MAX_BYTES
@@ -37,15 +38,19 @@ def built(site: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[in
     return status, capsys.readouterr().err.strip()
 
 
-def assert_refused(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    """Exit 2, one line naming the file, nothing written beside it."""
+def assert_refused(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> InputError:
+    """Exit 2, one line naming the file, nothing written beside it. Returns the error itself (the Python API's):
+    the line printed is its message, and it names the file as an attribute too."""
     before = sorted(p.name for p in tmp_path.iterdir())
     status, err = built(site, tmp_path / "out.xlsx", capsys)
     assert status == 2, err
     assert "\n" not in err and err.startswith(f"error: {site}"), err
     assert len(err) <= 600, err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
-    return err
+    with pytest.raises(InputError) as exc:
+        load(site)
+    assert err == f"error: {exc.value}" and exc.value.file == site, err
+    return exc.value
 
 
 def site_file(tmp: Path, text: str | bytes, name: str = "site.yaml") -> Path:
@@ -90,7 +95,8 @@ def test_values_no_real_site_has_are_refused(tmp_path: Path, capsys: pytest.Capt
     section, name = key.split(".")
     data[section][name] = value
     err = assert_refused(site_file(tmp_path, yaml.safe_dump(data)), tmp_path, capsys)
-    assert key in err
+    assert (err.key, err.value) == (key, value)
+    assert err.problem.startswith(("must be", "is outside")), err.problem
 
 
 def test_verify_catches_a_count_off_by_one_at_1e12(libreoffice: str, tmp_path: Path) -> None:
@@ -130,30 +136,45 @@ HOSTILE = {
     "control_character": "site: x\x07y\n",
     "huge_name": "site: " + "x" * 200 + "\n",
     "huge_description": "site: x\ndescription: " + "y" * 50_000 + "\n",
-    "description_is_a_list": "site: x\ndescription: [1]\n",
+    "description_is_a_list": yaml.safe_dump({**BASE, "description": [1]}, sort_keys=False),
+}
+# Where each is refused: the key (None: no key of the file is at fault, or the file is not YAML that far) and the
+# line of the file (None: the YAML is read, and a value refused by its key).
+HOSTILE_AT: dict[str, tuple[str | None, int | None]] = {
+    "list_as_key": (None, 1), "mapping_as_key": ("power", 2), "deep_nesting": (None, 2),
+    "catalog_entry_is_a_list": ("catalog.gpu", None), "catalog_entry_is_a_mapping": ("catalog.gpu", None),
+    "integer_of_5000_digits": ("power.gpus", 2), "integer_above_1e308": ("power.gpus", None),
+    "lone_surrogate": ("site", 1), "alias_bomb": (None, 1), "alias_in_description": (None, 1),
+    "sexagesimal": ("power.gpus", 2), "hex": ("power.gpus", 2), "octal": ("power.gpus", 2), "not_utf8": (None, 1),
+    "utf16_without_bom": (None, 1), "control_character": (None, 1), "huge_name": ("site", None),
+    "huge_description": ("description", 2), "description_is_a_list": ("description", None),
 }
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_yaml_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
-    assert_refused(site_file(tmp_path, HOSTILE[name]), tmp_path, capsys)
+    err = assert_refused(site_file(tmp_path, HOSTILE[name]), tmp_path, capsys)
+    assert (err.key, err.line) == HOSTILE_AT[name], err
 
 
 def test_a_file_larger_than_the_limit_is_refused_without_reading_it_all(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     text = EXAMPLE.read_text() + "# " + "c" * MAX_BYTES + "\n"
-    assert_refused(site_file(tmp_path, text), tmp_path, capsys)
+    err = assert_refused(site_file(tmp_path, text), tmp_path, capsys)
+    assert (err.key, err.line) == (None, None) and err.problem.startswith("the file is larger than")
 
 
 def test_refusals_say_where_and_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Bytes that are not UTF-8 are placed by line and column, not 'invalid YAML'."""
     err = assert_refused(site_file(tmp_path, b"site: x\npower:\n  gpus: 8\xff\n"), tmp_path, capsys)
-    assert "line 3, column 10" in err
+    assert (err.line, err.column) == (3, 10)
+    assert err.problem.startswith("byte 0xff at line 3, column 10 is not UTF-8 text")
 
 
 def test_a_value_echoed_in_an_error_is_clipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = assert_refused(example_with(tmp_path, changes={"power.gpu_tdp": "7" * 1500 + " W"}), tmp_path, capsys)
-    assert "7" * 100 not in err
+    assert "7" * 100 not in str(err)  # the line printed; the attribute keeps the whole value
+    assert (err.key, err.value) == ("power.gpu_tdp", "7" * 1500 + " W")
 
 
 def test_every_expected_unit_is_one_the_parser_takes() -> None:
@@ -172,21 +193,21 @@ def test_every_expected_unit_is_one_the_parser_takes() -> None:
 # ---------------------------------------------------------------- 4, 5. limits, and scenarios checked like the base
 
 
-@pytest.mark.parametrize("scenarios", [
-    {f"s{i}": {"tco.utilisation": 0.5} for i in range(21)},  # more than the limit
-    {"hot_aisle": {"cooling.air_supply_temperature": "50 degC"}},  # supply above return: a -14 K air rise
-    {"typo": {"tco.utilisation": {"value": 0.4, "sorce": "x"}}},  # an unknown field
-    {"big": {"power.gpus": 10**9}},  # beyond the range of a real site
+@pytest.mark.parametrize(("scenarios", "scenario", "key"), [
+    ({f"s{i}": {"tco.utilisation": 0.5} for i in range(21)}, None, "scenarios"),  # more than the limit
+    # supply above return: a -14 K air rise
+    ({"hot_aisle": {"cooling.air_supply_temperature": "50 degC"}}, "hot_aisle", "cooling.air_supply_temperature"),
+    ({"typo": {"tco.utilisation": {"value": 0.4, "sorce": "x"}}}, "typo", "tco.utilisation"),  # an unknown field
+    ({"big": {"power.gpus": 10**9}}, "big", "power.gpus"),  # beyond the range of a real site
 ])
 def test_scenarios_are_checked_like_the_base_case(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                  scenarios: dict[str, Any]) -> None:
-    assert_refused(example_with(tmp_path, scenarios=scenarios), tmp_path, capsys)
+                                                  scenarios: dict[str, Any], scenario: str | None, key: str) -> None:
+    err = assert_refused(example_with(tmp_path, scenarios=scenarios), tmp_path, capsys)
+    assert (err.scenario, err.key) == (scenario, key)
 
 
 def test_a_scenarios_checks_reach_the_master_check(tmp_path: Path) -> None:
     """A scenario that breaks a check (a rack over its power limit) turns the master check FALSE."""
-    from workbook.api import load
-
     ok = load(example_with(tmp_path, "ok.yaml"))
     assert ok.values["checks.all_pass"].reshape(-1)[0]
     bad = load(example_with(tmp_path, "bad.yaml", scenarios={"dense": {"power.rack_power_limit": "5 kW"}}))

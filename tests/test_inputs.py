@@ -22,6 +22,7 @@ from workbook.inputs import InputError, Site, load_site
 from workbook.models import all_specs, build_book
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+SPECS = {s.key: s for s in all_specs()}
 
 
 def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (), **top: Any) -> dict[str, Any]:
@@ -46,13 +47,15 @@ def load(data: dict[str, Any] | str, path: Path) -> Site:
     return load_site(write(data, path), all_specs())
 
 
-def refused(data: dict[str, Any] | str, path: Path) -> str:
+def refused(data: dict[str, Any] | str, path: Path) -> InputError:
+    """The error loading a bad site: it names the file, and its message (what the CLI prints) is one line."""
     with pytest.raises(InputError) as err:
         load(data, path)
-    msg = str(err.value)
-    assert "\n" not in msg, msg
-    assert str(path) in msg, f"the message does not name the file: {msg}"
-    return msg
+    e = err.value
+    assert "\n" not in str(e), str(e)
+    assert e.file == path, f"the error does not name the file: {e}"
+    assert e.problem, e
+    return e
 
 
 def test_the_example_site_loads(tmp_path: Path) -> None:
@@ -62,69 +65,73 @@ def test_the_example_site_loads(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("key", "raw", "words"),
+    ("key", "raw", "found", "unit"),
     [
-        ("power.gpu_tdp", "700 m", ["m", "power"]),
-        ("power.rack_power_limit", "41 kWh", ["kWh", "power"]),
-        ("power.feed_block_size", "2.5 USD", ["USD", "power"]),
-        ("power.cpu_tdp", 350, ["unit"]),
-        ("power.pue", "1.4 W", ["W"]),
-        ("power.rack_units", "42 kg", ["kg"]),
+        ("power.gpu_tdp", "700 m", "is in m, which is not a power", "W"),
+        ("power.rack_power_limit", "41 kWh", "is in kWh, which is not a power", "kW"),
+        ("power.feed_block_size", "2.5 USD", "is in USD, which is not an apparent power", "MVA"),
+        ("power.cpu_tdp", 350, "has no unit", "W"),
+        ("power.pue", "1.4 W", "is in W, which is not a ratio", None),
+        ("power.rack_units", "42 kg", "is in kg, which is not a height in rack units", "U"),
     ],
 )
-def test_wrong_dimension(tmp_path: Path, key: str, raw: Any, words: list[str]) -> None:
-    msg = refused(site_with({key: raw}), tmp_path / "bad.yaml")
-    assert key in msg
-    assert repr(raw) in msg or str(raw) in msg
-    for w in words:
-        assert w in msg, msg
+def test_wrong_dimension(tmp_path: Path, key: str, raw: Any, found: str, unit: str | None) -> None:
+    err = refused(site_with({key: raw}), tmp_path / "bad.yaml")
+    assert (err.key, err.value, err.problem, err.unit) == (key, raw, found, unit)
+    assert err.expected.startswith(SPECS[key].expect) and err.expected.endswith(SPECS[key].example)
 
 
 def test_wrong_dimension_message_reads_like_the_readme(tmp_path: Path) -> None:
+    """The one line the CLI prints (README), composed from the error's attributes."""
     path = tmp_path / "x.yaml"
-    msg = refused(site_with({"power.gpu_tdp": "700 m"}), path)
-    assert msg == (f"{path}: power.gpu_tdp = '700 m': is in m, which is not a power; "
-                   "expected a power in W, e.g. gpu_tdp: 700 W")
+    err = refused(site_with({"power.gpu_tdp": "700 m"}), path)
+    assert (err.key, err.value, err.unit) == ("power.gpu_tdp", "700 m", "W")
+    assert err.expected == "a power in W, e.g. gpu_tdp: 700 W"
+    assert str(err) == (f"{path}: power.gpu_tdp = '700 m': is in m, which is not a power; "
+                        "expected a power in W, e.g. gpu_tdp: 700 W")
 
 
-@pytest.mark.parametrize("key", ["power.gpus", "power.rack_power_limit", "power.site_available_power"])
-def test_missing_key(tmp_path: Path, key: str) -> None:
-    msg = refused(site_with(remove=(key,)), tmp_path / "missing.yaml")
-    assert key in msg and "missing" in msg
+@pytest.mark.parametrize(("key", "unit"), [("power.gpus", None), ("power.rack_power_limit", "kW"),
+                                           ("power.site_available_power", "MW")])
+def test_missing_key(tmp_path: Path, key: str, unit: str | None) -> None:
+    err = refused(site_with(remove=(key,)), tmp_path / "missing.yaml")
+    assert (err.key, err.value, err.unit) == (key, None, unit)
+    assert err.problem.startswith("is missing") and err.expected.endswith(SPECS[key].example)
 
 
 def test_missing_catalog_value(tmp_path: Path) -> None:
     """gpu_tdp comes from the catalog; without a catalog and without the key it is missing."""
     data = site_with()
     del data["catalog"]
-    msg = refused(data, tmp_path / "nocat.yaml")
-    assert "missing" in msg
+    err = refused(data, tmp_path / "nocat.yaml")
+    assert err.problem == "is missing" and err.key in SPECS
 
 
 def test_missing_site_name(tmp_path: Path) -> None:
     data = site_with()
     del data["site"]
-    msg = refused(data, tmp_path / "noname.yaml")
-    assert "site" in msg
+    err = refused(data, tmp_path / "noname.yaml")
+    assert (err.key, err.problem) == ("site", "is missing")
 
 
 @pytest.mark.parametrize("gpus", [0, -1, -1024])
 def test_zero_or_negative_gpu_count(tmp_path: Path, gpus: int) -> None:
-    msg = refused(site_with({"power.gpus": gpus}), tmp_path / "neg.yaml")
-    assert "power.gpus" in msg and str(gpus) in msg
+    err = refused(site_with({"power.gpus": gpus}), tmp_path / "neg.yaml")
+    assert (err.key, err.value) == ("power.gpus", gpus)
+    assert err.problem.startswith("must be greater than 0")
 
 
 @pytest.mark.parametrize(("key", "raw"), [("power.gpus", 1024.5), ("power.gpus_per_node", 7.5),
                                           ("power.rack_units", "42.5 U")])
 def test_non_integer_count(tmp_path: Path, key: str, raw: Any) -> None:
-    msg = refused(site_with({key: raw}), tmp_path / "frac.yaml")
-    assert key in msg and str(raw) in msg
+    err = refused(site_with({key: raw}), tmp_path / "frac.yaml")
+    assert (err.key, err.value, err.problem) == (key, raw, "is not a whole number")
 
 
 @pytest.mark.parametrize("raw", ["7OO W", "seven hundred watts", "700 Wats", "", "7.0.0 W"])
 def test_unparseable_number(tmp_path: Path, raw: str) -> None:
-    msg = refused(site_with({"power.gpu_tdp": raw}), tmp_path / "junk.yaml")
-    assert "power.gpu_tdp" in msg and repr(raw) in msg
+    err = refused(site_with({"power.gpu_tdp": raw}), tmp_path / "junk.yaml")
+    assert (err.key, err.value, err.unit) == ("power.gpu_tdp", raw, "W")
 
 
 @pytest.mark.parametrize(
@@ -141,8 +148,8 @@ def test_unparseable_number(tmp_path: Path, raw: str) -> None:
 def test_text_that_is_not_one_number_and_a_unit_is_refused(tmp_path: Path, key: str, raw: str) -> None:
     """A site file value is one number and a unit. pint's parser reads more (implicit multiplication,
     commas dropped), which turns typos into plausible wrong numbers; the site loader must refuse them."""
-    msg = refused(site_with({key: raw}), tmp_path / "typo.yaml")
-    assert key in msg and repr(raw) in msg
+    err = refused(site_with({key: raw}), tmp_path / "typo.yaml")
+    assert (err.key, err.value) == (key, raw)
 
 
 @pytest.mark.parametrize(
@@ -152,9 +159,10 @@ def test_text_that_is_not_one_number_and_a_unit_is_refused(tmp_path: Path, key: 
      ("power.psu_efficiency", "120%")],
 )
 def test_out_of_range_ratio(tmp_path: Path, key: str, raw: Any) -> None:
-    msg = refused(site_with({key: raw}), tmp_path / "range.yaml")
-    assert key in msg and str(raw) in msg
-    assert "must be" in msg
+    err = refused(site_with({key: raw}), tmp_path / "range.yaml")
+    assert (err.key, err.value) == (key, raw)
+    assert err.problem.startswith(("must be at least", "must be at most", "must be greater than")), err.problem
+    assert err.expected.endswith(SPECS[key].example)
 
 
 def test_percent_text_is_a_fraction(tmp_path: Path) -> None:
@@ -165,35 +173,35 @@ def test_percent_text_is_a_fraction(tmp_path: Path) -> None:
 def test_unknown_key_suggests_the_right_one(tmp_path: Path) -> None:
     data = site_with()
     data["power"]["gpu_tpd"] = "700 W"
-    msg = refused(data, tmp_path / "typo.yaml")
-    assert "power.gpu_tpd" in msg
-    assert "did you mean power.gpu_tdp" in msg
+    err = refused(data, tmp_path / "typo.yaml")
+    assert (err.key, err.value, err.problem) == ("power.gpu_tpd", "700 W", "unknown key (did you mean power.gpu_tdp?)")
 
 
 def test_unknown_section_suggests_the_right_one(tmp_path: Path) -> None:
     data = site_with()
     data["powr"] = data.pop("power")
-    msg = refused(data, tmp_path / "section.yaml")
-    assert "powr" in msg and "unknown section" in msg
-    assert "did you mean power" in msg
+    err = refused(data, tmp_path / "section.yaml")
+    assert (err.key, err.problem) == ("powr", "unknown section (did you mean power?)")
+    assert "power" in err.expected.removeprefix("one of the sections ").split(", ")
 
 
 def test_unknown_catalog_entry(tmp_path: Path) -> None:
-    msg = refused(site_with(catalog={"gpu": "H100-SMX", "node": "DGX-H100"}), tmp_path / "cat.yaml")
-    assert "catalog.gpu" in msg and "H100-SMX" in msg
-    assert "did you mean H100-SXM" in msg
+    err = refused(site_with(catalog={"gpu": "H100-SMX", "node": "DGX-H100"}), tmp_path / "cat.yaml")
+    assert (err.key, err.value) == ("catalog.gpu", "H100-SMX")
+    assert err.problem == "not in catalog.yaml (did you mean H100-SXM?)"
 
 
 def test_unknown_catalog_kind(tmp_path: Path) -> None:
-    msg = refused(site_with(catalog={"gpu": "H100-SXM", "nodes": "DGX-H100"}), tmp_path / "kind.yaml")
-    assert "catalog.nodes" in msg
+    err = refused(site_with(catalog={"gpu": "H100-SXM", "nodes": "DGX-H100"}), tmp_path / "kind.yaml")
+    assert (err.key, err.problem) == ("catalog.nodes", "unknown kind (did you mean node?)")
 
 
-@pytest.mark.parametrize("text", ["site: x\npower: {gpus: 1024\n", "site: x\n  power:\n gpus: [1\n",
-                                  "site: x\npower:\n\tgpus: 8\n"])
-def test_invalid_yaml(tmp_path: Path, text: str) -> None:
-    msg = refused(text, tmp_path / "broken.yaml")
-    assert "YAML" in msg
+@pytest.mark.parametrize(("text", "line"), [("site: x\npower: {gpus: 1024\n", 3), ("site: x\n  power:\n gpus: [1\n", 2),
+                                           ("site: x\npower:\n\tgpus: 8\n", 3)])
+def test_invalid_yaml(tmp_path: Path, text: str, line: int) -> None:
+    err = refused(text, tmp_path / "broken.yaml")
+    assert err.problem.startswith("not valid YAML") and err.key is None
+    assert err.line == line
 
 
 @pytest.mark.parametrize("twice", ["pue", "power"])
@@ -208,21 +216,24 @@ def test_a_key_given_twice_is_refused(tmp_path: Path, twice: str) -> None:
         extra = yaml.safe_dump({"power": {**BASE["power"], "gpus": 2048}}, sort_keys=False)
     text = rest + power + extra
     load(yaml.safe_load(text), tmp_path / "last-wins.yaml")  # what PyYAML keeps is a valid site
-    key = twice
     assert yaml.safe_load(text) is not None  # PyYAML itself accepts the file
-    msg = refused(text, tmp_path / "twice.yaml")
-    assert key in msg
+    err = refused(text, tmp_path / "twice.yaml")
+    assert err.key == ("power.pue" if twice == "pue" else "power")
+    assert err.problem.startswith("not valid YAML") and f"the key {twice!r} is given twice" in err.problem
+    assert err.line is not None and text.splitlines()[err.line - 1].lstrip().startswith(f"{twice}:")
 
 
 def test_a_site_file_that_is_not_a_mapping(tmp_path: Path) -> None:
-    refused("- just\n- a list\n", tmp_path / "list.yaml")
+    err = refused("- just\n- a list\n", tmp_path / "list.yaml")
+    assert (err.key, err.problem) == (None, "is not a mapping")
 
 
 def test_a_file_that_does_not_exist(tmp_path: Path) -> None:
     path = tmp_path / "nope.yaml"
     with pytest.raises(InputError) as err:
         load_site(path, all_specs())
-    assert str(path) in str(err.value) and "\n" not in str(err.value)
+    assert err.value.file == path and err.value.key is None and "\n" not in str(err.value)
+    assert err.value.problem.startswith("cannot read the file")
 
 
 def test_a_value_in_another_unit_is_converted(tmp_path: Path) -> None:
@@ -264,19 +275,22 @@ def test_a_catalog_value_carries_the_catalog_source(tmp_path: Path) -> None:
 
 
 def test_unknown_field_beside_value_and_source(tmp_path: Path) -> None:
-    msg = refused(site_with({"power.pue": {"value": 1.3, "sauce": "x"}}), tmp_path / "field.yaml")
-    assert "power.pue" in msg and "sauce" in msg
+    err = refused(site_with({"power.pue": {"value": 1.3, "sauce": "x"}}), tmp_path / "field.yaml")
+    assert (err.key, err.value) == ("power.pue", {"value": 1.3, "sauce": "x"})
+    assert err.problem == "unknown field(s) sauce beside value/source"
 
 
 def test_an_itemised_key_under_the_pue_model_is_refused(tmp_path: Path) -> None:
-    msg = refused(site_with({"power.cooling_overhead": 0.2}), tmp_path / "when.yaml")
-    assert "power.cooling_overhead" in msg and "facility_model" in msg
+    err = refused(site_with({"power.cooling_overhead": 0.2}), tmp_path / "when.yaml")
+    assert (err.key, err.value) == ("power.cooling_overhead", 0.2)
+    assert err.problem.startswith("only used when power.facility_model is itemised")
 
 
 @pytest.mark.parametrize("raw", ["N+", "3", "N-1", "0N", "twice"])
 def test_bad_redundancy(tmp_path: Path, raw: str) -> None:
-    msg = refused(site_with({"power.feed_redundancy": raw}), tmp_path / "red.yaml")
-    assert "power.feed_redundancy" in msg and raw in msg
+    err = refused(site_with({"power.feed_redundancy": raw}), tmp_path / "red.yaml")
+    assert (err.key, err.value, err.unit) == ("power.feed_redundancy", raw, None)
+    assert err.expected.startswith("a redundancy scheme")
 
 
 @pytest.mark.parametrize(("raw", "want"), [("N", (1, 0)), ("N+1", (1, 1)), ("2N", (2, 0)), ("2N+1", (2, 1))])
@@ -295,14 +309,9 @@ def _load_tmp(data: dict[str, Any]) -> Site:
         return load(data, Path(d) / "site.yaml")
 
 
-def _refused_tmp(data: dict[str, Any]) -> str:
+def _refused_tmp(data: dict[str, Any]) -> InputError:
     with tempfile.TemporaryDirectory() as d:
-        path = Path(d) / "site.yaml"
-        with pytest.raises(InputError) as err:
-            load(data, path)
-        msg = str(err.value)
-        assert "\n" not in msg and str(path) in msg
-        return msg
+        return refused(data, Path(d) / "site.yaml")
 
 
 TDP = next(s for s in all_specs() if s.key == "power.gpu_tdp")
@@ -320,30 +329,30 @@ def test_any_gpu_power_in_its_range_in_any_unit_gives_the_same_watts(watts: floa
 @HYPO
 @given(gpus=st.integers(max_value=0))
 def test_any_non_positive_gpu_count_is_refused(gpus: int) -> None:
-    msg = _refused_tmp(site_with({"power.gpus": gpus}))
-    assert "power.gpus" in msg and str(gpus) in msg
+    err = _refused_tmp(site_with({"power.gpus": gpus}))
+    assert (err.key, err.value) == ("power.gpus", gpus)
 
 
 @HYPO
 @given(key=st.sampled_from(["power.cpus_per_node", "power.nics_per_node"]), n=st.integers(max_value=-1))
 def test_any_negative_count_is_refused(key: str, n: int) -> None:
-    msg = _refused_tmp(site_with({key: n}))
-    assert key in msg and str(n) in msg
+    err = _refused_tmp(site_with({key: n}))
+    assert (err.key, err.value) == (key, n)
 
 
 @HYPO
 @given(gpus=st.floats(min_value=0.01, max_value=1e6).filter(lambda x: not x.is_integer()))
 def test_any_fractional_gpu_count_is_refused(gpus: float) -> None:
-    msg = _refused_tmp(site_with({"power.gpus": gpus}))
-    assert "power.gpus" in msg and "whole" in msg
+    err = _refused_tmp(site_with({"power.gpus": gpus}))
+    assert (err.key, err.value, err.problem) == ("power.gpus", gpus, "is not a whole number")
 
 
 @HYPO
 @given(pue=st.floats(min_value=-10, max_value=1, exclude_max=True) | st.floats(min_value=3, exclude_min=True,
                                                                              max_value=1e9))
 def test_any_pue_outside_1_to_3_is_refused(pue: float) -> None:
-    msg = _refused_tmp(site_with({"power.pue": pue}))
-    assert "power.pue" in msg
+    err = _refused_tmp(site_with({"power.pue": pue}))
+    assert (err.key, err.value) == ("power.pue", pue)
 
 
 @HYPO
@@ -355,5 +364,5 @@ def test_any_pue_from_1_to_3_is_accepted(pue: float) -> None:
 @HYPO
 @given(watts=st.floats(min_value=-1e6, max_value=0))
 def test_any_non_positive_gpu_tdp_is_refused(watts: float) -> None:
-    msg = _refused_tmp(site_with({"power.gpu_tdp": f"{watts!r} W"}))
-    assert "power.gpu_tdp" in msg
+    err = _refused_tmp(site_with({"power.gpu_tdp": f"{watts!r} W"}))
+    assert (err.key, err.value, err.unit) == ("power.gpu_tdp", f"{watts!r} W", "W")

@@ -31,8 +31,49 @@ _TEMPERATURE = re.compile(r"^\s*([-+]?[0-9.]+(?:[eE][-+]?\d+)?)\s*(degC|degF|°C
 _REDUNDANCY = re.compile(r"^\s*(\d*)\s*N\s*(?:\+\s*(\d+))?\s*$")
 
 
+_NO_VALUE: Any = object()  # an error about no value in particular (None is a value: YAML's null)
+
+
 class InputError(ValueError):
-    """Bad site input. Its message is one line, ready to print."""
+    """Bad site input. Its message is one line, ready to print: the file, the key, the value, the problem and what
+    was expected, composed from the same parts held as attributes:
+
+    file      the file at fault (the site file; the catalog or defaults file a value came from), or None
+    key       where in it: a dotted key ("power.gpu_tdp", "catalog.gpu", "site"), or None (the whole file)
+    value     the offending value as the file gives it, or None (no value in particular, or YAML's null)
+    expected  what was expected, in words, with the unit and an example where there is one, or None
+    unit      the unit the value must be in, as a site file may write it ("W", "USD/GPU/hour"), or None
+    problem   the short reason: "is not a whole number", "unknown key (did you mean power.gpu_tdp?)"
+    line      the line of the file, from 1, where the file is not a site file's YAML (and column, the column), or None
+    others    the other (key, value) pairs the error is about: the second key of a rule between two keys
+    scenario  the scenario whose change is at fault, or None for the base case
+    """
+
+    def __init__(self, problem: str, *, file: Path | str | None = None, key: str | None = None,
+                 value: Any = _NO_VALUE, expected: str | None = None, unit: str | None = None,
+                 line: int | None = None, column: int | None = None, others: tuple[tuple[str, Any], ...] = (),
+                 scenario: str | None = None, where: str | None = None):
+        """`where`: how the message names the place, when the file alone does not (a catalog entry, a scenario)."""
+        self.problem = _one_line(problem)
+        self.file = Path(file) if file is not None else None
+        self.key, self.expected, self.unit, self.line, self.column = key, expected, unit, line, column
+        self.value = None if value is _NO_VALUE else value
+        self.others, self.scenario, self.where = tuple(others), scenario, where
+        self._has_value = value is not _NO_VALUE
+        place = where if where is not None else (str(file) if file is not None else None)
+        subject = key
+        if key is not None and self._has_value:
+            subject = " and ".join(f"{k} = {echo(v)}" for k, v in ((key, value), *self.others))
+        reason = "; ".join(t for t in (self.problem, f"expected {expected}" if expected else "") if t)
+        super().__init__(_one_line(": ".join(t for t in (place, subject, reason) if t)))
+
+    def located(self, **changes: Any) -> InputError:
+        """The same error with its place (file, key, where...) given or replaced."""
+        fields = {k: getattr(self, k) for k in ("file", "key", "expected", "unit", "line", "column", "others",
+                                                "scenario", "where")}
+        if self._has_value:
+            fields["value"] = self.value
+        return InputError(self.problem, **{**fields, **changes})
 
 
 @dataclass(frozen=True)
@@ -89,16 +130,42 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _fail(where: str, key: str, raw: Any, problem: str, spec: Spec | None = None) -> InputError:
-    expected = ""
-    if spec is not None:
-        if spec.choices:
-            expected = f"; expected one of {', '.join(spec.choices)}"
-        elif spec.redundancy:
-            expected = "; expected a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
-        else:
-            expected = f"; expected {spec.expect}{_in_unit(spec)}, e.g. {key.split('.')[-1]}: {spec.example}"
-    return InputError(_one_line(f"{where}: {key} = {echo(raw)}: {problem}{expected}"))
+# Where a value comes from: a file (its path, as text or a Path), or (file, how messages name the place) for a part of
+# a file ("catalog.yaml H100-SXM"). Text of the form "FILE: scenarios.NAME" is a scenario's change in FILE.
+Where = str | Path | tuple[Path | str, str]
+_SCENARIO_PLACE = re.compile(r"^(?P<file>.+): scenarios\.(?P<name>[a-z0-9_]+)$")
+
+
+def _place(where: Where) -> dict[str, Any]:
+    """An error's file, and the scenario and the message's wording of the place where those are not the file."""
+    if isinstance(where, tuple):
+        return {"file": where[0], "where": where[1]}
+    m = _SCENARIO_PLACE.match(str(where))
+    if m:
+        return {"file": m["file"], "scenario": m["name"], "where": str(where)}
+    return {"file": where}
+
+
+def expected_value(spec: Spec) -> str:
+    """What a key's value must be, in words, with its unit and an example."""
+    if spec.choices:
+        return f"one of {', '.join(spec.choices)}"
+    if spec.redundancy:
+        return "a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
+    return f"{spec.expect}{_in_unit(spec)}, e.g. {spec.key.split('.')[-1]}: {spec.example}"
+
+
+def expected_unit(spec: Spec) -> str | None:
+    """The unit a key's value is written in, or None for a pure number or a word."""
+    if spec.choices or spec.redundancy or not spec.pint_unit.dimensionality:
+        return None
+    return writable_unit(spec)
+
+
+def _fail(where: Where, key: str, raw: Any, problem: str, spec: Spec | None = None) -> InputError:
+    expected = expected_value(dataclasses.replace(spec, key=key)) if spec is not None else None
+    unit_text = expected_unit(spec) if spec is not None else None
+    return InputError(problem, key=key, value=raw, expected=expected, unit=unit_text, **_place(where))
 
 
 def _in_unit(spec: Spec) -> str:
@@ -155,7 +222,7 @@ def _text_quantity(raw: str) -> pint.Quantity | None:
         return None
 
 
-def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
+def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     target = spec.pint_unit
     if isinstance(raw, bool) or raw is None:
         raise _fail(where, key, raw, "is not a number", spec)
@@ -195,7 +262,8 @@ def _quantity(raw: Any, spec: Spec, where: str, key: str) -> float:
     return mag
 
 
-def parse_value(raw: Any, spec: Spec, where: str, key: str) -> float | str | tuple[int, int]:
+def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | tuple[int, int]:
+    """The value of one key, or an InputError naming `where` (see Where), the key, the value and what is expected."""
     if spec.choices:
         if not isinstance(raw, str) or raw.strip().lower() not in spec.choices:
             raise _fail(where, key, raw, "is not a known choice", spec)
@@ -213,7 +281,8 @@ def split_value(raw: Any) -> tuple[Any, str]:
     if isinstance(raw, dict) and "value" in raw:
         extra = set(raw) - {"value", "source", "note"}
         if extra:
-            raise InputError(clip(f"unknown field(s) {', '.join(sorted(map(str, extra)))} beside value/source"))
+            raise InputError(clip(f"unknown field(s) {', '.join(sorted(map(str, extra)))} beside value/source"),
+                             value=raw, expected="{value: ..., source: ...} (and an optional note)")
         return raw["value"], _one_line(raw.get("source", "") or raw.get("note", ""))
     return raw, ""
 
@@ -222,15 +291,15 @@ def _read_yaml(path: Path) -> Any:
     try:
         return read_yaml(path)
     except OSError as e:
-        raise InputError(f"{path}: cannot read the file ({e.strerror or e})") from None
+        raise InputError(f"cannot read the file ({e.strerror or e})", file=path) from None
     except YamlError as e:
-        raise InputError(_one_line(f"{path}: {e}")) from None
+        raise InputError(e.problem, file=path, key=e.key, line=e.line, column=e.column) from None
 
 
 def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
     data, _ = _read_yaml(path)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: the catalog must be a mapping of kinds (gpus, nodes, ...)")
+        raise InputError("the catalog must be a mapping of kinds (gpus, nodes, ...)", file=path)
     return data
 
 
@@ -238,12 +307,16 @@ def load_defaults(path: Path = DEFAULTS_PATH) -> dict[str, tuple[Any, str]]:
     """The defaults of keys no site file or catalog entry gives: key -> (value, source)."""
     data, _ = _read_yaml(path)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: defaults must be a mapping of key: {{value, source}}")
+        raise InputError("defaults must be a mapping of key: {value, source}", file=path)
     out = {}
     for key, raw in data.items():
-        value, source = split_value(raw)
+        try:
+            value, source = split_value(raw)
+        except InputError as e:
+            raise e.located(file=path, key=str(key)) from None
         if not source:
-            raise InputError(f"{path}: {key}: every default needs its source")
+            raise InputError("every default needs its source", file=path, key=str(key), value=raw,
+                             expected="{value: ..., source: where it comes from}")
         out[str(key)] = (value, source)
     return out
 
@@ -253,13 +326,14 @@ def load_limits(path: Path = LIMITS_PATH) -> dict[str, tuple[float | None, float
     """The range a real site's input can have: key -> (lo, hi, why), in the key's unit."""
     data, _ = _read_yaml(path)
     if not isinstance(data, dict):
-        raise InputError(f"{path}: limits must be a mapping of key: {{lo, hi, why}}")
+        raise InputError("limits must be a mapping of key: {lo, hi, why}", file=path)
     out = {}
     for key, entry in data.items():
         ok = isinstance(entry, dict) and set(entry) <= {"lo", "hi", "why"} and entry.get("why")
         bounds = [entry.get(b) for b in ("lo", "hi")] if ok else []
         if not ok or not all(b is None or (isinstance(b, int | float) and math.isfinite(b)) for b in bounds):
-            raise InputError(f"{path}: {key}: expected {{lo: number, hi: number, why: the reason}}")
+            raise InputError("is not a range with its reason", file=path, key=str(key), value=entry,
+                             expected="{lo: number, hi: number, why: the reason}")
         out[str(key)] = (bounds[0], bounds[1], str(entry["why"]))
     return out
 
@@ -298,9 +372,9 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     """Read and validate a site file against the specs and cross-key rules of every model; raises InputError."""
     path = Path(path)
     data, raw_bytes = _read_yaml(path)
-    where = str(path)
     if not isinstance(data, dict):
-        raise InputError(f"{where}: a site file is a mapping with site:, catalog: and one section per model")
+        raise InputError("is not a mapping", file=path,
+                         expected="a mapping with site:, catalog: and one section per model")
     by_key = {s.key: s for s in specs}
     sections = sorted({k.split(".")[0] for k in by_key})
 
@@ -309,28 +383,31 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
         if top in TOP_LEVEL:
             continue
         if top not in sections:
-            raise InputError(
-                f"{where}: {clip(top)}: unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}; "
-                f"sections are {', '.join(sections)}"
-            )
+            raise InputError(f"unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}", file=path,
+                             key=clip(top), expected=f"one of the sections {', '.join(sections)}")
         if not isinstance(body, dict):
-            raise InputError(f"{where}: {clip(top)}: expected a mapping of key: value under {top}:")
+            raise InputError("is not a mapping", file=path, key=top, value=body,
+                             expected=f"a mapping of key: value under {top}:")
         for k, raw in body.items():
             key = f"{top}.{k}"
             if key not in by_key:
-                raise InputError(f"{where}: {clip(key)}: unknown key{_suggest(key, list(by_key))}")
+                raise InputError(f"unknown key{_suggest(key, list(by_key))}", file=path, key=clip(key), value=raw)
             try:
                 given[key] = split_value(raw)
             except InputError as e:
-                raise InputError(f"{where}: {key}: {e}") from None
+                raise e.located(file=path, key=key) from None
             given[key] = (given[key][0], given[key][1] or f"site file {path.name}")
 
     name = data.get("site")
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-        raise InputError(f"{where}: site = {echo(name)}: expected the site's name as text of at most {MAX_NAME} "
-                         "characters, e.g. site: Example colo")
+        expected = f"the site's name as text of at most {MAX_NAME} characters, e.g. site: Example colo"
+        if "site" not in data:
+            raise InputError("is missing", file=path, key="site", expected=expected)
+        problem = ("is not text" if not isinstance(name, str) else "is empty" if not name.strip()
+                   else f"is longer than {MAX_NAME} characters")
+        raise InputError(problem, file=path, key="site", value=name, expected=expected)
 
-    defaults = _catalog_defaults(data.get("catalog"), where, catalog_path)
+    defaults = _catalog_defaults(data.get("catalog"), path, catalog_path)
     tool_defaults = load_defaults()
     values: dict[str, Value] = {}
     # Choices first (those that apply always, then those that depend on another): they decide which keys apply.
@@ -341,39 +418,38 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
             if other not in values or values[other].magnitude != wanted:
                 if spec.key in given:
                     now = values[other].magnitude if other in values else "not used here"
-                    raise InputError(
-                        f"{where}: {spec.key}: only used when {other} is {wanted} "
-                        f"(it is {now}); remove it or change {other}"
-                    )
+                    raise InputError(f"only used when {other} is {wanted} (it is {now}); remove it or change {other}",
+                                     file=path, key=spec.key, value=given[spec.key][0])
                 continue
+        origin: Where
         if spec.key in given:
             raw, source = given[spec.key]
-            origin = where
+            origin = path
         elif spec.key in defaults:
             raw, source, origin = defaults[spec.key]
         elif spec.key in tool_defaults:
             raw, source = tool_defaults[spec.key]
-            origin = f"{DEFAULTS_PATH.name} {spec.key}"
+            origin = (DEFAULTS_PATH, f"{DEFAULTS_PATH.name} {spec.key}")
             source = f"default: {source}"
         elif spec.optional:
             continue
         else:
             hint = " (not in the site file nor in its catalog entries)" if data.get("catalog") else ""
-            raise InputError(_one_line(
-                f"{where}: {spec.key} is missing{hint}; expected {spec.expect}{_in_unit(spec)}, "
-                f"e.g. {spec.key.split('.')[-1]}: {spec.example}"
-            ))
+            raise InputError(f"is missing{hint}", file=path, key=spec.key, expected=expected_value(spec),
+                             unit=expected_unit(spec))
         values[spec.key] = Value(parse_value(raw, spec, origin, spec.key), _one_line(str(raw)), source)
 
-    check_rules(where, values, rules)
+    check_rules(path, values, rules)
     scenarios = data.get("scenarios") or {}
     if not isinstance(scenarios, dict):
-        raise InputError(f"{where}: scenarios: expected a mapping of scenario name to changed inputs")
+        raise InputError("is not a mapping", file=path, key="scenarios", value=scenarios,
+                         expected="a mapping of scenario name to changed inputs")
     if len(scenarios) > MAX_SCENARIOS:
-        raise InputError(f"{where}: scenarios: {len(scenarios)} scenarios; at most {MAX_SCENARIOS}")
+        raise InputError(f"has {len(scenarios)} scenarios", file=path, key="scenarios",
+                         expected=f"at most {MAX_SCENARIOS}")
     description = data.get("description", "")
     if not isinstance(description, str | None):
-        raise InputError(f"{where}: description = {echo(description)}: expected text")
+        raise InputError("is not text", file=path, key="description", value=description, expected="text")
     return Site(path, name.strip(), _one_line(description or ""), values,
                 hashlib.sha256(raw_bytes).hexdigest(), scenarios)
 
@@ -390,13 +466,13 @@ def rule_holds(op: str, a: float, b: float) -> bool:
     return bool(_RULE_OPS[op](a, b))
 
 
-def check_rules(where: str, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> None:
+def check_rules(where: Where, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> None:
     """Refuse values that break a rule, naming both keys and values; rules on absent keys do not apply."""
     for key, op, other, why in rules:
         a, b = values.get(key), values.get(other)
         if a is not None and b is not None and not _RULE_OPS[op](a.magnitude, b.magnitude):
-            raise InputError(_one_line(
-                f"{where}: {key} = {echo(a.given)} and {other} = {echo(b.given)}: {why}; expected {key} {op} {other}"))
+            raise InputError(why, key=key, value=a.given, others=((other, b.given),), expected=f"{key} {op} {other}",
+                             **_place(where))
 
 
 def _table(kind: str) -> str:
@@ -408,26 +484,30 @@ def _kind(table: str) -> str:
     return table[:-2] if table.endswith("es") and _table(table[:-2]) == table else table.removesuffix("s")
 
 
-def _catalog_defaults(choice: Any, where: str, catalog_path: Path) -> dict[str, tuple[Any, str, str]]:
+def _catalog_defaults(choice: Any, where: Path, catalog_path: Path) -> dict[str, tuple[Any, str, Where]]:
+    """The values of the catalog entries a site chose: key -> (value, source, where it is written)."""
     if choice is None:
         return {}
     if not isinstance(choice, dict):
-        raise InputError(f"{where}: catalog: expected a mapping such as {{gpu: H100-SXM, node: DGX-H100}}")
+        raise InputError("is not a mapping", file=where, key="catalog", value=choice,
+                         expected="a mapping such as {gpu: H100-SXM, node: DGX-H100}")
     catalog = load_catalog(catalog_path)
-    out: dict[str, tuple[Any, str, str]] = {}
+    out: dict[str, tuple[Any, str, Where]] = {}
     for kind, entry_name in choice.items():
         kinds = [_kind(k) for k in catalog]
         table = catalog.get(_table(str(kind)))
         if not isinstance(table, dict):
-            raise InputError(f"{where}: catalog.{clip(kind)}: unknown kind{_suggest(str(kind), kinds)}; "
-                             f"kinds are {', '.join(kinds)}")
+            raise InputError(f"unknown kind{_suggest(str(kind), kinds)}", file=where, key=f"catalog.{clip(kind)}",
+                             expected=f"one of the kinds {', '.join(kinds)}")
         entry = table.get(entry_name) if isinstance(entry_name, str) else None
         if not isinstance(entry, dict):
-            raise InputError(
-                f"{where}: catalog.{clip(kind)} = {echo(entry_name)}: not in {catalog_path.name}"
-                f"{_suggest(str(entry_name), list(table))}; entries are {', '.join(table)}"
-            )
+            raise InputError(f"not in {catalog_path.name}{_suggest(str(entry_name), list(table))}", file=where,
+                             key=f"catalog.{clip(kind)}", value=entry_name, expected=f"one of {', '.join(table)}")
+        origin = (catalog_path, f"{catalog_path.name} {entry_name}")
         for key, raw in (entry.get("values") or {}).items():
-            value, source = split_value(raw)
-            out[key] = (value, f"catalog {kind} {entry_name}: {source}", f"{catalog_path.name} {entry_name}")
+            try:
+                value, source = split_value(raw)
+            except InputError as e:
+                raise e.located(file=catalog_path, key=str(key), where=origin[1]) from None
+            out[key] = (value, f"catalog {kind} {entry_name}: {source}", origin)
     return out

@@ -23,7 +23,18 @@ ECHO = 80  # characters of a value shown back in an error message
 
 
 class YamlError(ValueError):
-    """The file cannot be read as a site file's YAML; the message is one line, without the path."""
+    """The file cannot be read as a site file's YAML; the message is one line, without the path.
+
+    Attributes: `problem` (the message), `file` (the file read, or None), `line` and `column` (where in it, from
+    1, or None when the whole file is at fault, e.g. its size or encoding) and `key` (the dotted key whose key or
+    value is refused, e.g. "power.gpus" for a number of 5,000 digits, or None)."""
+
+    def __init__(self, problem: str, *, file: Path | str | None = None, line: int | None = None,
+                 column: int | None = None, key: str | None = None):
+        self.problem = " ".join(str(problem).split())
+        self.file = Path(file) if file is not None else None
+        self.line, self.column, self.key = line, column, key
+        super().__init__(self.problem)
 
 
 def clip(text: Any) -> str:
@@ -109,24 +120,27 @@ _SiteLoader.add_constructor("tag:yaml.org,2002:float", _SiteLoader.construct_yam
 _SiteLoader.add_constructor("tag:yaml.org,2002:str", _SiteLoader.construct_yaml_str)
 
 
-def _position(data: bytes, offset: int) -> str:
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    """The line and column (from 1) of a byte offset."""
     line = data.count(b"\n", 0, offset) + 1
     column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-    return f"line {line}, column {column}"
+    return line, column
 
 
-def _decode(data: bytes) -> str:
+def _decode(data: bytes, path: Path) -> str:
     """UTF-8 text (a UTF-8 byte-order mark is allowed), or the reason and place it is not."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise YamlError("the file is UTF-16 text; save it as UTF-8")
+        raise YamlError("the file is UTF-16 text; save it as UTF-8", file=path)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise YamlError(f"byte 0x{data[e.start]:02x} at {_position(data, e.start)} is not UTF-8 text; "
-                        "save the file as UTF-8") from None
+        line, column = _position(data, e.start)
+        raise YamlError(f"byte 0x{data[e.start]:02x} at line {line}, column {column} is not UTF-8 text; "
+                        "save the file as UTF-8", file=path, line=line, column=column) from None
     if "\x00" in text:
-        where = _position(data, data.index(0))
-        raise YamlError(f"a NUL byte at {where} (UTF-16 text?); save the file as UTF-8")
+        line, column = _position(data, data.index(0))
+        raise YamlError(f"a NUL byte at line {line}, column {column} (UTF-16 text?); save the file as UTF-8",
+                        file=path, line=line, column=column)
     return text
 
 
@@ -135,17 +149,48 @@ def read_yaml(path: Path) -> tuple[Any, bytes]:
     with open(path, "rb") as f:
         data = f.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
-        raise YamlError(f"the file is larger than {MAX_BYTES:,} bytes (a site file is a few kB)")
-    text = _decode(data)
+        raise YamlError(f"the file is larger than {MAX_BYTES:,} bytes (a site file is a few kB)", file=path)
+    text = _decode(data, path)
     try:
         return yaml.load(text, Loader=_SiteLoader), data
     except yaml.reader.ReaderError as e:
-        where = _position(text.encode("utf-8"), len(text[:e.position].encode("utf-8")))
-        raise YamlError(f"character U+{e.character:04X} at {where} is not allowed in YAML (a control "
-                        "character?)") from None
+        line, column = _position(text.encode("utf-8"), len(text[:e.position].encode("utf-8")))
+        raise YamlError(f"character U+{e.character:04X} at line {line}, column {column} is not allowed in YAML "
+                        "(a control character?)", file=path, line=line, column=column) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise YamlError(f"not valid YAML{at}: {getattr(e, 'problem', None) or e}") from None
+        line, column = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        at = f" at line {line}, column {column}" if mark else ""
+        key = _key_at(text, mark.index) if mark and isinstance(e, yaml.constructor.ConstructorError) else None
+        raise YamlError(f"not valid YAML{at}: {getattr(e, 'problem', None) or e}", file=path, line=line,
+                        column=column, key=key) from None
     except RecursionError:
-        raise YamlError(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise YamlError(f"nested deeper than {MAX_DEPTH} levels", file=path) from None
+
+
+def _key_at(text: str, index: int) -> str | None:
+    """The dotted key ("power.gpus") whose key or value starts at a character of the text: where a value was
+    refused while the data was built (the text itself parses, so it is read again as nodes only)."""
+    try:
+        root = yaml.compose(text, Loader=_SiteLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+
+    def find(node: yaml.Node, path: tuple[str, ...]) -> tuple[str, ...] | None:
+        pairs = node.value if isinstance(node, yaml.MappingNode) else []
+        items = node.value if isinstance(node, yaml.SequenceNode) else []
+        for k, v in pairs:
+            here = (*path, str(k.value)) if isinstance(k, yaml.ScalarNode) else path
+            if index in (k.start_mark.index, v.start_mark.index):
+                return here
+            found = find(v, here)
+            if found is not None:
+                return found
+        for i, item in enumerate(items):
+            found = find(item, (*path, str(i)))
+            if found is not None:
+                return found
+        return None
+
+    found = find(root, ()) if root is not None else None
+    return ".".join(found) if found else None
