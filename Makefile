@@ -16,9 +16,9 @@ $(STAMP): pyproject.toml
 workbook: $(STAMP)
 	$(PY) -m workbook build $(SITE)
 
-## build every site in inputs/
+## build every site in inputs/, one process per core (JOBS=n to choose; a progress bar when on a terminal)
 workbooks: $(STAMP)
-	$(PY) -m workbook build inputs/*.yaml
+	$(PY) -m workbook build $(if $(JOBS),-j $(JOBS)) inputs/*.yaml
 
 ## recalculate the built workbooks in LibreOffice and compare every formula cell
 verify: $(STAMP) libreoffice
@@ -42,8 +42,10 @@ libreoffice:
 lint: $(STAMP)
 	$(PY) -m ruff check workbook tests bench
 
+## benchmarks: one `RATIO <target> = <x>x (target <= <y>x)` line per target of issue 10
 bench: $(STAMP)
 	$(PY) bench/run.py
+	@if [ -f bench/evaluation.py ]; then echo "$(PY) bench/evaluation.py"; $(PY) bench/evaluation.py; fi
 
 clean:
 	rm -rf outputs/*.xlsx .pytest_cache .hypothesis

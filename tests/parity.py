@@ -2,6 +2,8 @@
 
 Two comparisons per workbook: every formula cell's cached value against LibreOffice's recalculated value
 (verify.compare), and every calculated line's Python value against LibreOffice's value in the line's cell.
+Each recalculated file is loaded by openpyxl once, for both; the built file is read without openpyxl
+(verify.formula_cells).
 """
 
 from __future__ import annotations
@@ -11,13 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import yaml
 
 from workbook.api import Model, build
 from workbook.excel.layout import Layout
 from workbook.excel.writer import cached
-from workbook.verify import compare, is_error, recalculate, same
+from workbook.verify import compare, is_error, load_values, recalculate, same
 
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
 
@@ -65,11 +66,11 @@ def check(built: list[Built], workdir: Path) -> Outcome:
     outcome = Outcome()
     for b in built:
         lo_path = recalced[b.xlsx.resolve()]
-        report = compare(b.xlsx, lo_path)
+        lo = load_values(lo_path)  # the one openpyxl load of the recalculated file, read by both comparisons
+        report = compare(b.xlsx, lo)
         outcome.workbooks += 1
         outcome.cells += report.compared
         outcome.problems += [f"{b.site_file.name}: {p}" for p in report.problems]
-        lo = openpyxl.load_workbook(lo_path, data_only=True)
         for line in b.model.book.lines.values():
             if line.kind == "input":
                 continue

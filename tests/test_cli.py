@@ -19,8 +19,9 @@ from tests.conftest import EXAMPLE, ROOT
 from workbook import cli
 from workbook.api import load
 from workbook.excel.layout import NAME
-from workbook.formula.expr import Context
+from workbook.formula.expr import Context, UnitError
 from workbook.formula.line import Line
+from workbook.inputs import InputError
 from workbook.models import power
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
@@ -60,6 +61,14 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str], prefix: str = 
     return err
 
 
+def api_error(site: Path, printed: str) -> InputError:
+    """The error the Python API raises for a site the CLI refused: the line printed is its message."""
+    with pytest.raises(InputError) as exc:
+        load(site)
+    assert printed == f"error: {exc.value}" and exc.value.file == site, printed
+    return exc.value
+
+
 @pytest.mark.parametrize(
     ("case", "change", "remove", "words"),
     [
@@ -81,6 +90,7 @@ def test_bad_input_exits_2_and_leaves_the_output_untouched(
     assert str(site) in err
     for w in words:
         assert w in err, err
+    assert api_error(site, err).key == words[0]
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out.name, site.name])
 
@@ -90,7 +100,8 @@ def test_invalid_yaml_exits_2(tmp_path: Path) -> None:
     site.write_text("site: x\npower: {gpus: 8\n")
     proc = run("build", site, "-o", tmp_path / "x.xlsx")
     assert proc.returncode == 2
-    assert_one_line_error(proc)
+    e = api_error(site, assert_one_line_error(proc))
+    assert (e.key, e.line) == (None, 3) and e.problem.startswith("not valid YAML")
     assert not (tmp_path / "x.xlsx").exists()
 
 
@@ -100,7 +111,7 @@ def test_every_site_is_validated_before_any_is_written(tmp_path: Path) -> None:
     bad = bad_site(tmp_path / "bad.yaml", {"power.gpu_tdp": "700 m"})
     proc = run("build", good_site, bad, cwd=tmp_path)
     assert proc.returncode == 2
-    assert_one_line_error(proc)
+    assert api_error(bad, assert_one_line_error(proc)).key == "power.gpu_tdp"
     assert not (tmp_path / "outputs" / "good.xlsx").exists()
 
 
@@ -114,10 +125,12 @@ def test_build_writes_the_default_output(tmp_path: Path) -> None:
 
 
 def test_evaluate_on_bad_input_exits_2(tmp_path: Path) -> None:
-    proc = run("evaluate", bad_site(tmp_path / "neg.yaml", {"power.gpus": -8}), "--json")
+    site = bad_site(tmp_path / "neg.yaml", {"power.gpus": -8})
+    proc = run("evaluate", site, "--json")
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert_one_line_error(proc)
+    e = api_error(site, assert_one_line_error(proc))
+    assert (e.key, e.value) == ("power.gpus", -8)
 
 
 def test_a_unit_error_in_a_model_exits_3_naming_the_line(
@@ -126,9 +139,10 @@ def test_a_unit_error_in_a_model_exits_3_naming_the_line(
     """README: exit 3 on a model error, e.g. a unit mismatch in a formula, naming the line."""
     original = power.define
 
-    def broken(book: Any, inputs: Any) -> None:
-        original(book, inputs)
-        book.sheet(power.TITLE, power.PREFIX).calc("oops", "Power in metres", "m", inputs.power.gpu_tdp)
+    def broken(scope: Any, inputs: Any, fabric: Any) -> Any:
+        out = original(scope, inputs, fabric)
+        scope.sheet(power.TITLE).calc("oops", "Power in metres", "m", inputs.gpu_tdp)
+        return out
 
     monkeypatch.setattr(power, "define", broken)
     out = tmp_path / "x.xlsx"
@@ -138,6 +152,10 @@ def test_a_unit_error_in_a_model_exits_3_naming_the_line(
     assert err.startswith("model error:") and "power.oops" in err, err
     assert "\n" not in err
     assert not out.exists()
+    with pytest.raises(UnitError) as exc:
+        load(EXAMPLE)
+    assert err == f"model error: {exc.value}"
+    assert (exc.value.line, exc.value.label, exc.value.units) == ("power.oops", "Power in metres", ("W", "m"))
 
 
 # ---------------------------------------------------------------- evaluate --json

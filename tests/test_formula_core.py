@@ -100,11 +100,10 @@ def test_line_declared_in_the_wrong_dimension_names_line_and_units() -> None:
     n = i.input("n", "GPUs per node", "GPUs", 8)
     with pytest.raises(UnitError) as err:
         c.calc("node_gpu_power", "GPU power per node", "m", n * tdp)
-    msg = str(err.value)
-    assert "c.node_gpu_power" in msg
-    assert re.search(r"\bW\b", msg), msg  # the unit found
-    assert re.search(r"\bm\b", msg), msg  # the unit declared
-    assert "\n" not in msg
+    e = err.value
+    assert (e.line, e.label) == ("c.node_gpu_power", "GPU power per node")
+    assert e.units == ("GPU·W", "m")  # the unit found (GPUs x W), then the unit declared
+    assert "\n" not in str(e)
 
 
 def test_adding_watts_to_metres_names_the_line() -> None:
@@ -113,29 +112,28 @@ def test_adding_watts_to_metres_names_the_line() -> None:
     length = i.input("length", "Cable length", "m", 3)
     with pytest.raises(UnitError) as err:
         c.calc("nonsense", "Power plus length", "W", tdp + length)
-    msg = str(err.value)
-    assert "c.nonsense" in msg
-    assert re.search(r"\bW\b", msg) and re.search(r"\bm\b", msg), msg
+    assert err.value.line == "c.nonsense"
+    assert err.value.units == ("m", "W")  # the right side, in the left side's unit
 
 
 def test_comparing_unlike_units_names_the_check() -> None:
     _, i, c = small_book()
     tdp = i.input("tdp", "GPU TDP", "W", 700)
     length = i.input("length", "Cable length", "m", 3)
-    with pytest.raises(UnitError, match=r"c\.silly"):
+    with pytest.raises(UnitError) as err:
         c.check("silly", "Power below length", tdp <= length)
+    assert (err.value.line, err.value.kind, err.value.units) == ("c.silly", "check", ("m", "W"))
 
 
 def test_max_min_where_need_like_units() -> None:
     _, i, c = small_book()
     tdp = i.input("tdp", "GPU TDP", "W", 700)
     length = i.input("length", "Cable length", "m", 3)
-    with pytest.raises(UnitError, match=r"c\.mx"):
-        c.calc("mx", "max", "W", max_(tdp, length))
-    with pytest.raises(UnitError, match=r"c\.mn"):
-        c.calc("mn", "min", "W", min_(tdp, length))
-    with pytest.raises(UnitError, match=r"c\.wh"):
-        c.calc("wh", "where", "W", where(tdp > tdp, tdp, length))
+    for key, formula in (("mx", max_(tdp, length)), ("mn", min_(tdp, length)),
+                         ("wh", where(tdp > tdp, tdp, length))):
+        with pytest.raises(UnitError) as err:
+            c.calc(key, key, "W", formula)
+        assert (err.value.line, err.value.units) == (f"c.{key}", ("m", "W"))
 
 
 # ---------------------------------------------------------------- conversions against pint
@@ -382,8 +380,9 @@ def test_only_universal_constants_may_be_typed_in() -> None:
     for ok in (0, 1, 2, 24, 1000, 8760):
         c.calc(f"ok{ok}", "fine", "W", tdp * ok)
     for bad in (1.5, 0.94, 42, 700, -1, 1e-3):
-        with pytest.raises(FormulaError, match=re.escape(str(bad))):
+        with pytest.raises(FormulaError) as err:
             _ = tdp * bad
+        assert err.value.value == bad and err.value.line is None
         with pytest.raises(FormulaError):
             _ = tdp + bad
     with pytest.raises(FormulaError):
@@ -400,8 +399,9 @@ def test_safe_div_must_be_the_whole_formula() -> None:
     _, i, c = small_book()
     a = i.input("a", "a", "W", 1)
     b = i.input("b", "b", "count", 0)
-    with pytest.raises(FormulaError, match=r"c\.part"):
+    with pytest.raises(FormulaError) as err:
         c.calc("part", "part", "W", safe_div(a, b, "no b") + a)
+    assert err.value.line == "c.part"
 
 
 def test_unguarded_division_by_zero_names_the_line() -> None:
@@ -409,8 +409,9 @@ def test_unguarded_division_by_zero_names_the_line() -> None:
     a = i.input("a", "a", "W", 1)
     b = i.input("b", "b", "count", 0)
     c.calc("ratio", "a per b", "W", a / b)
-    with pytest.raises(FormulaError, match=r"c\.ratio"):
+    with pytest.raises(FormulaError) as err:
         book.evaluate()
+    assert (err.value.line, err.value.label) == ("c.ratio", "a per b")
 
 
 # ---------------------------------------------------------------- Excel semantics against LibreOffice

@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
+import openpyxl
+import pytest
 import xlsxwriter
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
@@ -39,9 +42,21 @@ def test_harness_really_recalculates(libreoffice: str, tmp_path: Path) -> None:
     assert report.problems == ["'S'!A1: Python 99 != LibreOffice 3 in =1+2"]
 
 
-def test_example_site_matches_libreoffice(libreoffice: str, tmp_path: Path) -> None:
+def test_example_site_matches_libreoffice(libreoffice: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every cell of the example against LibreOffice, with one openpyxl load of the recalculated file and none of
+    the built one (issue 10)."""
     built = build_all([EXAMPLE], tmp_path / "built")
+    loads: list[Path] = []
+    real_load = openpyxl.load_workbook
+
+    def counted(path: Any, *args: Any, **kwargs: Any) -> Any:
+        loads.append(Path(path).resolve())
+        return real_load(path, *args, **kwargs)
+
+    monkeypatch.setattr(openpyxl, "load_workbook", counted)
     outcome = check(built, tmp_path)
+    monkeypatch.undo()
+    assert loads == [(tmp_path / "recalculated" / "example.xlsx").resolve()]
     record("example", outcome)
     assert outcome.problems == []
     assert outcome.cells >= 40

@@ -175,3 +175,21 @@ def test_rollup_is_the_sum_of_each_years_months(flows: list[float]) -> None:
     years = np.ceil(months / 12)
     want = [np.array(flows)[years == k].sum() for k in range(book.years)]
     assert v["y.by_year"][0] == pytest.approx(want, rel=1e-12, abs=1e-6)
+
+
+def test_a_check_over_a_row_holds_in_every_period_and_rolls_up_to_one_cell() -> None:
+    """A series condition becomes a TRUE/FALSE row on the model's sheet and one AND on the Checks sheet."""
+    book = Book("t")
+    book.timeline(3)
+    s = book.sheet("Workings", "m")
+    limit = book.sheet("Inputs", "m").input("limit", "Limit", "kW", 2.5)
+    step = book.sheet("Inputs", "m").input("step", "Step", "kW", 1.25)
+    load = s.calc("load", "Load", "kW", lambda me: prev(me) + step, opening=0)  # 0, 1.25, 2.5, 3.75
+    check = s.check("within", "Load within the limit", load <= limit)
+    assert check.kind == "check" and not check.series and check.sheet == "Checks"
+    row = book.lines["m.within_each_period"]
+    assert row.series and row.is_bool and row.sheet == "Workings"
+    values = book.evaluate()
+    assert values["m.within_each_period"].tolist() == [[True, True, True, False]]
+    assert not values["m.within"].item()
+    assert book.evaluate({"m.limit": 4.0})["m.within"].item()

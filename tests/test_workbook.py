@@ -17,6 +17,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE
+from workbook import sheets
 from workbook.api import Model, build
 from workbook.excel import layout as layout_mod
 from workbook.excel import writer
@@ -229,7 +230,7 @@ def test_freeze_panes_and_print_areas(built: Built) -> None:
     for ws in built.formulas.worksheets:
         assert ws.print_area, f"{ws.title}: no print area"
         assert ws.page_setup.orientation == "landscape", ws.title
-        if ws.title == layout_mod.COVER:
+        if ws.title == sheets.COVER:
             continue
         if ws.title not in line_sheets(built):
             assert ws.freeze_panes, ws.title

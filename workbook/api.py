@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
 from workbook.formula.line import Book
@@ -57,9 +58,10 @@ def build(site_path: Path | str, out: Path | str) -> tuple[Model, Layout]:
     return model, save(model, out)
 
 
-def save(model: Model, out: Path | str) -> Layout:
-    """Write an evaluated model's workbook to `out`, all or nothing."""
-    return write_book(model.book, model.values, model.site, Path(out))
+def save(model: Model, out: Path | str, document: Document | None = None) -> Layout:
+    """Write a document of an evaluated model (the full workbook unless another is given) to `out`, all or
+    nothing."""
+    return write_book(model.book, model.values, model.site, Path(out), document)
 
 
 def _plain(line: Any, v: np.ndarray) -> Any:

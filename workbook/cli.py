@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("build", help="build the workbook of one or more site files")
     b.add_argument("sites", nargs="+", type=Path, metavar="SITE.yaml")
     b.add_argument("-o", "--output", type=Path, help="output .xlsx (one site only); default outputs/<site>.xlsx")
+    b.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                   help="sites built at once, one process each (default: the number of CPUs)")
+    b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
     e = sub.add_parser("evaluate", help="evaluate a site in Python and print every calculated line")
     e.add_argument("site", type=Path, metavar="SITE.yaml")
     e.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
@@ -31,19 +35,40 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except FormulaError as exc:  # UnitError is a FormulaError too
-        print(f"model error: {exc}", file=sys.stderr)
-        return EXIT_MODEL
-    except Exception as exc:  # a tool bug still gets one line, never a half-written file
-        print(f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 1
+    except Exception as exc:
+        status, line = describe(exc)
+        print(line, file=sys.stderr)
+        return status
+
+
+def describe(exc: Exception) -> tuple[int, str]:
+    """The exit status and the one line printed for a failure (also used by the build's worker processes)."""
+    from workbook.batch import BatchFailed
+
+    if isinstance(exc, BatchFailed):  # worded already, in a worker
+        return exc.status, exc.line
+    if isinstance(exc, InputError):
+        return EXIT_INPUT, f"error: {exc}"
+    if isinstance(exc, FormulaError):  # UnitError is a FormulaError too
+        return EXIT_MODEL, f"model error: {exc}"
+    # a tool bug still gets one line, never a half-written file
+    return 1, f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, 1 or more, got {text!r}")
+    return n
 
 
 def _build(args: argparse.Namespace) -> int:
+    from workbook import batch
     from workbook.api import load, save
+    from workbook.excel.output import write_atomically
 
     if args.output and len(args.sites) > 1:
         raise InputError("-o/--output names one file; give one site, or none to write outputs/<site>.xlsx")
@@ -53,12 +78,34 @@ def _build(args: argparse.Namespace) -> int:
         other = seen.setdefault(out.resolve(), site)
         if other != site:
             raise InputError(f"{site}: would overwrite {out}, the workbook of {other} (same file name); rename one")
-    models = [load(site) for site in args.sites]  # validate every site before writing any
+    jobs = min(args.jobs or batch.default_jobs(), len(args.sites))
+    show = len(args.sites) > 1 and (args.progress if args.progress is not None else sys.stderr.isatty())
+    progress = batch.Progress(len(args.sites), sys.stderr) if show else None
+    try:  # every site is loaded (validated, evaluated) once, and all of them before any file is written
+        if jobs > 1:  # in worker processes, which render the workbooks too
+            built = batch.render_all(args.sites, jobs, progress)
+        else:
+            models = []
+            for site in args.sites:
+                models.append(load(site))
+                if progress is not None:
+                    progress.advance()
+    finally:
+        if progress is not None:
+            progress.close()
+    if jobs > 1:
+        for b, out in zip(built, outs, strict=True):
+            write_atomically(out, b.data)
+            _wrote(out, b.lines, b.checks_pass)
+        return 0
     for model, out in zip(models, outs, strict=True):
         save(model, out)
-        checks = model.values["checks.all_pass"].reshape(-1)[0]
-        print(f"wrote {out} ({len(model.book.lines)} lines; checks {'pass' if checks else 'FAIL'})")
+        _wrote(out, *batch.summary(model))
     return 0
+
+
+def _wrote(out: Path, lines: int, checks_pass: bool) -> None:
+    print(f"wrote {out} ({lines} lines; checks {'pass' if checks_pass else 'FAIL'})")
 
 
 def _evaluate(args: argparse.Namespace) -> int:

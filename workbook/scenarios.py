@@ -14,10 +14,11 @@ import re
 from workbook.formula.expr import YEARS, Node
 from workbook.formula.line import Book, Line
 from workbook.inputs import InputError, Rule, Site, Spec, Value, check_rules, parse_value, split_value
+from workbook.sheets import INPUTS
+from workbook.sheets import SCENARIOS as SHEET
+from workbook.sheets import SCENARIOS_YEARLY as YEARLY_SHEET
 from workbook.yaml_reader import clip, echo
 
-SHEET = "Scenarios"
-YEARLY_SHEET = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 
@@ -37,13 +38,15 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) 
     for name, changes in site.scenarios.items():
         where = f"{site.path}: scenarios.{clip(name)}"
         if not isinstance(name, str) or not _NAME.match(name):
-            raise InputError(f"{site.path}: scenarios: {echo(name)}: a scenario name is lowercase letters, digits "
-                             "and _ (e.g. low_utilisation)")
+            raise InputError(f"{echo(name)} is not a scenario name", file=site.path, key="scenarios",
+                             expected="lowercase letters, digits and _, e.g. low_utilisation")
         if not isinstance(changes, dict) or not changes:
-            raise InputError(f"{where}: expected a mapping of input key to value, e.g. tco.utilisation: 0.4")
+            raise InputError("is empty" if isinstance(changes, dict) else "is not a mapping", file=site.path,
+                             key=f"scenarios.{name}", value=changes, scenario=name,
+                             expected="a mapping of input key to value, e.g. tco.utilisation: 0.4")
         mapping: dict[str, Line] = {}
         values = dict(site.values)
-        builder = book.sheet("Inputs", f"scenario.{name}")
+        builder = book.sheet(INPUTS, f"scenario.{name}")
         builder.group = f"Scenario: {name}"
         for key, raw in changes.items():
             line = book.lines.get(key)
@@ -51,11 +54,12 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) 
                 known = [k for k, v in book.lines.items() if v.kind == "input" and k in by_key]
                 close = difflib.get_close_matches(str(key), known, n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
-                raise InputError(f"{where}: {clip(key)}: not a live input of this site{hint}")
+                raise InputError(f"not a live input of this site{hint}", file=site.path, where=where, key=clip(key),
+                                 scenario=name)
             try:
                 value, source = split_value(raw)
             except InputError as e:
-                raise InputError(f"{where}: {key}: {e}") from None
+                raise e.located(file=site.path, where=where, key=key, scenario=name) from None
             magnitude = parse_value(value, by_key[key], where, key)
             values[key] = Value(magnitude, clip(value), source)
             mapping[key] = builder.input(

@@ -2,10 +2,12 @@
 
 Each numeric input of the base case is moved down and up by the swing, one at a time (whole numbers stay
 whole, every value stays in its valid range), in one vectorised evaluation of the same lines the workbook
-renders. The inputs that move the owned cost per GPU-hour by more than THRESHOLD either way are shown, widest
-first. A case that breaks a check the model's own numbers rely on (the useful life no longer fits the timeline,
-say) is shown as n/a with the reason, never as a number. The results are values computed at build time,
-labelled so on the sheet, because unlike every other number they do not recalculate when an input changes.
+renders (only the lines the outputs and the validity checks read: workbook.formula.evaluation). The inputs that
+move the owned cost per GPU-hour by more than THRESHOLD either way are shown, widest first. A case that breaks
+a check the model's own numbers rely on (the useful life no longer fits the timeline, say), or that leaves a line
+the outputs read with no value, is shown as n/a with the reason, never as a number. The results are values
+computed at build time, labelled so on the sheet, because unlike every other number they do not recalculate when
+an input changes.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.formula.evaluation import evaluate, non_finite_cases
 from workbook.formula.line import Book, Line
 from workbook.inputs import Rule, Spec, rule_holds
 from workbook.units import is_offset
@@ -71,11 +74,13 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
         column = np.full(n, float(line.value.reshape(-1)[0]))
         column[2 * j : 2 * j + 2] = low_high[j]
         overrides[line.id] = column
-    values = book.evaluate(overrides, strict=False)
-    result = {out: values[out].reshape(n, -1)[:, 0] for out in outputs}
+    # only what the outputs and the base case's validity checks read is computed (not the scenarios' lines)
+    validity = _validity_checks(book)
+    values = evaluate(book, overrides, [*outputs, *(c.id for c in validity)], strict=False, with_dependencies=True)
+    result = {out: _cases_of(values[out], n) for out in outputs}
     broken = [rule or value or check for rule, value, check in
-              zip(_broken_rules(book, overrides, rules, n), book.non_finite_cases(values),
-                  _broken_validity(book, values, n), strict=True)]
+              zip(_broken_rules(book, overrides, rules, n), non_finite_cases(book, values),
+                  _broken_validity(validity, values, n), strict=True)]
     base = {out: float(result[out][-1]) for out in outputs}
     first = outputs[0]
 
@@ -119,14 +124,24 @@ def _broken_rules(book: Book, overrides: dict[str, np.ndarray], rules: list[Rule
     return out
 
 
-def _broken_validity(book: Book, values: dict[str, np.ndarray], n: int) -> list[str]:
+def _validity_checks(book: Book) -> list[Line]:
+    """The checks the base case's own numbers rely on (a scenario's copies are other cases than the tornado's)."""
+    copies = {line.id for mapping in book.scenarios.values() for line in mapping.values()}
+    return [line for line in book.lines.values() if line.kind == "check" and line.validity and line.id not in copies]
+
+
+def _cases_of(value: np.ndarray, n: int) -> np.ndarray:
+    """A single-value line's value in each of the n cases (one stored value serves them all)."""
+    return np.broadcast_to(value[:, 0], (n,))
+
+
+def _broken_validity(checks: list[Line], values: dict[str, np.ndarray], n: int) -> list[str]:
     """For each case, the label of a validity check it breaks (which the base case passes), or ''."""
     out = [""] * n
-    for line in book.lines.values():
-        if line.kind == "check" and line.validity:
-            ok = values[line.id].reshape(n, -1)[:, 0].astype(bool)
-            for c in np.flatnonzero(~ok & ok[-1]):
-                out[c] = out[c] or line.label
+    for line in checks:
+        ok = _cases_of(values[line.id], n).astype(bool)
+        for c in np.flatnonzero(~ok & ok[-1]):
+            out[c] = out[c] or line.label
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import posixpath
 import shutil
 import subprocess
 import tempfile
@@ -17,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import openpyxl
 
@@ -126,7 +128,18 @@ def same(expected: Any, got: Any, exact: bool = False) -> bool:
 
 
 def formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
-    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook."""
+    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook.
+
+    Read in one pass over the sheets' XML (no openpyxl load: the value cached with a formula is what openpyxl
+    only gives in a second, data_only load). A file with what that pass does not read (shared or array
+    formulas, a formula cell without its address, an unusual value type) is read with openpyxl instead."""
+    try:
+        return _read_formula_cells(Path(path))
+    except _Unusual:
+        return _formula_cells_openpyxl(Path(path))
+
+
+def _formula_cells_openpyxl(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
     formulas = openpyxl.load_workbook(path, data_only=False)
     values = openpyxl.load_workbook(path, data_only=True)
     out = {}
@@ -139,10 +152,72 @@ def formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
     return out
 
 
-def compare(original: Path, recalculated: Path) -> Report:
+class _Unusual(Exception):
+    """Something the one-pass reader leaves to openpyxl."""
+
+
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
+
+
+def _worksheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
+    """(sheet title, part name) of every worksheet, in workbook order (chart sheets are not worksheets)."""
+    rels = {}
+    for rel in ElementTree.fromstring(zf.read("xl/_rels/workbook.xml.rels")).iter(f"{_PKG_REL}Relationship"):
+        if rel.get("Type", "").endswith("/worksheet"):
+            target = rel.get("Target", "")
+            rels[rel.get("Id")] = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
+                posixpath.join("xl", target))
+    book = ElementTree.fromstring(zf.read("xl/workbook.xml"))
+    return [(sheet.get("name", ""), rels[sheet.get(f"{_REL}id")]) for sheet in book.iter(f"{_MAIN}sheet")
+            if sheet.get(f"{_REL}id") in rels]
+
+
+def _cached_value(kind: str | None, text: str | None) -> Any:
+    """A formula cell's cached value as openpyxl's data_only load gives it."""
+    if text is None:
+        return None
+    if kind in (None, "n"):
+        return float(text) if ("." in text or "E" in text or "e" in text) else int(text)
+    if kind == "b":
+        return bool(int(text))
+    if kind in ("str", "e"):
+        return text
+    raise _Unusual(kind)
+
+
+def _read_formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
+    cell_tag, f_tag, v_tag = f"{_MAIN}c", f"{_MAIN}f", f"{_MAIN}v"
+    out: dict[tuple[str, str], tuple[str, Any]] = {}
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for title, part in _worksheet_parts(zf):
+                with zf.open(part) as stream:
+                    for _, elem in ElementTree.iterparse(stream):
+                        if elem.tag != cell_tag:
+                            continue
+                        f = elem.find(f_tag)
+                        if f is not None:
+                            coord = elem.get("r")
+                            if f.get("t") not in (None, "normal") or not f.text or coord is None:
+                                raise _Unusual(coord)
+                            v = elem.find(v_tag)
+                            out[(title, coord)] = ("=" + f.text, _cached_value(elem.get("t"),
+                                                                              None if v is None else v.text))
+                        elem.clear()
+    except (KeyError, ValueError, ElementTree.ParseError, zipfile.BadZipFile) as e:
+        raise _Unusual(str(e)) from None
+    return out
+
+
+def compare(original: Path, recalculated: Path | Any) -> Report:
+    """Every formula cell's cached value in `original` against its value in `recalculated` (LibreOffice's
+    copy): a path, or that copy already loaded with openpyxl (data_only), so a caller that reads it too
+    loads it once."""
     report = Report(original)
     cells = formula_cells(original)
-    got_wb = openpyxl.load_workbook(recalculated, data_only=True)
+    got_wb = load_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
     for (sheet, coord), (formula, expected) in cells.items():
         got = got_wb[sheet][coord].value
         report.compared += 1
@@ -156,6 +231,11 @@ def compare(original: Path, recalculated: Path) -> Report:
     if not cells:
         report.problems.append("no formula cells found")
     return report
+
+
+def load_values(path: Path) -> Any:
+    """A recalculated workbook's values (openpyxl, data_only): the one load of that file."""
+    return openpyxl.load_workbook(path, data_only=True)
 
 
 def verify_files(paths: Iterable[Path]) -> list[Report]:

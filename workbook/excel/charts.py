@@ -7,15 +7,16 @@ from typing import Any
 import xlsxwriter
 
 from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
-from workbook.formula.line import Book, Chart, Line
+from workbook.formula.line import Line
+from workbook.presentation import Chart
 
 WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
 CHART_COLUMNS = 12  # default-width columns a chart spans (720 px / 64 px), plus a margin
 
 
-def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], book: Book, layout: Layout) -> None:
+def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) -> None:
     placed: dict[str, int] = {}
-    for chart in book.charts:
+    for chart in layout.charts:
         c = _timeline_chart(wb, chart, layout) if chart.lines[0].series else _value_chart(wb, chart, layout)
         c.set_title({"name": chart.title, "name_font": {"size": 11}})
         if chart.y_title:

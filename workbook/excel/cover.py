@@ -7,10 +7,10 @@ from typing import Any
 import xlsxwriter
 
 from workbook import __version__
-from workbook.excel.layout import COVER, Layout
+from workbook.excel.layout import Layout
 from workbook.excel.styles import Styles
-from workbook.formula.line import Book
 from workbook.inputs import Site
+from workbook.sheets import COVER
 
 SHEET_PURPOSE = {
     "Inputs": "every typed-in number, with its unit and source; the only place to change anything",
@@ -37,7 +37,7 @@ HOW_TO_READ = [
 ]
 
 
-def write_cover(wb: xlsxwriter.Workbook, styles: Styles, book: Book, site: Site, layout: Layout) -> None:
+def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout) -> None:
     ws: Any = wb.add_worksheet(COVER)
     ws.set_column(0, 0, 28)
     ws.set_column(1, 1, 110)
@@ -49,7 +49,7 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, book: Book, site: Site,
         ("Site file SHA-256", site.digest),
         ("Built by", f"gpu-site-workbook {__version__}"),
     ]
-    for setting in book.settings:
+    for setting in layout.settings:
         rows.append((setting.label, f"{setting.value} (set in the site file)"))
     r = 2
     for label, text in rows:

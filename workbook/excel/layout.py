@@ -10,10 +10,14 @@ from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from workbook.document import Document, full_workbook
 from workbook.formula.expr import MONTHS, YEARS
-from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section, Text
+from workbook.formula.line import Book, Line
+from workbook.presentation import Chart, Section, Text
+from workbook.sheets import CHECKS as CHECKS_SHEET
+from workbook.sheets import INPUTS as INPUTS_SHEET
+from workbook.sheets import SUMMARY
 
-COVER = "Cover"
 HEADER_ROW = 3  # title, subtitle, blank, then the column headers
 FIRST_ROW = HEADER_ROW + 1
 COLUMNS = ("Label", "Name", "Unit", "Value", "Note / source")
@@ -40,9 +44,15 @@ class SheetLayout:
 
 @dataclass
 class Layout:
+    """Where every line of one document goes, and what else the document shows."""
+
     sheets: dict[str, SheetLayout]
     cells: dict[str, tuple[str, int, int]]  # line id -> (sheet, row, col) of its (first) value, zero-based
     widths: dict[str | None, int] = field(default_factory=dict)  # columns of each axis
+    document: Document | None = None
+    as_values: set[str] = field(default_factory=set)  # lines written as values (they read outside the document)
+    charts: list[Chart] = field(default_factory=list)
+    settings: list[Any] = field(default_factory=list)  # the site's structural choices the document shows
 
     def address(self, line_id: str, absolute: bool = False) -> str:
         sheet, row, col = self.cells[line_id]
@@ -62,24 +72,27 @@ class Layout:
         return NOTE if axis is None else FIRST_PERIOD + self.widths[axis] - 1
 
 
-def sheet_order(book: Book) -> list[str]:
-    """Cover, Inputs, Summary, the model sheets in definition order, Checks."""
-    models = [t for t in book.sheets if t not in (INPUTS_SHEET, CHECKS_SHEET, "Summary")]
-    order = [INPUTS_SHEET, "Summary", *models, CHECKS_SHEET]
-    return [t for t in order if t in book.sheets]
+def sheet_order(book: Book, document: Document) -> list[str]:
+    """Cover, Inputs, Summary, the model sheets in definition order, Checks: those the document holds."""
+    models = [t for t in book.sheets if t not in (INPUTS_SHEET, CHECKS_SHEET, SUMMARY)]
+    order = [INPUTS_SHEET, SUMMARY, *models, CHECKS_SHEET]
+    return [t for t in order if t in book.sheets and t in document.sheets]
 
 
-def plan(book: Book) -> Layout:
+def plan(book: Book, document: Document | None = None) -> Layout:
+    """The layout of a document of the book (the full workbook unless another is given)."""
+    document = document or full_workbook(book)
     sheets: dict[str, SheetLayout] = {}
     cells: dict[str, tuple[str, int, int]] = {}
-    for title in sheet_order(book):
-        items = book.sheets[title]
+    for title in sheet_order(book, document):
+        items = _held(book.sheets[title], document)
         tables = [t for t in book.tables if t.sheet == title]
-        views = [v for v in book.views if v.sheet == title]
+        views = [v for v in book.views if v.sheet == title
+                 and all(document.holds(line) for _, _, lines in v.columns for line in lines)]
         if not items and not tables and not views and title not in (INPUTS_SHEET, CHECKS_SHEET):
             continue  # a model with no lines for this site has no sheet
         if title == CHECKS_SHEET:
-            items = _checks_items(book)
+            items = _checks_items(book, document)
         elif title == INPUTS_SHEET:
             items = _grouped(items)
         sl = SheetLayout(title, tables=tables, views=views)
@@ -100,7 +113,32 @@ def plan(book: Book) -> Layout:
                     sl.axis = item.axis
             row += 1
         sheets[title] = sl
-    return Layout(sheets, cells, {None: 1, MONTHS: book.periods, YEARS: book.years})
+    charts = [c for c in book.charts if c.sheet in sheets and all(line.id in cells for line in _chart_lines(c))]
+    return Layout(sheets, cells, {None: 1, MONTHS: book.periods, YEARS: book.years}, document,
+                  document.as_values(book), charts, [s for s in book.settings if document.keep(s.key)])
+
+
+def _chart_lines(chart: Chart) -> list[Line]:
+    extra = [line for series in chart.extra for line in series]
+    marker = [chart.marker] if chart.marker is not None else []
+    return [*chart.lines, *(chart.categories or []), *extra, *marker]
+
+
+def _held(items: list[Line | Section | Text], document: Document) -> list[Line | Section | Text]:
+    """The sheet's items the document holds. A section goes with its lines: kept where one of them is held, or
+    where it has none (a block of text, such as the conventions)."""
+    blocks: list[list[Line | Section | Text]] = [[]]
+    for item in items:
+        if isinstance(item, Section):
+            blocks.append([])
+        blocks[-1].append(item)
+    out: list[Line | Section | Text] = []
+    for block in blocks:
+        lines = [x for x in block if isinstance(x, Line)]
+        if lines and not any(document.holds(x) for x in lines):
+            continue
+        out.extend(x for x in block if not isinstance(x, Line) or document.holds(x))
+    return out
 
 
 def _grouped(items: list[Line | Section | Text]) -> list[Line | Section | Text]:
@@ -117,16 +155,17 @@ def _grouped(items: list[Line | Section | Text]) -> list[Line | Section | Text]:
     return out
 
 
-def _checks_items(book: Book) -> list[Line | Section]:
+def _checks_items(book: Book, document: Document) -> list[Line | Section]:
     """The master check first, then each model's checks under its name."""
     items: list[Line | Section] = []
-    master = [x for x in book.sheets[CHECKS_SHEET] if isinstance(x, Line) and x.kind == "calc"]
+    held = [x for x in book.sheets[CHECKS_SHEET] if isinstance(x, Line) and document.holds(x)]
+    master = [x for x in held if x.kind == "calc"]
     if master:
         items.append(Section("All checks"))
         items.extend(master)
     current = None
-    for line in book.sheets[CHECKS_SHEET]:
-        if isinstance(line, Line) and line.kind == "check":
+    for line in held:
+        if line.kind == "check":
             if line.section != current:
                 current = line.section
                 items.append(Section(current))

@@ -20,8 +20,8 @@ BAD_FILL, BAD_FONT = "#FFC7CE", "#9C0006"
 class Styles:
     """The workbook's formats, made once (xlsxwriter formats belong to one workbook)."""
 
-    def __init__(self, wb: xlsxwriter.Workbook):
-        self.wb = wb
+    def __init__(self, wb: xlsxwriter.Workbook, unlock_inputs: bool = False):
+        self.wb, self.unlock_inputs = wb, unlock_inputs
         self._cache: dict[tuple, Any] = {}
         base = {"font_name": FONT, "font_size": 10}
         self.base = base
@@ -63,6 +63,8 @@ class Styles:
                 props["num_format"] = fmt
             if kind == "input":
                 props.update(font_color=INPUT_FONT, bg_color=INPUT_FILL, border=1, border_color="#BFBFBF")
+                if self.unlock_inputs:
+                    props["locked"] = False  # a protected document's inputs stay editable
             elif kind == "check":
                 props.update(bold=True, align="center")
             self._cache[key] = self.wb.add_format(props)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import xlsxwriter
 
+from workbook.excel.fast_formulas import write_formula
 from workbook.excel.styles import Styles
 
 TABLE_ROW = 4  # header row of the table; the note sits above it
@@ -80,8 +81,8 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
         ws.write_string(first_row + r, 1, unit, styles.unit)
         for k, (_, _, lines) in enumerate(view.columns):
             line = lines[r]
-            ws.write_formula(first_row + r, first_col + k, f"={line.name}", styles.value(fmt, "calc"),
-                             cached(line, values[line.id]))
+            write_formula(ws, first_row + r, first_col + k, f"={line.name}", styles.value(fmt, "calc"),
+                          cached(line, values[line.id]))
     last_col = first_col + len(view.columns) - 1
     last_row = first_row + len(view.rows) - 1
     ws.set_column(0, 0, 52)

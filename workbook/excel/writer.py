@@ -17,8 +17,10 @@ import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook import __version__
+from workbook.document import Document
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
+from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import (
     COLUMNS,
     FIRST_PERIOD,
@@ -35,15 +37,20 @@ from workbook.excel.output import write_atomically
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.formula.expr import MONTHS, Context
-from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book, Line, Section, Text
+from workbook.formula.line import Book, Line
 from workbook.inputs import Site
+from workbook.presentation import Section, Text
+from workbook.sheets import CHECKS as CHECKS_SHEET
+from workbook.sheets import INPUTS as INPUTS_SHEET
+from workbook.sheets import SUMMARY
 
 FIXED_DATE = datetime(2026, 1, 1)
 SUBTITLES = {
     INPUTS_SHEET: "Inputs: the only typed-in numbers of the workbook (blue on yellow). Change them here.",
     CHECKS_SHEET: "Checks: each row is TRUE when all is well; the first row is the AND of all of them.",
-    "Summary": "Summary: the figures to read first; every cell is a formula linked to the workings.",
+    SUMMARY: "Summary: the figures to read first; every cell is a formula linked to the workings.",
 }
+VALUE_NOTE = "Value, not a formula: it is computed from lines this copy does not hold."
 WIDTHS = {LABEL: 58, NAME: 32, UNIT: 11, VALUE: 16, NOTE: 90}
 
 
@@ -93,13 +100,22 @@ def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
     return v
 
 
-def write_book(book: Book, values: dict[str, np.ndarray], site: Site, out: Path) -> Layout:
-    """Write the workbook to `out`, all or nothing (see excel.output); returns where every line went."""
-    layout = plan(book)
+def write_book(book: Book, values: dict[str, np.ndarray], site: Site, out: Path,
+               document: Document | None = None) -> Layout:
+    """Write a document of the book (the full workbook unless another is given) to `out`, all or nothing (see
+    excel.output); returns where every line went."""
+    layout = plan(book, document)
     buffer = io.BytesIO()
     _write(book, values, site, layout, buffer)
     write_atomically(Path(out), buffer.getvalue())
     return layout
+
+
+def render_book(book: Book, values: dict[str, np.ndarray], site: Site, document: Document | None = None) -> bytes:
+    """The document's .xlsx bytes, rendered in memory (write_book puts them on disk; build -j renders in workers)."""
+    buffer = io.BytesIO()
+    _write(book, values, site, plan(book, document), buffer)
+    return buffer.getvalue()
 
 
 def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout, target: io.BytesIO) -> None:
@@ -113,8 +129,10 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         "created": FIXED_DATE,
     })
     wb.set_calc_mode("auto")
-    styles = Styles(wb)
-    write_cover(wb, styles, book, site, layout)
+    document = layout.document
+    styles = Styles(wb, unlock_inputs=document.protect)
+    if document.cover:
+        write_cover(wb, styles, site, layout)
     sheets = {}
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)
@@ -136,8 +154,8 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             header = styles.period_header(sl.axis == MONTHS)
             for t in range(layout.widths[sl.axis]):
                 ws.write_number(HEADER_ROW, FIRST_PERIOD + t, t, header)
-        if title == INPUTS_SHEET and book.settings:
-            _write_settings(ws, styles, book)
+        if title == INPUTS_SHEET and layout.settings:
+            _write_settings(ws, styles, layout.settings)
         for row, item in sl.rows:
             if isinstance(item, Section):
                 for col in range(len(COLUMNS)):
@@ -151,19 +169,21 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
             wb.define_name(item.name, f"={target}")
         last_row = sl.last_row
-        charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in book.charts)
-        if title == CHECKS_SHEET or title == "Summary":
+        charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in layout.charts)
+        if title in (CHECKS_SHEET, SUMMARY):
             _colour_checks(ws, styles, sl)
         for col, width in WIDTHS.items():
             ws.set_column(col, col, 44 if (sl.has_series and col == NOTE) else width)
         last_col = layout.last_column(title)
         if sl.has_series:
             ws.set_column(FIRST_PERIOD, last_col, 12)
-        if any(c.sheet == title for c in book.charts):
+        if any(c.sheet == title for c in layout.charts):
             last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
             last_row = max(last_row, charts_end)
         _page_setup(ws, last_row, last_col)
-    add_charts(wb, sheets, book, layout)
+        if document.protect:
+            ws.protect()
+    add_charts(wb, sheets, layout)
     wb.close()
 
 
@@ -173,21 +193,27 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
     ws.write_string(row, LABEL, line.label, styles.label)
     ws.write_string(row, NAME, line.name, styles.name)
     ws.write_string(row, UNIT, line.unit_text, styles.unit)
-    if line.note:
-        ws.write_string(row, NOTE, line.note, styles.note)
+    frozen = line.id in layout.as_values
+    note = f"{VALUE_NOTE} {line.note}".strip() if frozen else line.note
+    if note:
+        ws.write_string(row, NOTE, note, styles.note)
     fmt = styles.value(line.fmt, line.kind)
     if line.kind == "input":
         ws.write_number(row, VALUE, float(value.reshape(-1)[0]), fmt)
         _validate(ws, line, row)
         return
+    if frozen:  # it reads lines this document does not hold: its value, computed from the full book
+        for t in range(value.shape[1] if line.series else 1):
+            ws.write(row, (FIRST_PERIOD + t) if line.series else VALUE, cached(line, value, t), fmt)
+        return
     if not line.series:
-        ws.write_formula(row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
-                         cached(line, value))
+        write_formula(ws, row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
+                      cached(line, value))
         return
     for t in range(value.shape[1]):
         col = FIRST_PERIOD + t
         node = line.opening if (t == 0 and line.opening is not None) else line.formula
-        ws.write_formula(row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
+        write_formula(ws, row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
 
 
 def _validate(ws: Any, line: Line, row: int) -> None:
@@ -219,13 +245,13 @@ def _validate(ws: Any, line: Line, row: int) -> None:
     })
 
 
-def _write_settings(ws: Any, styles: Styles, book: Book) -> None:
+def _write_settings(ws: Any, styles: Styles, settings: list[Any]) -> None:
     """Structural choices sit to the right of the inputs: they decide which rows exist, so they are words
     from the site file, not live inputs."""
     col = NOTE + 2
     ws.write(HEADER_ROW, col, "Structure (set in the site file)", styles.header)
     ws.write(HEADER_ROW, col + 1, "Choice", styles.header)
-    for k, setting in enumerate(book.settings, start=1):
+    for k, setting in enumerate(settings, start=1):
         ws.write_string(HEADER_ROW + k, col, setting.label, styles.label)
         ws.write_string(HEADER_ROW + k, col + 1, setting.value, styles.input_text)
     ws.set_column(col, col, 34)

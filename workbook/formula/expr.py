@@ -37,11 +37,34 @@ MONTHS, YEARS = "months", "years"  # the axes a row can run along
 
 
 class FormulaError(ValueError):
-    """A formula cannot be built or evaluated (unknown literal, division by zero...)."""
+    """A formula cannot be built or evaluated (unknown literal, division by zero...).
+
+    Its message is one line, composed from the attributes: `line` (the id of the line or check at fault, or None
+    when the error is found before the formula has a line), `label` (that line's label, or None), `problem` (the
+    reason), `units` (the unit texts involved, for a UnitError: the unit found first, then the unit wanted) and
+    `value` (an offending Python value, e.g. a literal typed into a formula, or None). `kind` names the line in
+    the message: "line" or "check".
+    """
+
+    def __init__(self, problem: str, *, line: str | None = None, label: str | None = None,
+                 units: tuple[str, ...] = (), value: Any = None, kind: str = "line"):
+        self.problem = " ".join(str(problem).split())
+        self.line, self.label, self.units, self.value, self.kind = line, label, tuple(units), value, kind
+        where = f"{kind} {line}" + (f" ({label})" if label else "") if line is not None else ""
+        super().__init__(f"{where}: {self.problem}" if where else self.problem)
 
 
 class UnitError(FormulaError):
     """A formula mixes dimensions; raised while the model is built, naming the line."""
+
+    @classmethod
+    def of(cls, node: Node, **where: Any) -> UnitError:
+        """The first unit mismatch in a formula, with the units it involves; `where` names the line (see
+        FormulaError)."""
+        bad = next(n for n in node.walk() if getattr(n, "error", None))
+        parts = [bad.inner, bad] if hasattr(bad, "inner") else list(bad.children())
+        units = tuple(f"{p.unit:~P}" or "dimensionless" for p in parts)
+        return cls(str(bad.error), units=units, **where)
 
 
 class Env:
@@ -271,14 +294,12 @@ def as_node(x: Any) -> Node:
     if isinstance(x, Operand):
         return x.node()
     if isinstance(x, bool):
-        raise FormulaError("use a comparison, not a Python bool, in a formula")
+        raise FormulaError("use a comparison, not a Python bool, in a formula", value=x)
     if isinstance(x, int | float):
         return Const(x)
     if isinstance(x, pint.Quantity):
-        raise FormulaError(
-            f"the quantity {x} is typed into a formula; make it an input with a source"
-        )
-    raise FormulaError(f"cannot use {x!r} in a formula")
+        raise FormulaError(f"the quantity {x} is typed into a formula; make it an input with a source", value=x)
+    raise FormulaError(f"cannot use {x!r} in a formula", value=x)
 
 
 class Const(Node):
@@ -286,7 +307,7 @@ class Const(Node):
         if value not in UNIVERSAL:
             raise FormulaError(
                 f"the literal {value} is typed into a formula; only universal constants "
-                f"({', '.join(num(v) for v in sorted(UNIVERSAL))}) may be, anything else is an input"
+                f"({', '.join(num(v) for v in sorted(UNIVERSAL))}) may be, anything else is an input", value=value
             )
         self.value = float(value)
         self.unit = unit_text if isinstance(unit_text, pint.Unit) else unit(unit_text)

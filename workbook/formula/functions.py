@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from workbook.formula import spreadsheet
+from workbook.formula import kernels, spreadsheet
 from workbook.formula.expr import (
     DIMENSIONLESS,
     Const,
@@ -41,6 +41,13 @@ def floor(x: Any) -> Node:
     return Func("ROUNDDOWN", [_count(x, "floor")], spreadsheet.round_down, DIMENSIONLESS, extra=",0")
 
 
+def _twin(node: Func, scalar: Any) -> Func:
+    """The function on Python floats (or booleans), with the same results bit for bit: a line that reads its own
+    previous period is evaluated a column at a time on them (workbook.formula.evaluation)."""
+    node.scalar = scalar
+    return node
+
+
 def _alike(args: tuple[Any, ...], name: str) -> list[Node]:
     nodes = [as_node(a) for a in args]
     return [nodes[0]] + [convert(n, nodes[0].unit, f"{name}() needs like units") for n in nodes[1:]]
@@ -48,12 +55,14 @@ def _alike(args: tuple[Any, ...], name: str) -> list[Node]:
 
 def max_(*args: Any) -> Node:
     nodes = _alike(args, "max")
-    return Func("MAX", nodes, lambda *v: np.maximum.reduce(np.broadcast_arrays(*v)), nodes[0].unit)
+    return _twin(Func("MAX", nodes, lambda *v: np.maximum.reduce(np.broadcast_arrays(*v)), nodes[0].unit),
+                 kernels.maximum_s)
 
 
 def min_(*args: Any) -> Node:
     nodes = _alike(args, "min")
-    return Func("MIN", nodes, lambda *v: np.minimum.reduce(np.broadcast_arrays(*v)), nodes[0].unit)
+    return _twin(Func("MIN", nodes, lambda *v: np.minimum.reduce(np.broadcast_arrays(*v)), nodes[0].unit),
+                 kernels.minimum_s)
 
 
 def where(cond: Any, then: Any, otherwise: Any) -> Node:
@@ -62,7 +71,8 @@ def where(cond: Any, then: Any, otherwise: Any) -> Node:
     if not c.is_bool:
         raise UnitError("where() needs a comparison as its condition")
     a, b = _alike((then, otherwise), "where")
-    return Func("IF", [c, a, b], lambda c, a, b: np.where(c, a, b), a.unit, is_bool=a.is_bool)
+    return _twin(Func("IF", [c, a, b], lambda c, a, b: np.where(c, a, b), a.unit, is_bool=a.is_bool),
+                 lambda c, a, b: a if c else b)
 
 
 def _bools(args: tuple[Any, ...], name: str) -> list[Node]:
@@ -112,7 +122,7 @@ def flag(cond: Any) -> Node:
 
 def total(line: Line) -> Node:
     """SUM over the row, from the start (column 0) to the end."""
-    return RowAgg("SUM", line, spreadsheet.row_sum, line.unit)
+    return RowAgg("SUM", line, kernels.row_sum, line.unit)
 
 
 def largest(line: Line) -> Node:
@@ -130,7 +140,7 @@ def all_over(line: Line) -> Node:
 
 def rollup(line: Line, years: Line) -> Node:
     """A monthly row summed by year (the start, then each year): SUMIF(years row, the column's year, row)."""
-    return Rollup(line, years, spreadsheet.row_sumif)
+    return Rollup(line, years, kernels.row_sumif)
 
 
 def pmt(rate: Any, nper: Any, pv: Any) -> Node:
@@ -145,15 +155,17 @@ class Irr(RowAgg):
     """IRR of a row, annualised from months if asked, or a message where it has none.
 
     Newton stops once a step is below 1e-7, so where it stops depends on the engine's rounding; a second IRR
-    started from the first's answer lands on the root to machine precision in every engine."""
+    started from the first's answer lands on the root to machine precision in every engine. So the cell is
+    IRR(row, IRR(row, guess)), and Python computes both IRRs as the cell does (the second usually in one step).
+    Each takes Newton's steps only for the cases not yet converged (kernels.irr)."""
 
     def __init__(self, line: Line, guess: Node, message: str, per_year: int):
         if per_year not in (1, 12):
             raise FormulaError("irr(): periods per year is 1 or 12")
         self.message = message
-        first = RowAgg("IRR", line, spreadsheet.irr, DIMENSIONLESS, after=[guess])
+        first = RowAgg("IRR", line, kernels.irr, DIMENSIONLESS, after=[guess])
         if per_year == 1:
-            fn, wrap = spreadsheet.irr, ("IFERROR(", f',"{_quoted(message)}")')
+            fn, wrap = kernels.irr, ("IFERROR(", f',"{_quoted(message)}")')
         else:
             fn = _annual_irr
             wrap = ("IFERROR((1+", f')^12-1,"{_quoted(message)}")')
@@ -166,7 +178,7 @@ def _quoted(text: str) -> str:
 
 def _annual_irr(row: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """(1 + monthly IRR)^12 - 1, with the spreadsheet's addition, power and subtraction."""
-    growth = spreadsheet.approx_add(1.0, spreadsheet.irr(row, guess))
+    growth = spreadsheet.approx_add(1.0, kernels.irr(row, guess))
     return spreadsheet.approx_sub(spreadsheet.power(growth, 12.0), 1.0)
 
 

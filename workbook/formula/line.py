@@ -22,7 +22,6 @@ import pint
 from workbook.formula.expr import (
     MONTHS,
     YEARS,
-    Env,
     FormulaError,
     Guard,
     Node,
@@ -34,10 +33,10 @@ from workbook.formula.expr import (
     convert,
     unit_errors,
 )
+from workbook.presentation import Chart, Section, Text, View
+from workbook.sheets import CHECKS as CHECKS_SHEET
+from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.units import unit as parse_unit
-
-INPUTS_SHEET = "Inputs"
-CHECKS_SHEET = "Checks"
 
 COUNT = "#,##0"
 NUMBER = "#,##0.00"
@@ -92,48 +91,6 @@ class Line(Operand):
 
 
 @dataclass
-class Section:
-    title: str
-
-
-@dataclass
-class Text:
-    """A sentence on a sheet (a convention, how to read a block), in the label column."""
-
-    text: str
-
-
-@dataclass
-class Chart:
-    """A native chart of some lines' values, labelled by the lines' labels."""
-
-    sheet: str
-    title: str
-    kind: str  # xlsxwriter chart type: "pie", "bar", "column", "line", "scatter"
-    lines: list[Line]  # one series over these lines' values; or, for series lines, one series per line
-    y_title: str = ""
-    x_title: str = ""
-    categories: list[Line] | None = None  # x values from these lines (default: the lines' labels)
-    extra: list[list[Line]] = field(default_factory=list)  # more series of the same shape as `lines`
-    marker: Line | None = None  # a series line drawn as columns over a line chart (e.g. break-even)
-
-
-@dataclass
-class View:
-    """A table that only shows lines side by side (each cell is =name of a line): no calculation of its own."""
-
-    sheet: str
-    title: str
-    note: str
-    rows: list[str]  # row labels
-    units: list[str]
-    fmts: list[str]
-    columns: list[tuple[str, str, list[Line]]]  # (header, what the column changes, one line per row)
-    chart_rows: list[int] = field(default_factory=list)  # rows drawn as series of a column chart
-    chart_title: str = ""
-
-
-@dataclass
 class Book:
     """Every line of one site's workbook, in definition (= evaluation) order, and the sheets they sit on."""
 
@@ -160,13 +117,15 @@ class Book:
     def columns(self, axis: str | None) -> int:
         return {None: 1, MONTHS: self.periods, YEARS: self.years}[axis]
 
-    def sheet(self, title: str, prefix: str) -> SheetBuilder:
+    def sheet(self, title: str, prefix: str, defined: dict[str, Line] | None = None) -> SheetBuilder:
+        """Adds lines to a sheet with ids `prefix.key`; each is also recorded in `defined` under its key (a
+        model instance collects its outputs from there)."""
         self.sheets.setdefault(title, [])
-        return SheetBuilder(self, title, prefix)
+        return SheetBuilder(self, title, prefix, defined)
 
     def _add(self, line: Line) -> Line:
         if line.id in self.lines:
-            raise FormulaError(f"line {line.id} is defined twice")
+            raise FormulaError("is defined twice", line=line.id, label=line.label)
         self.lines[line.id] = line
         self.sheets.setdefault(line.sheet, []).append(line)
         return line
@@ -177,75 +136,21 @@ class Book:
     def _text(self, sheet: str, text: str) -> None:
         self.sheets.setdefault(sheet, []).append(Text(text))
 
-    # ------------------------------------------------------------------ evaluation
+    # ------------------------------------------------------------------ evaluation (workbook.formula.evaluation)
 
-    def evaluate(self, overrides: dict[str, Any] | None = None, *, strict: bool = True) -> dict[str, np.ndarray]:
-        """Every line's magnitude (in its declared unit) as an array (batch, columns).
+    def evaluate(self, overrides: dict[str, Any] | None = None, *, strict: bool = True,
+                 lines: list[str] | None = None) -> dict[str, np.ndarray]:
+        """Every line's magnitude (in its declared unit) as an array (batch, columns); with `lines`, only those
+        (and only what they need is computed). See workbook.formula.evaluation.evaluate."""
+        from workbook.formula.evaluation import evaluate
 
-        `overrides` replaces input values, e.g. with arrays of many sampled sites at once. A line with no finite
-        value (an unguarded division by zero) raises, unless `strict` is off: then the caller finds the cases
-        that have none (non_finite_cases) and reports them.
-        """
-        env = Env(sizes={MONTHS: self.periods, YEARS: self.years})
-        overrides = overrides or {}
-        batch = 1
-        for key, v in overrides.items():
-            if key not in self.lines or self.lines[key].kind != "input":
-                raise KeyError(f"{key} is not an input of this book")
-            batch = max(batch, np.size(v))
-        for line in self.lines.values():
-            if line.kind == "input":
-                v = overrides.get(line.id, line.value)
-                env.values[line.id] = np.asarray(v, dtype=float).reshape(-1, 1)
-                continue
-            width = self.columns(line.axis)
-            v = self._row(line, env, batch) if line.axis == MONTHS else np.asarray(line.formula.evaluate(env))
-            v = np.broadcast_to(v, np.broadcast_shapes(v.shape, (batch, width)))
-            if not line.is_bool:
-                v = v.astype(float)
-                bad = np.isinf(v) if line.guard_message is not None else ~np.isfinite(v)
-                if strict and bad.any():
-                    raise FormulaError(
-                        f"line {line.id} ({line.label}) has no finite value for these inputs "
-                        "(a division by zero?); guard it with safe_div or fix the inputs"
-                    )
-            env.values[line.id] = v
-        return env.values
+        return evaluate(self, overrides, lines, strict=strict)
 
     def non_finite_cases(self, values: dict[str, np.ndarray]) -> list[str]:
         """For each case of a non-strict evaluation, the label of the first line with no finite value, or ''."""
-        batch = max(v.shape[0] for v in values.values())
-        out = [""] * batch
-        for line in self.lines.values():
-            if line.kind == "input" or line.is_bool:
-                continue
-            v = np.broadcast_to(values[line.id], (batch, values[line.id].shape[1]))
-            bad = np.isinf(v) if line.guard_message is not None else ~np.isfinite(v)
-            for c in np.flatnonzero(bad.any(axis=1)):
-                out[c] = out[c] or f"no value for {line.label.lower()}"
-        return out
+        from workbook.formula.evaluation import non_finite_cases
 
-    def _row(self, line: Line, env: Env, batch: int) -> np.ndarray:
-        """A monthly line: column 0 from its opening (if it has one), the rest from its formula, all at once or,
-        for a line that reads its own previous column, one column at a time."""
-        n = self.periods
-        if line.opening is None:
-            return np.asarray(line.formula.evaluate(env))
-        env.column = 0
-        first = np.broadcast_to(np.asarray(line.opening.evaluate(env), float), (batch, 1))
-        if line.recursive:
-            v = np.full((batch, n), np.nan)
-            v[:, :1] = first
-            env.values[line.id] = v
-            for t in range(1, n):
-                env.column = t
-                v[:, t : t + 1] = line.formula.evaluate(env)
-            env.column = None
-            return v
-        env.column, env.window = None, slice(1, n)
-        rest = np.asarray(line.formula.evaluate(env), float)
-        env.window = None
-        return np.concatenate([first, np.broadcast_to(rest, (batch, n - 1))], axis=1)
+        return non_finite_cases(self, values)
 
 
 def as_stored(x: float) -> float:
@@ -258,12 +163,17 @@ def as_stored(x: float) -> float:
 class SheetBuilder:
     """Adds lines to one sheet of a book, with ids prefixed by the model's name."""
 
-    def __init__(self, book: Book, title: str, prefix: str):
+    def __init__(self, book: Book, title: str, prefix: str, defined: dict[str, Line] | None = None):
         self.book, self.title, self.prefix = book, title, prefix
+        self.defined: dict[str, Line] = {} if defined is None else defined
         self.group = title  # the model an input row belongs to (its section on the Inputs sheet)
 
     def _id(self, key: str) -> str:
         return f"{self.prefix}.{key}"
+
+    def _add(self, key: str, line: Line) -> Line:
+        self.defined[key] = line
+        return self.book._add(line)
 
     def section(self, title: str) -> None:
         self.book._section(self.title, title)
@@ -283,7 +193,7 @@ class SheetBuilder:
         bounds: tuple[float | None, float | None, bool] = (None, None, False),
         integer: bool = False,
     ) -> Line:
-        return self.book._add(
+        return self._add(key,
             Line(self._id(key), label, unit_text, parse_unit(_pint_text(unit_text)), "input",
                  INPUTS_SHEET, note, fmt=fmt, value=np.asarray(as_stored(value), dtype=float),
                  bounds=bounds, integer=integer, section=self.group)
@@ -300,7 +210,8 @@ class SheetBuilder:
         if opening is not None:
             line.opening = _finalise(as_node(opening), u, line_id, f"{label} (at the start)", unit_text)
             if line.opening.axis not in (None, MONTHS) or _reads_previous(line.opening):
-                raise FormulaError(f"line {line_id}: an opening is the value at the start: no prev(), no years")
+                raise FormulaError("an opening is the value at the start: no prev(), no years", line=line_id,
+                                   label=label)
         if callable(formula) and not isinstance(formula, Operand):
             line.axis = MONTHS  # refers to its own previous period
             node = as_node(formula(line))
@@ -311,12 +222,13 @@ class SheetBuilder:
         line.axis = line.formula.axis
         line.is_bool = line.formula.is_bool
         if line.series and not self.book.periods:
-            raise FormulaError(f"line {line_id} runs over periods, but the book has no timeline")
+            raise FormulaError("runs over periods, but the book has no timeline", line=line_id, label=label)
         if _reads_previous(line.formula) and line.opening is None:
-            raise FormulaError(f"line {line_id} reads a previous period (prev), so it needs an opening value")
+            raise FormulaError("reads a previous period (prev), so it needs an opening value", line=line_id,
+                               label=label)
         if line.opening is not None and line.axis != MONTHS:
-            raise FormulaError(f"line {line_id}: only a monthly row has an opening value")
-        return self.book._add(line)
+            raise FormulaError("only a monthly row has an opening value", line=line_id, label=label)
+        return self._add(key, line)
 
     def show(self, line: Line, key: str | None = None, label: str | None = None) -> Line:
         """A line that only shows another (=its name), with its unit and format: for presentation sheets."""
@@ -328,12 +240,16 @@ class SheetBuilder:
         node = as_node(condition)
         errors = unit_errors(node)
         if errors:
-            raise UnitError(f"check {self._id(key)} ({label}): {errors[0]}")
+            raise UnitError.of(node, line=self._id(key), label=label, kind="check")
         if not node.is_bool:
-            raise UnitError(f"check {self._id(key)} ({label}) must be a comparison, TRUE when all is well")
-        if node.series:
-            raise FormulaError(f"check {self._id(key)} ({label}) must be one value; use all_over() for a row")
-        return self.book._add(
+            raise UnitError("must be a comparison, TRUE when all is well", line=self._id(key), label=label,
+                            kind="check")
+        if node.series:  # true in every period: the row on the model's sheet, its AND on the Checks sheet
+            from workbook.formula.functions import all_over
+
+            row = self.calc(f"{key}_each_period", f"{label} (each period)", "TRUE/FALSE", node, note, fmt=BOOL)
+            node = all_over(row)
+        return self._add(key,
             Line(self._id(key), label, "TRUE/FALSE", parse_unit(""), "check", CHECKS_SHEET, note,
                  node, BOOL, is_bool=True, section=self.title, validity=validity)
         )
@@ -363,10 +279,11 @@ def _pint_text(unit_text: str) -> str:
 def _finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str) -> Node:
     for inner in node.walk():
         if getattr(inner, "message", None) and inner is not node:
-            raise FormulaError(f"line {line_id}: a guarded formula (safe_div, irr) must be the whole formula")
+            raise FormulaError("a guarded formula (safe_div, irr) must be the whole formula", line=line_id,
+                               label=label)
     what = f"declared unit {unit_text or '(pure number)'}"
     node = node.converted(u, what) if isinstance(node, Guard) else convert(node, u, what)
     errors = unit_errors(node)
     if errors:
-        raise UnitError(f"line {line_id} ({label}): {errors[0]}")
+        raise UnitError.of(node, line=line_id, label=label)
     return node

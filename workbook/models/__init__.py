@@ -1,26 +1,28 @@
-"""The models. Each module has TITLE, PREFIX, INPUTS and define(book, inputs), optionally more definition
-functions for lines that use models defined after it, and summarise(book, s) for its rows on the Summary.
+"""The models, and how they are wired into one book.
 
-Sheets and input sections appear in PRESENTATION order; lines are defined in EVALUATION order, so a model
-can use the lines of any model defined before it (the fabric's power feeds the power chain).
+A model is a function of its inputs and of other models' outputs that returns a small frozen object of the
+lines it provides (`power.define(scope, inputs, fabric) -> PowerOut`). The wiring below passes those objects
+along, so the order the models are defined in is the order their arguments allow: no list of names, no line
+looked up by a string. A model called under a namespace (its Scope) is a second instance of it in the same
+book, with its own inputs and sheets (`fleet_new.power.it_load` on `Power chain (fleet_new)`).
+
+Each module with inputs has INPUTS (its Specs) and may have RULES (between keys); input sections appear on the
+Inputs sheet in PRESENTATION order.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import ModuleType
 
-from workbook import scenarios, sensitivity
-from workbook.formula.line import CHECKS_SHEET, INPUTS_SHEET, Book
+from workbook import scenarios, sensitivity, sheets
+from workbook.formula.line import Book
 from workbook.inputs import Rule, Site, Spec
-from workbook.models import cooling, fabric, power, summary, tco
-from workbook.models.base import AllInputs, Inputs
+from workbook.models import cooling, fabric, oob, power, summary, tco, ups
+from workbook.models.base import AllInputs, Inputs, Scope
 
 PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco]
-# Definition order: the fabric's power feeds the power chain, which cooling uses; the UPS carries the CDU pumps and
-# the out-of-band network counts the racks' PDUs and the CDUs, so both come after cooling; the TCO prices everything.
-EVALUATION: list[tuple[ModuleType, str]] = [
-    (fabric, "define"), (power, "define"), (cooling, "define"), (power, "define_ups"), (fabric, "define_oob"),
-    (tco, "define")]
+ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
 
 
 def all_specs() -> list[Spec]:
@@ -32,27 +34,51 @@ def all_rules() -> list[Rule]:
     return [rule for model in PRESENTATION for rule in getattr(model, "RULES", [])]
 
 
+def model_inputs(book: Book, site: Site, models: list[ModuleType], namespace: str = "") -> AllInputs:
+    """The models' inputs as lines on the Inputs sheet, one section per model (per instance)."""
+    return AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS, namespace) for m in models})
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """One fleet of hardware in a hall: its fabric, power chain, cooling, UPS and out-of-band network."""
+
+    inputs: AllInputs
+    fabric: fabric.FabricOut
+    power: power.PowerOut
+    cooling: cooling.CoolingOut
+    ups: ups.UpsOut
+    oob: oob.OobOut
+
+
+def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
+    """The engineering models of one fleet, each fed the outputs it reads. Under a namespace, a second fleet."""
+    i = inputs
+    power_scope = Scope(book, power.PREFIX, namespace)
+    fabric_scope = Scope(book, fabric.PREFIX, namespace)
+    net = fabric.define(fabric_scope, i.fabric, i.power)
+    chain = power.define(power_scope, i.power, net)
+    cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
+    backed = ups.define(power_scope, i.power, chain, cool)
+    management = oob.define(fabric_scope, i.fabric, net, chain, cool)
+    return Fleet(i, net, chain, cool, backed, management)
+
+
 def build_book(site: Site) -> Book:
     """Every line of the site's workbook, defined once; evaluation and rendering both read this."""
     book = Book(site.name)
-    book.sheet(INPUTS_SHEET, "inputs")
-    book.sheet(summary.TITLE, summary.PREFIX)
-    book.sheet(tco.COMPARISON, "comparison")
-    for model in PRESENTATION:
-        book.sheet(model.TITLE, model.PREFIX)
-    book.sheet(tco.PL_SHEET, "tco")
-    book.sheet(tco.CASH_SHEET, "tco")
-    book.sheet(scenarios.SHEET, "scenario")
-    book.sheet(scenarios.YEARLY_SHEET, "scenario")
-    book.sheet(sensitivity.SHEET, "sensitivity")
-    book.sheet(CHECKS_SHEET, "checks")
-    inputs = AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS) for m in PRESENTATION})
-    for model, function in EVALUATION:
-        getattr(model, function)(book, inputs)
+    for title in sheets.ORDER:
+        book.sheets.setdefault(title, [])
+    inputs = model_inputs(book, site, PRESENTATION)
+    fleet = define_fleet(book, inputs)
+    money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, fleet.fabric, fleet.oob)
     book.scenarios = scenarios.add_scenarios(book, site, all_specs(), all_rules())
-    summary.define_checks(book)
-    summary.define(book, [m for m in PRESENTATION if hasattr(m, "summarise")])
+    all_pass = summary.define_checks(book)
+    s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
+    fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
+    cooling.summarise(s, fleet.cooling)
+    tco.summarise(book, s, money)
     book.tables.append(sensitivity.tornado(
-        book, all_specs(), all_rules(), ["tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation"],
+        book, all_specs(), all_rules(), [money.owned_cost_per_gpu_hour.id, money.break_even_utilisation.id],
         float(inputs.tco.choice("sensitivity_swing"))))
     return book

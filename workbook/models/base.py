@@ -2,11 +2,43 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from workbook.formula.line import COUNT, PERCENT, Book, Line
+from workbook.formula.expr import FormulaError
+from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
 from workbook.inputs import Site, Spec
+from workbook.sheets import INPUTS, instance_title
+
+Out = TypeVar("Out")
+
+
+class Scope:
+    """One instance of a model in a book: its line ids (`power.it_load`, or `fleet_new.power.it_load` for a
+    second instance under the namespace `fleet_new`), its sheets' titles, and the lines it defined, from which
+    its outputs are made. Two instances of a model are two calls of its function with two scopes."""
+
+    def __init__(self, book: Book, prefix: str, namespace: str = ""):
+        self.book, self.namespace = book, namespace
+        self.prefix = f"{namespace}.{prefix}" if namespace else prefix
+        self.defined: dict[str, Line] = {}
+
+    def sheet(self, title: str) -> SheetBuilder:
+        return self.book.sheet(instance_title(title, self.namespace), self.prefix, self.defined)
+
+    def outputs(self, cls: type[Out], **given: Any) -> Out:
+        """The model's frozen outputs: each field is the line the model defined under that name, unless given
+        (an input, a list of lines). A field with a default may be absent (a line only some sites have)."""
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if f.name in given:
+                values[f.name] = given[f.name]
+            elif f.name in self.defined:
+                values[f.name] = self.defined[f.name]
+            elif f.default is dataclasses.MISSING:
+                raise FormulaError(f"model {self.prefix} defines no line {f.name!r} for its outputs")
+        return cls(**values)
 
 
 @dataclass
@@ -22,11 +54,11 @@ class Setting:
 class Inputs:
     """One model's inputs, each a line on the Inputs sheet; `inputs.gpu_tdp` is the line to use in formulas."""
 
-    def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec]):
+    def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec], namespace: str = ""):
         self._lines: dict[str, Line] = {}
         self._choices: dict[str, Any] = {}
-        builder = book.sheet("Inputs", prefix)
-        builder.group = title
+        builder = book.sheet(INPUTS, f"{namespace}.{prefix}" if namespace else prefix)
+        title = builder.group = instance_title(title, namespace)
         builder.section(title)
         for spec in specs:
             value = site.get(spec.key)
@@ -36,7 +68,9 @@ class Inputs:
             if spec.choices or spec.structural:
                 shown = str(value.magnitude) if spec.choices else f"{value.magnitude:g} {spec.unit}".strip()
                 self._choices[key] = value.magnitude
-                book.settings.append(Setting(spec.key, spec.label, shown, value.source))
+                key_shown = f"{namespace}.{spec.key}" if namespace else spec.key
+                label = f"{spec.label} ({namespace})" if namespace else spec.label
+                book.settings.append(Setting(key_shown, label, shown, value.source))
             elif spec.redundancy:
                 mult, spares = value.magnitude
                 note = f"{value.given} -> {mult} x N + {spares} spare(s); {value.source}"

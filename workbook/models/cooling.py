@@ -13,13 +13,18 @@ whose compressors add their own heat. Flow follows Q = m' x cp x dT for each flu
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, max_, where
-from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Line, SheetBuilder
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import AllInputs, Inputs
+from workbook.models.base import Inputs, Scope
+from workbook.models.power import PowerOut
+from workbook.sheets import COOLING as TITLE
 
-TITLE, PREFIX = "Cooling", "cooling"
+PREFIX = "cooling"
 
 _SHARE = dict(expect="a fraction", example="0.8", lo=0.0, hi=1.0, fmt=PERCENT)
 _POSITIVE = dict(lo=0.0, lo_open=True)
@@ -88,49 +93,68 @@ RULES = [
 ]
 
 
-def define(book: Book, inputs: AllInputs) -> None:
-    """The Cooling sheet, top to bottom: heat, coolant, CDUs, air, heat rejection, cold plate, floor."""
-    i, p = inputs.cooling, inputs.power
-    s = book.sheet(TITLE, PREFIX)
-    heat = _heat(book, s, i, p)
-    flow = _coolant(book, s, i, heat)
-    pumps = _cdus(book, s, i, heat["liquid"], flow)
+@dataclass(frozen=True)
+class CoolingOut:
+    """The cooling model's lines that other models and the Summary use."""
+
+    heat_load: Line
+    liquid_heat: Line
+    air_heat: Line
+    coolant_flow: Line
+    coolant_flow_gpm: Line
+    air_flow: Line
+    heat_compressor: Line
+    compressor_power: Line
+    heat_rejection_tons: Line
+    cdus_n: Line
+    cdus_installed: Line
+    cdu_pump_power: Line
+    rack_weight: Line
+    floor_load: Line
+
+
+def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut) -> CoolingOut:
+    """The Cooling sheet, top to bottom: heat, coolant, CDUs, air, heat rejection, cold plate, floor. `p` is
+    the power chain's inputs (the GPU's TDP, the node's baseboard power, the rack's width)."""
+    s = scope.sheet(TITLE)
+    heat = _heat(s, i, p, power)
+    flow = _coolant(s, i, heat, power)
+    pumps = _cdus(s, i, heat["liquid"], flow, power)
     _air(s, i, heat["air"])
     compressors = _rejection(s, i, heat)
     _cold_plate(s, i, p)
-    _floor(book, s, i, p, heat["node_liquid"])
-    L = book.lines
-    itemised = "power.cooling_power" in L
-    plant = L["power.cooling_power"] if itemised else L["power.facility_overhead"]
+    _floor(s, i, p, heat["node_liquid"], power)
+    itemised = power.cooling_power is not None
+    plant = power.cooling_power if power.cooling_power is not None else power.facility_overhead
     s.check("overhead_carries_cooling_plant", "The power chain's cooling allowance carries the chillers' "
             "compressors and the CDU pumps", compressors + pumps <= plant,
             "compressor power + CDU pump power <= " + ("cooling power (Power chain, itemised)" if itemised else
                                                        "facility overhead (Power chain, IT x (PUE - 1))"))
+    return scope.outputs(CoolingOut)
 
 
-def _heat(book: Book, s: SheetBuilder, i: Inputs, p: Inputs) -> dict[str, Line]:
+def _heat(s: SheetBuilder, i: Inputs, p: Inputs, power: PowerOut) -> dict[str, Line]:
     """Liquid heat from the DC power of the cold-plated components, so PSU loss and fans stay on air."""
-    L = book.lines
     s.section("Heat load (every watt in is heat out)")
-    it_heat = s.calc("it_heat", "IT heat (all of the IT load)", "kW", L["power.it_load"],
+    it_heat = s.calc("it_heat", "IT heat (all of the IT load)", "kW", power.it_load,
                      "every watt the IT equipment draws ends as heat in the IT hall")
     node_liquid = s.calc(
         "node_liquid_heat", "Heat to liquid per node (cold plates)", "kW",
-        L["power.node_gpu_power"] * i.gpu_liquid_share + L["power.node_cpu_power"] * i.cpu_liquid_share
-        + p.baseboard_power * i.baseboard_liquid_share + L["power.node_nic_power"] * i.nic_liquid_share,
+        power.node_gpu_power * i.gpu_liquid_share + power.node_cpu_power * i.cpu_liquid_share
+        + p.baseboard_power * i.baseboard_liquid_share + power.node_nic_power * i.nic_liquid_share,
         "DC power of each cold-plated component x its captured share: GPUs, CPUs, baseboard (switch chips), "
         "NICs; PSU loss, fans, memory and drives are not on cold plates")
-    s.calc("node_air_heat", "Heat to air per node", "kW", L["power.node_power"] - node_liquid,
+    s.calc("node_air_heat", "Heat to air per node", "kW", power.node_power - node_liquid,
            "node design input power - heat to liquid: fans, memory, drives, the rest of the board and all of "
            "the PSU loss")
-    liquid = s.calc("liquid_heat", "Heat to liquid (cold plates)", "kW", L["power.nodes"] * node_liquid,
+    liquid = s.calc("liquid_heat", "Heat to liquid (cold plates)", "kW", power.nodes * node_liquid,
                     "nodes x heat to liquid per node")
     air = s.calc("air_heat", "Heat to air in the IT hall", "kW", it_heat - liquid,
                  "IT heat - heat to liquid: the nodes' air heat, switches, optics, storage, management")
     s.calc("liquid_fraction", "Liquid share of the IT heat", "%", liquid / it_heat, fmt=PERCENT)
     indoor = s.calc(
         "indoor_facility_heat", "Facility losses released indoors (their own rooms)", "kW",
-        L["power.facility_overhead"] * i.indoor_loss_share,
+        power.facility_overhead * i.indoor_loss_share,
         "facility overhead x indoor share: UPS, transformer and PDU losses and lighting heat the electrical "
         "rooms, which have their own cooling; chillers and dry coolers reject theirs outdoors")
     total = s.calc("heat_load", "Heat load to remove (IT hall + facility rooms)", "kW",
@@ -139,9 +163,8 @@ def _heat(book: Book, s: SheetBuilder, i: Inputs, p: Inputs) -> dict[str, Line]:
             "total": total}
 
 
-def _coolant(book: Book, s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> dict[str, Line]:
+def _coolant(s: SheetBuilder, i: Inputs, heat: dict[str, Line], power: PowerOut) -> dict[str, Line]:
     """The technology loop: flow from the liquid heat, the rise it gives, and a full rack's flow."""
-    L = book.lines
     s.section("Coolant loop (technology cooling system)")
     flow = s.calc("coolant_flow", "Coolant flow", "L/min", heat["liquid"] * i.flow_per_kw,
                   "heat to liquid x design flow per kW")
@@ -159,7 +182,7 @@ def _coolant(book: Book, s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> d
            1 / (i.coolant_density * i.coolant_specific_heat * i.allowed_rise),
            "1 / (density x cp x allowed rise), from Q = density x flow x cp x dT")
     rack_heat = s.calc("rack_liquid_heat", "Heat to liquid per full rack", "kW",
-                       L["power.nodes_per_rack"] * heat["node_liquid"], "nodes per rack x heat to liquid per node")
+                       power.nodes_per_rack * heat["node_liquid"], "nodes per rack x heat to liquid per node")
     rack_flow = s.calc("rack_coolant_flow", "Coolant flow per full rack", "L/min", rack_heat * i.flow_per_kw,
                        "rack heat to liquid x flow per kW")
     s.check("rack_flow_within_manifold", "Coolant flow per rack within the rack manifold limit",
@@ -170,7 +193,7 @@ def _coolant(book: Book, s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> d
     return {"hall": flow, "rack_heat": rack_heat, "rack": rack_flow}
 
 
-def _cdus(book: Book, s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line]) -> Line:
+def _cdus(s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line], power: PowerOut) -> Line:
     """Row CDUs share one hall loop (pooled); in-rack CDUs serve one rack each, counted and spared per rack."""
     s.section("Coolant distribution units (CDUs)")
     if i.choice("cdu_scope") == "rack":
@@ -179,7 +202,7 @@ def _cdus(book: Book, s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, 
         group_flow = s.calc("cdu_group_flow", "Coolant flow one CDU group serves (a full rack)", "L/min",
                             flow["rack"])
         groups = s.calc("cdu_groups", "CDU groups (one per compute rack)", "count",
-                        book.lines["power.racks"], "compute racks: each in-rack CDU set cools one rack",
+                        power.racks, "compute racks: each in-rack CDU set cools one rack",
                         fmt=COUNT)
     else:
         heat = s.calc("cdu_group_heat", "Heat to liquid one CDU group serves (the hall)", "kW", liquid,
@@ -264,14 +287,14 @@ def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:
            "plate by the allowed rise; the metal's own heat capacity is left out (conservative)")
 
 
-def _floor(book: Book, s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line) -> None:
+def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: PowerOut) -> None:
     """A full compute rack's weight over its footprint, against the floor's distributed-load rating."""
     s.section("Floor loading")
     coolant = s.calc("rack_coolant_weight", "Coolant weight in a full rack", "kg",
                      where(node_liquid > 0, i.rack_coolant_volume * i.coolant_density, 0),
                      "coolant volume x density in a liquid-cooled rack, else 0")
     weight = s.calc("rack_weight", "Weight of a full compute rack", "kg",
-                    book.lines["power.nodes_per_rack"] * i.node_weight + i.rack_empty_weight + coolant,
+                    power.nodes_per_rack * i.node_weight + i.rack_empty_weight + coolant,
                     "nodes per rack x node weight + empty rack + coolant")
     area = s.calc("rack_footprint", "Rack footprint", "m^2", p.rack_width * i.rack_depth, "width x depth")
     load = s.calc("floor_load", "Floor load under a full rack", "kg/m^2", weight / area,
@@ -279,10 +302,8 @@ def _floor(book: Book, s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line)
     s.check("floor_within_rating", "A full rack's floor load within the floor rating", load <= i.floor_rating)
 
 
-def summarise(book: Book, s: SheetBuilder) -> None:
-    """Cooling figures on the Summary sheet."""
+def summarise(s: SheetBuilder, cooling: CoolingOut) -> None:
+    """Cooling figures on the Summary sheet: every output, in the order the Cooling sheet has them."""
     s.section("Cooling")
-    for key in ("heat_load", "liquid_heat", "air_heat", "coolant_flow", "coolant_flow_gpm", "air_flow",
-                "heat_compressor", "compressor_power", "heat_rejection_tons", "cdus_n", "cdus_installed",
-                "cdu_pump_power", "rack_weight", "floor_load"):
-        s.show(book.lines[f"cooling.{key}"])
+    for field in dataclasses.fields(cooling):
+        s.show(getattr(cooling, field.name))

@@ -32,9 +32,8 @@ The design rules (each line's note repeats the one it uses):
   racks' location, slack); a tier within the catalog optic's reach (multimode, 50 m for MMA4Z00-NS) uses it,
   a longer one single-mode (MMS4X00-NS, 500 m), for the compute and the storage network alike.
 
-The out-of-band network counts PDUs (racks, from the power chain) and CDUs (from cooling), which are defined
-after this model; its lines are therefore added from define_oob(), at the end of the Fabric sheet, and its
-switch power stays inside the power chain's management input.
+The out-of-band network counts PDUs (racks, from the power chain) and CDUs (from cooling), whose models use
+this one's power: it is a model of its own (workbook.models.oob) whose rows end the Fabric sheet.
 """
 
 from __future__ import annotations
@@ -45,14 +44,12 @@ from functools import reduce
 from typing import Any
 
 from workbook.formula.functions import ceil, floor, max_, min_, where
-from workbook.formula.line import COUNT, Book, Line, SheetBuilder
+from workbook.formula.line import COUNT, Line, SheetBuilder
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import AllInputs, Inputs
+from workbook.models.base import Inputs, Scope
+from workbook.sheets import FABRIC as TITLE
 
-TITLE, PREFIX = "Fabric", "fabric"
-
-# Lines of other models the out-of-band network counts (defined after this model's define()).
-NODES, PDUS, CDUS = "power.nodes", "power.pdus", "cooling.cdus_installed"
+PREFIX = "fabric"
 
 _PORTS = dict(expect="a count of ports", lo=0, integer=True, fmt=COUNT)
 _RADIX = dict(expect="a count of switch ports (a positive even number)", example="64", lo=0, lo_open=True,
@@ -255,9 +252,9 @@ def _compute_ports(s: SheetBuilder, i: Inputs) -> Ports:
     return Ports(k, down, up, spine_down, spine_up)
 
 
-def _runs(s: SheetBuilder, inputs: AllInputs) -> tuple[Line, Line, Line]:
-    """The longest cable run of each tier from the hall's layout, which decides multimode or single-mode."""
-    p = inputs.power
+def _runs(s: SheetBuilder, p: Inputs) -> tuple[Line, Line, Line]:
+    """The longest cable run of each tier from the hall's layout (the power chain's inputs `p`), which decides
+    multimode or single-mode."""
     s.section(f"Cable runs (network racks: {p.choice('network_location')}; the longest run of each tier)")
     row = s.calc("row_length", "Row length", "m", p.racks_per_row * p.rack_width, "rack positions x rack width")
     depth = s.calc("hall_depth", "Hall depth across the rows", "m", p.hall_rows * p.row_pitch, "rows x row pitch")
@@ -315,10 +312,27 @@ def _optic_split(s: SheetBuilder, i: Inputs, tag: str, flags: list[Line], ends: 
     return single, multi, power
 
 
-def define(book: Book, inputs: AllInputs) -> None:
-    """The compute fabric, the storage network, their cable runs, optics and power (which the power chain uses)."""
-    i, p = inputs.fabric, inputs.power
-    s = book.sheet(TITLE, PREFIX)
+@dataclass(frozen=True)
+class FabricOut:
+    """The fabric's lines that the power chain, the TCO and the Summary use."""
+
+    tiers: Line
+    switches: Line
+    storage_switches: Line
+    switches_total: Line
+    transceivers_total: Line
+    multimode_transceivers_total: Line
+    single_mode_transceivers_total: Line
+    cables_total: Line
+    switches_power: Line
+    optics_power: Line
+    power: Line
+
+
+def define(scope: Scope, i: Inputs, p: Inputs) -> FabricOut:
+    """The compute fabric, the storage network, their cable runs, optics and power (which the power chain uses).
+    `p` is the power chain's inputs: the GPUs, how nodes hold them, and the hall's layout."""
+    s = scope.sheet(TITLE)
     s.section("Compute fabric: endpoints (rail-optimised: NIC i of every host on rail i)")
     per_host = s.calc("gpus_per_host", "GPUs per fabric host", "GPUs", ceil(p.gpus_per_node / p.hosts_per_node),
                       "ROUNDUP(GPUs per node / hosts per node): a rack-scale node's NVLink domain is many hosts "
@@ -345,14 +359,15 @@ def define(book: Book, inputs: AllInputs) -> None:
            "spines serve every rail; each rail's share")
     s.calc("cores_per_rail", "Core switches per rail (share)", "switches", net.cores / rails,
            "cores serve every rail; each rail's share")
-    flags = _single_mode_flags(s, i, _runs(s, inputs))
+    flags = _single_mode_flags(s, i, _runs(s, p))
     compute = _compute_links(s, i, net, switches, endpoints, hosts, rails, flags)
-    storage = _storage(s, inputs, flags)
+    storage = _storage(s, i, p, flags)
     _totals(s, i, switches, compute, storage)
     s.check("holds_endpoints", "The compute fabric's tiers hold its endpoints (three tiers at most)",
             net.leaves <= ports.radix * ports.spine_down,
             "leaves <= radix x spine ports down, i.e. spine groups <= radix")
     s.check("nic_fits_port", "A compute NIC's link fits a switch port", i.nic_speed <= i.switch_port_speed)
+    return scope.outputs(FabricOut)
 
 
 @dataclass(frozen=True)
@@ -405,11 +420,10 @@ def _uplink_transceivers(s: SheetBuilder, prefix: str, name: str, net: Tiers, br
                                    ("spine_core", "spine-core", net.spine_core)))
 
 
-def _storage(s: SheetBuilder, inputs: AllInputs, flags: list[Line]) -> Counts:
+def _storage(s: SheetBuilder, i: Inputs, p: Inputs, flags: list[Line]) -> Counts:
     """The storage network: endpoints filled onto leaves in any order, sized by the compute fabric's rules
     (up to three tiers, non-blocking spines); its transceivers one single-port module per endpoint port and one
     per cage of `breakout` ports at the switches."""
-    i, p = inputs.fabric, inputs.power
     ks = i.storage_switch_radix
     s.section("Storage network (leaves filled in any order; up to three tiers)")
     endpoints = s.calc("storage_endpoints", "Storage network endpoints", "count",
@@ -468,39 +482,14 @@ def _totals(s: SheetBuilder, i: Inputs, switches: Line, compute: Counts, storage
     s.calc("power", "Fabric power (switches and transceivers)", "kW", sw_power + optics)
 
 
-def define_oob(book: Book, inputs: AllInputs) -> None:
-    """The out-of-band management network: it counts racks' PDUs and the CDUs, which the power chain and the
-    cooling model define after the fabric (whose power they use), so it is defined after them."""
-    L = book.lines
-    s = book.sheet(TITLE, PREFIX)
-    s.section("Out-of-band management network (BMCs, PDUs, switch and CDU management ports)")
-    bmc = s.calc("oob_node_ports", "Node BMC ports", "count", L[NODES] * L["fabric.oob_ports_per_node"],
-                 "nodes x out-of-band ports per node", fmt=COUNT)
-    mgmt = s.calc("oob_switch_ports_used", "Fabric switches' management ports", "count", L["fabric.switches_total"],
-                  "one per compute and storage switch", fmt=COUNT)
-    pdus = s.calc("oob_pdu_ports", "Rack PDU management ports", "count", L[PDUS],
-                  "every rack PDU (Power chain: compute, network, storage and management racks)", fmt=COUNT)
-    cdus = s.calc("oob_cdu_ports", "CDU management ports", "count", L[CDUS], "CDUs installed (Cooling sheet)",
-                  fmt=COUNT)
-    endpoints = s.calc("oob_endpoints", "Out-of-band endpoints", "count",
-                       bmc + mgmt + pdus + cdus + L["fabric.oob_other_endpoints"],
-                       "BMCs + switch management + PDUs + CDUs + other endpoints", fmt=COUNT)
-    oob = s.calc("oob_switches", "Out-of-band switches", "switches",
-                 ceil(endpoints / L["fabric.oob_switch_ports"]), "ROUNDUP(endpoints / ports per switch)",
-                 fmt=COUNT)
-    s.calc("oob_switches_power", "Out-of-band switch power", "kW", oob * L["fabric.oob_switch_power"],
-           "switches x power each; part of the power chain's management power input, not added again")
-
-
-def summarise(book: Book, s: SheetBuilder) -> None:
-    L = book.lines
+def summarise(s: SheetBuilder, fabric: FabricOut, oob_switches: Line) -> None:
     s.section("Fabric")
-    for key, label in (("tiers", "Compute fabric tiers"),
-                       ("switches", "Compute fabric switches (leaf + spine + core)"),
-                       ("storage_switches", "Storage network switches"),
-                       ("oob_switches", "Out-of-band switches"),
-                       ("transceivers_total", "Transceivers (compute and storage)"),
-                       ("cables_total", "Cables (compute and storage)")):
-        s.show(L[f"fabric.{key}"], label=label)
-    for key in ("switches_power", "optics_power", "power"):
-        s.show(L[f"fabric.{key}"])
+    for line, label in ((fabric.tiers, "Compute fabric tiers"),
+                        (fabric.switches, "Compute fabric switches (leaf + spine + core)"),
+                        (fabric.storage_switches, "Storage network switches"),
+                        (oob_switches, "Out-of-band switches"),
+                        (fabric.transceivers_total, "Transceivers (compute and storage)"),
+                        (fabric.cables_total, "Cables (compute and storage)")):
+        s.show(line, label=label)
+    for line in (fabric.switches_power, fabric.optics_power, fabric.power):
+        s.show(line)

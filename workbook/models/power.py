@@ -11,15 +11,18 @@ design-day (peak) PUE; energy is billed at the annual average PUE.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, floor, max_, min_
-from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Line, SheetBuilder
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import AllInputs, Inputs
+from workbook.models.base import Inputs, Scope
+from workbook.models.fabric import FabricOut
+from workbook.sheets import POWER as TITLE
 
-TITLE, PREFIX = "Power chain", "power"
+PREFIX = "power"
 
 _W = dict(expect="a power", example="700 W", lo=0.0)
 _KW = dict(expect="a power", example="40 kW", lo=0.0)
@@ -113,16 +116,51 @@ RULES = [
 ]
 
 
-def define(book: Book, inputs: AllInputs) -> None:
-    i = inputs.power
-    s = book.sheet(TITLE, PREFIX)
+@dataclass(frozen=True)
+class PowerOut:
+    """The power chain's lines that other models and the Summary use."""
+
+    gpus: Line
+    storage_power: Line
+    management_power: Line
+    node_gpu_power: Line
+    node_cpu_power: Line
+    node_nic_power: Line
+    node_power: Line
+    nodes: Line
+    nodes_per_rack: Line
+    racks: Line
+    racks_total: Line
+    pdus: Line
+    gpu_board_power: Line
+    compute_power: Line
+    network_power: Line
+    optics_power: Line
+    it_load: Line
+    it_energy_load: Line
+    facility_power: Line
+    facility_overhead: Line
+    pue_energy: Line
+    critical_it_capacity: Line
+    contracted_feed: Line
+    feed_blocks: Line
+    gpu_share: Line
+    gpus_per_mw: Line
+    cooling_power: Line | None = None  # an itemised facility overhead only
+
+
+def define(scope: Scope, i: Inputs, fabric: FabricOut) -> PowerOut:
+    """GPU to feed; the fabric's switches and optics are part of the IT load and fill the network racks."""
+    s = scope.sheet(TITLE)
     node, node_peak, component = _node(s, i)
-    nodes, rack_peak = _racks(book, s, i, node, node_peak)
-    it, gpu_board = _it_load(book, s, i, node, component, nodes)
+    nodes, rack_peak = _racks(s, i, fabric, node, node_peak)
+    it, gpu_board = _it_load(s, i, fabric, node, component, nodes)
     _facility_and_feed(s, i, it, gpu_board, nodes, node, node_peak)
     s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
             rack_peak <= i.rack_power_limit)
     s.check("whole_nodes", "The GPU count fills whole nodes", nodes * i.gpus_per_node <= i.gpus)
+    return scope.outputs(PowerOut, gpus=i.gpus, storage_power=i.storage_power,
+                         management_power=i.management_power)
 
 
 def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
@@ -153,9 +191,8 @@ def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
     return node, node_peak, component
 
 
-def _racks(book: Book, s: SheetBuilder, i: Inputs, node: Line, node_peak: Line) -> tuple[Line, Line]:
+def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line) -> tuple[Line, Line]:
     """Compute racks by space and by the synchronised peak; network, storage and management racks too."""
-    L = book.lines
     s.section("Racks")
     nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node), "whole nodes to hold every GPU",
                    fmt=COUNT)
@@ -168,12 +205,12 @@ def _racks(book: Book, s: SheetBuilder, i: Inputs, node: Line, node_peak: Line) 
     s.calc("rack_power", "Design power of a full compute rack", "kW", per_rack * node)
     rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW", per_rack * node_peak)
     network = s.calc("network_racks", "Network racks", "racks",
-                     ceil(L["fabric.switches_total"] / i.switches_per_network_rack),
+                     ceil(fabric.switches_total / i.switches_per_network_rack),
                      "ROUNDUP(compute and storage fabric switches / switches per network rack); out-of-band "
                      "switches sit in the racks they serve", fmt=COUNT)
     network_power = s.calc(
         "network_rack_power", "Power per network rack (average)", "kW",
-        (L["fabric.switches_power"] + L["fabric.optics_power"]) / max_(network, 1),
+        (fabric.switches_power + fabric.optics_power) / max_(network, 1),
         "fabric switch and transceiver power / network racks (node-side transceivers included: conservative)")
     storage = s.calc("storage_racks", "Storage racks", "racks", ceil(i.storage_power / i.support_rack_power),
                      "ROUNDUP(storage power / power per storage or management rack)", fmt=COUNT)
@@ -225,15 +262,14 @@ def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, s
     s.check("pdus_fit_rack", "A compute rack holds its PDUs", per_rack <= i.max_pdus_per_rack)
 
 
-def _it_load(book: Book, s: SheetBuilder, i: Inputs, node: Line, component: Line, nodes: Line
+def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, component: Line, nodes: Line
              ) -> tuple[Line, Line]:
-    L = book.lines
     s.section("IT load")
     gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
     network = s.calc("network_power", "Network switch power (compute and storage fabrics)", "kW",
-                     L["fabric.switches_power"], "from the Fabric sheet: switches x power each")
-    optics = s.calc("optics_power", "Optical transceiver power", "kW", L["fabric.optics_power"],
+                     fabric.switches_power, "from the Fabric sheet: switches x power each")
+    optics = s.calc("optics_power", "Optical transceiver power", "kW", fabric.optics_power,
                     "from the Fabric sheet: transceivers x power each")
     it = s.calc(
         "it_load", "IT load", "kW",
@@ -280,7 +316,7 @@ def _facility_and_feed(s: SheetBuilder, i: Inputs, it: Line, gpu_board: Line, no
                   "critical IT capacity x design-day PUE: peak facility power plus headroom")
     feed_va = s.calc("contracted_feed_apparent", "Contracted feed, apparent power", "MVA", feed / i.power_factor,
                      "feed / power factor: transformers are rated in MVA")
-    _blocks(s, "feed", ("installed_supply", "Installed transformer capacity"), "Transformer", feed_va,
+    supply_blocks(s, "feed", ("installed_supply", "Installed transformer capacity"), "Transformer", feed_va,
             (i.feed_block_size, i.feed_redundancy_multiplier, i.feed_redundancy_spares))
 
     s.section("Key figures")
@@ -292,22 +328,7 @@ def _facility_and_feed(s: SheetBuilder, i: Inputs, it: Line, gpu_board: Line, no
             feed <= i.site_available_power)
 
 
-def define_ups(book: Book, inputs: AllInputs) -> None:
-    """UPS blocks carry the UPS-backed load: the critical IT capacity and, in a liquid-cooled hall, the CDU
-    pumps (a cold plate without flow reaches its limit in seconds). Defined after the cooling model."""
-    i, L = inputs.power, book.lines
-    s = book.sheet(TITLE, PREFIX)
-    s.section("UPS (the UPS-backed load)")
-    backed = s.calc("ups_load", "UPS-backed load", "kW",
-                    L["power.critical_it_capacity"] + L["cooling.cdu_pump_power"],
-                    "critical IT capacity + CDU pump power (Cooling sheet)")
-    apparent = s.calc("ups_load_apparent", "UPS-backed load, apparent power", "kVA", backed / i.power_factor,
-                      "UPS-backed load / power factor")
-    _blocks(s, "ups", ("installed_ups", "Installed UPS capacity"), "UPS", apparent,
-            (i.ups_block_size, i.ups_redundancy_multiplier, i.ups_redundancy_spares))
-
-
-def _blocks(s: SheetBuilder, key: str, capacity: tuple[str, str], name: str, apparent: Line,
+def supply_blocks(s: SheetBuilder, key: str, capacity: tuple[str, str], name: str, apparent: Line,
             block: tuple[Line, Line, Line]) -> None:
     """Supply blocks (transformers, UPS) are rated in apparent power: N to carry the load, then the redundancy
     scheme's multiple of N and spares. `block` is (rating, multiple of N, spares)."""

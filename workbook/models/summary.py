@@ -2,54 +2,55 @@
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from workbook.formula.functions import all_
-from workbook.formula.line import BOOL, CHECKS_SHEET, Book, Chart
+from workbook.formula.line import BOOL, Book, Line, SheetBuilder
+from workbook.models.base import Scope
+from workbook.models.power import PowerOut
+from workbook.models.ups import UpsOut
+from workbook.presentation import Chart
+from workbook.sheets import CHECKS, SUMMARY
 
-TITLE, PREFIX = "Summary", "summary"
+PREFIX = "summary"
 
 
-def define_checks(book: Book) -> None:
+def define_checks(book: Book) -> Line:
     """The master check: every check of every model, one TRUE/FALSE."""
     checks = [line for line in book.lines.values() if line.kind == "check"]
-    s = book.sheet(CHECKS_SHEET, "checks")
+    s = book.sheet(CHECKS, "checks")
     s.section("All checks")
-    s.calc("all_pass", "All checks pass", "TRUE/FALSE", all_(*checks), "AND of every check below",
-           fmt=BOOL)
+    return s.calc("all_pass", "All checks pass", "TRUE/FALSE", all_(*checks), "AND of every check below",
+                  fmt=BOOL)
 
 
-def define(book: Book, models: list[ModuleType]) -> None:
-    L = book.lines
-    s = book.sheet(TITLE, PREFIX)
+def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut) -> SheetBuilder:
+    """The Summary's own rows: the master check, the cluster and its power, and the facility power's split.
+    Returns the sheet, on which each model then summarises itself."""
+    s = scope.sheet(SUMMARY)
     s.section("Checks")
-    s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", L["checks.all_pass"],
-           fmt=BOOL)
+    s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
 
     s.section("Cluster")
-    for key in ("gpus", "nodes", "racks", "racks_total"):
-        s.show(L[f"power.{key}"], key)
+    for key, line in (("gpus", power.gpus), ("nodes", power.nodes), ("racks", power.racks),
+                      ("racks_total", power.racks_total)):
+        s.show(line, key)
 
     s.section("Power")
-    for key in ("node_power", "it_load", "facility_power", "contracted_feed", "feed_blocks", "ups_blocks",
-                "gpu_share", "gpus_per_mw"):
-        s.show(L[f"power.{key}"], key)
+    for key, line in (("node_power", power.node_power), ("it_load", power.it_load),
+                      ("facility_power", power.facility_power), ("contracted_feed", power.contracted_feed),
+                      ("feed_blocks", power.feed_blocks), ("ups_blocks", ups.ups_blocks),
+                      ("gpu_share", power.gpu_share), ("gpus_per_mw", power.gpus_per_mw)):
+        s.show(line, key)
 
     s.section("Where the facility power goes")
-    gpu = L["power.gpu_board_power"]
-    compute = L["power.compute_power"]
+    gpu = power.gpu_board_power
     parts = [
         s.calc("share_gpu", "GPU boards", "kW", gpu),
         s.calc("share_node_rest", "Rest of the nodes (CPUs, memory, NICs, fans, PSU loss)", "kW",
-               compute - gpu),
-        s.calc("share_network", "Network switches and optics", "kW",
-               L["power.network_power"] + L["power.optics_power"]),
+               power.compute_power - gpu),
+        s.calc("share_network", "Network switches and optics", "kW", power.network_power + power.optics_power),
         s.calc("share_storage_mgmt", "Storage and management", "kW",
-               L["power.storage_power"] + L["power.management_power"]),
-        s.calc("share_facility", "Facility overhead (cooling, distribution, other)", "kW",
-               L["power.facility_overhead"]),
+               power.storage_power + power.management_power),
+        s.calc("share_facility", "Facility overhead (cooling, distribution, other)", "kW", power.facility_overhead),
     ]
-    book.charts.append(Chart(TITLE, "Where the facility power goes (kW, design load)", "pie", parts))
-
-    for model in models:
-        model.summarise(book, s)
+    scope.book.charts.append(Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts))
+    return s

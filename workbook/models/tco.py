@@ -37,13 +37,19 @@ from workbook.formula.functions import (
     total,
     where,
 )
-from workbook.formula.line import COUNT, PERCENT, Book, Chart, Line, SheetBuilder, View
+from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import AllInputs, Inputs
+from workbook.models.base import Inputs, Scope
+from workbook.models.fabric import FabricOut
+from workbook.models.oob import OobOut
+from workbook.models.power import PowerOut
+from workbook.presentation import Chart, View
+from workbook.sheets import CASH as CASH_SHEET
+from workbook.sheets import COMPARISON, SUMMARY
+from workbook.sheets import PL as PL_SHEET
+from workbook.sheets import TCO as TITLE
 
-TITLE, PREFIX = "TCO", "tco"
-CASH_SHEET, PL_SHEET = "Cash flows", "P&L"
-COMPARISON = "Scenario comparison"
+PREFIX = "tco"
 MONTH = Const(1, "fmonth")  # one period of the timeline
 DOLLAR = Const(1, "USD")  # the tolerance of a tie-out: to the dollar
 CURVE_POINTS = 10  # utilisation points on the cost curve: step, 2 x step, ...
@@ -151,49 +157,81 @@ class Schedule:
     length: Line
 
 
-def define(book: Book, inputs: AllInputs) -> None:
-    i = inputs.tco
-    book.timeline(int(i.choice("horizon")))
-    s = book.sheet(TITLE, PREFIX)
+@dataclass(frozen=True)
+class TcoOut:
+    """The TCO's answers that the Summary, the scenario comparison and the tornado read."""
+
+    owned_cost_per_gpu_hour: Line
+    break_even_utilisation: Line
+    npv_own: Line
+    npv_rent: Line
+    npv_advantage: Line
+    irr_buy: Line
+    payback_month: Line
+    discounted_payback_month: Line
+    delay_cost: Line
+    capex: Line
+    owned_annual_cost: Line
+    delay_gpu_hours: Line
+    own_cumulative: Line
+    rent_cumulative: Line
+    curve_utilisation: tuple[Line, ...]
+    curve_owned: tuple[Line, ...]
+    financing_value: Line | None = None  # with a loan only
+    apv_own: Line | None = None
+    peak_funding: Line | None = None
+
+    @property
+    def key_figures(self) -> list[Line]:
+        return [self.owned_cost_per_gpu_hour, self.break_even_utilisation, self.npv_own, self.npv_rent,
+                self.npv_advantage, self.irr_buy, self.payback_month, self.discounted_payback_month,
+                self.delay_cost]
+
+
+def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, fabric: FabricOut, oob: OobOut) -> TcoOut:
+    """Rent against buy for the cluster the engineering models size; `p` is the power chain's inputs (GPUs)."""
+    scope.book.timeline(int(i.choice("horizon")))
+    s = scope.sheet(TITLE)
     s.section("Conventions")
     for text in CONVENTIONS:
         s.text(text)
-    capex = _capex(book, s, inputs)
-    running = _running_costs(book, s, inputs, capex)
-    rent = _rent(s, inputs)
+    capex = _capex(s, i, power, fabric, oob)
+    running = _running_costs(s, i, power, capex)
+    rent = _rent(s, i, p)
     s.section("Timing and the cost of capital")
     rate = s.calc("monthly_rate", "Cost of capital per month", "%", (1 + i.cost_of_capital) ** (Const(1) / 12) - 1,
                   "(1 + annual rate)^(1/12) - 1", fmt="0.000%")
-    c = book.sheet(CASH_SHEET, PREFIX)
+    c = scope.sheet(CASH_SHEET)
     when = _schedule(c, i, rate)
     span = s.calc("timeline_length", "Timeline length after the start", "months", total(when.length),
                   "SUM of the period lengths", fmt=COUNT)
     s.check("life_within_timeline", "The lead time and the useful life fit the timeline",
             when.lead + when.life <= span, validity=True)
-    flows = _owning_flows(c, i, when, capex, running)
+    flows = _owning_flows(s, c, i, when, capex, running, rate)
     rent_flows = _renting_flows(c, i, when, rent)
-    answers = _answers(s, c, i, inputs.power, when, capex, running, rent, flows, rent_flows, rate)
-    debt = _financing(s, c, i, when, flows, span) if i.choice("financing") == "loan" else None
-    _profit_and_loss(book, i, when, capex, flows, debt)
-    _cost_curve(s, i, answers)
+    answers = _answers(s, c, i, p, when, capex, running, rent, flows, rent_flows, rate)
+    debt = (_financing(s, c, i, when, flows, span, answers["npv_own"]) if i.choice("financing") == "loan"
+            else None)
+    _profit_and_loss(scope, i, when, capex, flows, debt)
+    curve = _cost_curve(s, i, answers)
+    return scope.outputs(TcoOut, curve_utilisation=curve[0], curve_owned=curve[1])
 
 
-def _capex(book: Book, s: SheetBuilder, inputs: AllInputs) -> dict[str, Line]:
-    i, L = inputs.tco, book.lines
+def _capex(s: SheetBuilder, i: Inputs, power: PowerOut, fabric: FabricOut, oob: OobOut) -> dict[str, Line]:
     s.section("Capex (paid on the deployment schedule)")
-    servers = s.calc("servers_capex", "Servers", "USD", L["power.nodes"] * i.server_price, fmt=USD)
+    servers = s.calc("servers_capex", "Servers", "USD", power.nodes * i.server_price, fmt=USD)
     network = s.calc(
         "network_capex", "Network: switches, transceivers, cables", "USD",
-        L["fabric.switches_total"] * i.switch_price
-        + L["fabric.multimode_transceivers_total"] * i.transceiver_price
-        + L["fabric.single_mode_transceivers_total"] * i.single_mode_transceiver_price
-        + L["fabric.cables_total"] * i.cable_price + L["fabric.oob_switches"] * i.oob_switch_price,
+        fabric.switches_total * i.switch_price
+        + fabric.multimode_transceivers_total * i.transceiver_price
+        + fabric.single_mode_transceivers_total * i.single_mode_transceiver_price
+        + fabric.cables_total * i.cable_price + oob.oob_switches * i.oob_switch_price,
         "compute, storage and out-of-band network counts from the Fabric sheet x unit prices (multimode and "
         "single-mode transceivers at their own prices)", fmt=USD)
     it = s.calc("it_capex", "IT capex", "USD", servers + network + i.storage_capex, "servers + network + storage",
                 fmt=USD)
     critical = i.choice("facility_price_basis") == "critical-it"
-    basis = L["power.critical_it_capacity"] if critical else L["power.contracted_feed"]
+    basis = power.critical_it_capacity if critical else power.contracted_feed
     capacity = s.calc("facility_capacity", "Capacity the facility is priced on", "kW", basis,
                       "contracted critical IT capacity (Power chain)" if critical else
                       "contracted utility feed (Power chain), facility overhead included", fmt=USD)
@@ -206,9 +244,8 @@ def _capex(book: Book, s: SheetBuilder, inputs: AllInputs) -> dict[str, Line]:
     return {"it": it, "facility": facility, "capex": capex, "capacity": capacity}
 
 
-def _running_costs(book: Book, s: SheetBuilder, inputs: AllInputs, capex: dict[str, Line]) -> dict[str, Any]:
-    i, L = inputs.tco, book.lines
-    pue, load = L["power.pue_energy"], L["power.it_energy_load"]
+def _running_costs(s: SheetBuilder, i: Inputs, power: PowerOut, capex: dict[str, Line]) -> dict[str, Any]:
+    pue, load = power.pue_energy, power.it_energy_load
     s.section("Running costs per month in service, at today's prices")
     idle = s.calc("energy_idle", "Energy at zero utilisation", "USD/month",
                   load * i.idle_power_share * pue * i.electricity_price,
@@ -234,8 +271,8 @@ def _running_costs(book: Book, s: SheetBuilder, inputs: AllInputs, capex: dict[s
             "staff": staff, "opex": opex}
 
 
-def _rent(s: SheetBuilder, inputs: AllInputs) -> dict[str, Line]:
-    i, gpus = inputs.tco, inputs.power.gpus
+def _rent(s: SheetBuilder, i: Inputs, p: Inputs) -> dict[str, Line]:
+    gpus = p.gpus
     s.section("Rent per month of the same service, at today's prices")
     used = s.calc("used_gpu_hours", "GPU-hours used", "GPU-h/month", gpus * i.utilisation,
                   "GPUs x utilisation x hours in a month", fmt=USD)
@@ -281,8 +318,8 @@ def _index(c: SheetBuilder, key: str, label: str, change: Line, year: Line) -> L
                   "(1 + change per year)^(year - 1): today's price in year 1", fmt="0.000")
 
 
-def _owning_flows(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, Line],
-                  running: dict[str, Any]) -> dict[str, Line]:
+def _owning_flows(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, Line],
+                  running: dict[str, Any], rate: Line) -> dict[str, Line]:
     """Owning's unlevered cash out per month (after tax at the tax rate)."""
     c.section("Prices over time (indices on today's prices)")
     elec = _index(c, "electricity_index", "Electricity price index", i.electricity_escalation, when.year)
@@ -302,7 +339,7 @@ def _owning_flows(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, L
     support = c.calc("support_flow", "Hardware support", "USD", live * running["support"], fmt=USD)
     staff = c.calc("staff_flow", "Staff", "USD", live * running["staff"], fmt=USD)
     opex = c.calc("opex_flow", "Running costs", "USD", energy + fac_opex + support + staff, fmt=USD)
-    dep = _depreciation(c, i, when, capex)
+    dep = _depreciation(s, c, i, when, capex, rate)
     tax = c.calc("tax_flow", "Tax saved on running costs and depreciation", "USD", -i.tax_rate * (opex + dep["flow"]),
                  "-(tax rate) x (running costs + depreciation)", fmt=USD)
     residual = c.calc("residual_flow", "Residual value received, after tax", "USD",
@@ -315,7 +352,8 @@ def _owning_flows(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, L
             **dep}
 
 
-def _depreciation(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, Line]) -> dict[str, Line]:
+def _depreciation(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, Line],
+                  rate: Line) -> dict[str, Line]:
     """Straight-line depreciation while in service, and the facility's book and economic value at exit."""
     build = i.choice("facility_model") == "build"
     life_n = when.life / MONTH
@@ -328,7 +366,6 @@ def _depreciation(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, L
                      when.in_service * flag(when.month <= when.lead + fac_life) * capex["facility"] / fac_n,
                      "facility capex / its life in months (the IT life for a colocation fit-out)", fmt=USD)
     dep = c.calc("depreciation_flow", "Depreciation", "USD", it_dep + fac_dep, fmt=USD)
-    s = c.book.sheet(TITLE, PREFIX)
     s.section("The facility at the end of the IT life")
     left_n = s.calc("facility_months_left", "Facility life left at exit", "count", max_(0, fac_n - life_n),
                     "its depreciation life in months - the IT life in months", fmt="#,##0.0")
@@ -336,7 +373,7 @@ def _depreciation(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, L
                         left_n / fac_n, "life left / life", fmt="0.0000")
     book_left = s.calc("facility_book_left", "Facility book value at exit", "USD",
                        capex["facility"] * book_share, "capex x (life left / life)", fmt=USD)
-    value_share = _facility_value_share(s, i, fac_n, left_n, build)
+    value_share = _facility_value_share(s, i, fac_n, left_n, build, rate)
     value_left = s.calc("facility_value_left", "Facility value at exit", "USD", capex["facility"] * value_share,
                         "capex x value left per USD of capex", fmt=USD)
     exit_value = s.calc("facility_exit_value_after_tax", "Facility value at exit, after tax on the gain", "USD",
@@ -347,14 +384,13 @@ def _depreciation(c: SheetBuilder, i: Inputs, when: Schedule, capex: dict[str, L
             "exit_value": exit_value}
 
 
-def _facility_value_share(s: SheetBuilder, i: Inputs, fac_n: Node, left_n: Line, build: bool) -> Line:
+def _facility_value_share(s: SheetBuilder, i: Inputs, fac_n: Node, left_n: Line, build: bool, r: Line) -> Line:
     """The facility's value at exit per USD of its capex. A share, not an amount: the loss at exit is capex x
     (book share - value share), so where the two are nearly equal (a cost of capital near 0) the difference is
     taken between numbers that do not carry the rounding of the capex chain."""
     if build and i.choice("facility_residual") == "stated":
         return s.calc("facility_value_share", "Facility value at exit, per USD of capex (stated)", "ratio",
                       1 * i.facility_exit_value, "the stated exit value", fmt="0.0000")
-    r = s.book.lines["tco.monthly_rate"]
     return s.calc("facility_value_share", "Facility value at exit, per USD of capex (annuity value left)",
                   "ratio", where(left_n > 0, pmt(r, fac_n, 1) / pmt(r, left_n, 1), 0),
                   "the PV at exit of the level capital charges still to come: PMT(rate, life, 1) / PMT(rate, "
@@ -484,7 +520,7 @@ def _delay(s: SheetBuilder, i: Inputs, capex: dict[str, Line], running: dict[str
 
 
 def _financing(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, flows: dict[str, Line],
-               span: Line) -> dict[str, Line]:
+               span: Line, npv_own: Line) -> dict[str, Line]:
     """A loan drawn with the capex payments, interest capitalised until service starts, then repaid in level
     monthly payments over its term. Shown beside the decision: its own value (APV) and the equity's cash."""
     s.section("Financing (beside the decision, not in it)")
@@ -533,7 +569,7 @@ def _financing(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, flow
                    "PV of the tax saved on interest, at the loan rate. At its own rate the payments repay exactly "
                    "what is drawn (PV of drawn = PV of paid), so the tax shield is the financing's whole value",
                    fmt=USD)
-    s.calc("apv_own", "Adjusted present value of owning (cost)", "USD", c.book.lines["tco.npv_own"] - value,
+    s.calc("apv_own", "Adjusted present value of owning (cost)", "USD", npv_own - value,
            "NPV of owning (unlevered) - the value of the financing", fmt=USD)
     s.calc("peak_funding", "Peak equity funding (largest cumulative cash out)", "USD", largest(cumulative), fmt=USD)
     last = c.calc("loan_last_payment_ok", "Last payment within 1 USD of the level payment", "TRUE/FALSE",
@@ -548,10 +584,10 @@ def _financing(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, flow
             "equity": equity}
 
 
-def _profit_and_loss(book: Book, i: Inputs, when: Schedule, capex: dict[str, Line], flows: dict[str, Line],
+def _profit_and_loss(scope: Scope, i: Inputs, when: Schedule, capex: dict[str, Line], flows: dict[str, Line],
                      debt: dict[str, Line] | None) -> None:
     """The yearly P&L and cash view (roll-ups of the monthly rows), tied to each other year by year."""
-    c = book.sheet(CASH_SHEET, PREFIX)
+    c = scope.sheet(CASH_SHEET)
     c.section("For the P&L: capex, the result at exit, and the changes in assets and debt")
     capex_flow = c.calc("capex_flow", "Capex paid", "USD", flows["it"] + flows["facility"], fmt=USD)
     exit_loss = c.calc("exit_loss_flow", "Loss (gain) at exit, before tax", "USD",
@@ -561,7 +597,7 @@ def _profit_and_loss(book: Book, i: Inputs, when: Schedule, capex: dict[str, Lin
     assets = c.calc("asset_change_flow", "Change in assets' book value", "USD",
                     capex_flow - flows["flow"] - when.exit * flows["book_left"],
                     "capex - depreciation - book value written off at exit", fmt=USD)
-    y = book.sheet(PL_SHEET, PREFIX)
+    y = scope.sheet(PL_SHEET)
     y.section("P&L: the cost of the cluster by year (no revenue; costs positive)")
     lines = [y.calc(f"pl_{key}", label, "USD", rollup(flows[key], when.year), fmt=USD)
              for key, label in (("energy", "Energy"), ("facility_opex", "Colocation or facility maintenance"),
@@ -602,53 +638,51 @@ def _profit_and_loss(book: Book, i: Inputs, when: Schedule, capex: dict[str, Lin
             validity=True)
 
 
-def _cost_curve(s: SheetBuilder, i: Inputs, answers: dict[str, Line]) -> None:
+def _cost_curve(s: SheetBuilder, i: Inputs, answers: dict[str, Line]) -> tuple[tuple[Line, ...], tuple[Line, ...]]:
+    """Utilisation points and the owned cost at each (the Summary's chart)."""
     s.section("Cost per GPU-hour against utilisation (levelised, as the answers above)")
     step = i.utilisation_step
     points: list[Line] = []
     for k in range(1, CURVE_POINTS + 1):
         points.append(s.calc(f"curve_utilisation_{k}", f"Utilisation point {k}", "%",
                              points[-1] + step if points else step, fmt=PERCENT))
+    owned = []
     for k, u in enumerate(points, start=1):
-        s.calc(f"curve_owned_{k}", f"Owned cost per GPU-hour at point {k}", "USD/GPU-h",
+        owned.append(s.calc(f"curve_owned_{k}", f"Owned cost per GPU-hour at point {k}", "USD/GPU-h",
                safe_div(answers["fixed"] + u * answers["energy"], u * answers["full_hours"], NO_SERVICE),
                "(NPV of owning at zero utilisation + utilisation x NPV of energy per unit) / (utilisation x "
-               "discounted GPU-hours at full use)", fmt="0.000")
+               "discounted GPU-hours at full use)", fmt="0.000"))
     s.calc("curve_on_demand", "On-demand rent per GPU-hour, levelised", "USD/GPU-h",
            safe_div(answers["on_demand"], answers["full_hours"], NO_SERVICE),
            "NPV of on-demand rent per unit of utilisation / discounted GPU-hours at full use: today's price with "
            "its yearly change, after tax", fmt="0.000")
+    return tuple(points), tuple(owned)
 
 
-KEY_FIGURES = ["owned_cost_per_gpu_hour", "break_even_utilisation", "npv_own", "npv_rent", "npv_advantage",
-               "irr_buy", "payback_month", "discounted_payback_month", "delay_cost"]
-
-
-def summarise(book: Book, s: SheetBuilder) -> None:
-    L = book.lines
+def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
+    """The answers on the Summary, the scenario comparison (a view of live lines), and the Summary's charts."""
     s.section("Rent vs buy (TCO sheet)")
-    for key in [*KEY_FIGURES, "capex", "owned_annual_cost", "delay_gpu_hours"]:
-        s.show(L[f"tco.{key}"])
-    if "tco.apv_own" in L:
-        for key in ("financing_value", "apv_own", "peak_funding"):
-            s.show(L[f"tco.{key}"])
+    for line in [*tco.key_figures, tco.capex, tco.owned_annual_cost, tco.delay_gpu_hours]:
+        s.show(line)
+    for line in (tco.financing_value, tco.apv_own, tco.peak_funding):
+        if line is not None:
+            s.show(line)
+    lines = tco.key_figures
     if book.scenarios:
-        keys = [f"tco.{key}" for key in KEY_FIGURES]
-        columns = [("Base", "the Inputs sheet", [L[k] for k in keys])]
+        columns = [("Base", "the Inputs sheet", lines)]
         for name, mapping in book.scenarios.items():
             changed = ", ".join(f"{k} = {line.value.reshape(-1)[0]:g}" for k, line in mapping.items()
                                 if line.kind == "input")
-            columns.append((name, changed, [mapping.get(k, L[k]) for k in keys]))
+            columns.append((name, changed, [mapping.get(line.id, line) for line in lines]))
         book.views.append(View(
             COMPARISON, "Scenario comparison",
             "Each column is a live calculation: the base case, then each scenario of the site file (its changed "
             "inputs are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
-            [L[k].label for k in keys], [L[k].unit_text for k in keys], [L[k].fmt for k in keys], columns,
-            chart_rows=[keys.index("tco.npv_own"), keys.index("tco.npv_rent")],
+            [line.label for line in lines], [line.unit_text for line in lines], [line.fmt for line in lines],
+            columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
             chart_title="NPV of owning and renting by scenario (USD)"))
-    book.charts.append(Chart("Summary", "Cumulative cash out: owning vs renting (USD)", "line",
-                             [L["tco.own_cumulative"], L["tco.rent_cumulative"]], y_title="USD"))
-    points = [L[f"tco.curve_utilisation_{k}"] for k in range(1, CURVE_POINTS + 1)]
-    owned = [L[f"tco.curve_owned_{k}"] for k in range(1, CURVE_POINTS + 1)]
-    book.charts.append(Chart("Summary", "Owned cost per GPU-hour against utilisation (levelised, USD)", "scatter",
-                             owned, y_title="USD per GPU-hour", x_title="utilisation", categories=points))
+    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting (USD)", "line",
+                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD"))
+    book.charts.append(Chart(SUMMARY, "Owned cost per GPU-hour against utilisation (levelised, USD)", "scatter",
+                             list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
+                             categories=list(tco.curve_utilisation)))

@@ -1,0 +1,142 @@
+"""Documents and model instances: two kinds of file from one book, and two fleets of the same models in one book.
+
+Every reference in a written document must resolve inside it: each formula's sheet references name a sheet of
+the file, each name it uses is defined, and each defined name points at a sheet of the file. The two-fleet
+book is recalculated in LibreOffice and every line of both fleets compared with Python.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import openpyxl
+import pytest
+from openpyxl.formula.tokenizer import Token, Tokenizer
+
+from tests.conftest import EXAMPLE, ROOT
+from tests.parity import Built, check
+from workbook import sheets
+from workbook.api import Model, build, load, save
+from workbook.document import Document, engineering_copy, full_workbook
+from workbook.excel.writer import write_book
+from workbook.formula.line import Book
+from workbook.inputs import load_site
+from workbook.models import ENGINEERING, all_rules, all_specs, define_fleet, model_inputs, summary
+
+SITES = sorted((ROOT / "inputs").glob("*.yaml"))
+B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
+_CELL = re.compile(r"^\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?$")
+
+
+def unresolved_references(path: Path) -> list[str]:
+    """Every reference in the file that points outside it: a sheet it lacks, or a name it does not define."""
+    wb = openpyxl.load_workbook(path)
+    titles = set(wb.sheetnames)
+    names = set(wb.defined_names)
+    problems = []
+    for name, defined in wb.defined_names.items():
+        for title, _ in defined.destinations:
+            if title not in titles:
+                problems.append(f"name {name} -> missing sheet {title!r}")
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if not (isinstance(cell.value, str) and cell.value.startswith("=")):
+                    continue
+                for token in Tokenizer(cell.value).items:
+                    if token.type != Token.OPERAND or token.subtype != Token.RANGE:
+                        continue
+                    ref = token.value
+                    if "!" in ref:
+                        title = ref.rsplit("!", 1)[0].strip("'")
+                        if title not in titles:
+                            problems.append(f"{ws.title}!{cell.coordinate}: sheet {title!r} is not in the file")
+                    elif not _CELL.match(ref) and ref not in names:
+                        problems.append(f"{ws.title}!{cell.coordinate}: name {ref} is not defined")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def example() -> Model:
+    return load(EXAMPLE)
+
+
+@pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
+def test_every_reference_of_the_full_workbook_resolves_inside_it(site: Path, tmp_path: Path) -> None:
+    build(site, tmp_path / "full.xlsx")
+    assert unresolved_references(tmp_path / "full.xlsx") == []
+
+
+def test_the_resolution_check_finds_a_reference_outside_the_file(example: Model, tmp_path: Path) -> None:
+    """The check itself can fail: a document that drops the TCO sheet but keeps the Summary's formulas as
+    formulas (no values substituted) has references to a sheet it does not hold."""
+    doc = Document("broken", tuple(t for t in example.book.sheets if t != sheets.TCO))
+    layout_path = tmp_path / "broken.xlsx"
+    save(example, layout_path, doc)
+    wb = openpyxl.load_workbook(layout_path)
+    ws = wb[sheets.SUMMARY]
+    ws["D5"] = "='TCO'!D9+tco_npv_own"
+    wb.save(layout_path)
+    problems = unresolved_references(layout_path)
+    assert any("sheet 'TCO'" in p for p in problems) and any("tco_npv_own" in p for p in problems)
+
+
+def test_the_engineering_copy_holds_no_prices_and_resolves_inside_itself(example: Model, tmp_path: Path) -> None:
+    out = tmp_path / "engineering.xlsx"
+    layout = save(example, out, engineering_copy(example.book))
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == [sheets.COVER, sheets.INPUTS, sheets.POWER, sheets.FABRIC, sheets.COOLING,
+                             sheets.CHECKS]
+    units = {str(c.value) for ws in wb.worksheets for row in ws.iter_rows(max_col=3) for c in row if c.value}
+    assert not any("USD" in u for u in units), "a price or a cost reached the engineering copy"
+    assert {line_id.split(".")[0] for line_id in layout.cells} == {"power", "fabric", "cooling"}
+    assert unresolved_references(out) == []
+    full = save(example, tmp_path / "full.xlsx", full_workbook(example.book))
+    assert len(full.cells) > len(layout.cells) > 300
+
+
+def test_a_line_reading_outside_its_document_is_written_as_its_value(example: Model, tmp_path: Path) -> None:
+    """A copy of the Power chain alone: the lines that read the fabric or the inputs become values."""
+    doc = Document("power only", (sheets.POWER,), cover=False)
+    out = tmp_path / "power.xlsx"
+    layout = save(example, out, doc)
+    assert layout.as_values and all(line_id.startswith("power.") for line_id in layout.as_values)
+    assert "power.node_gpu_power" in layout.as_values  # GPUs per node x TDP: both inputs, not in this copy
+    assert unresolved_references(out) == []
+    ws = openpyxl.load_workbook(out)[sheets.POWER]
+    _, row, col = layout.cells["power.node_gpu_power"]
+    cell = ws.cell(row=row + 1, column=col + 1).value
+    assert cell == pytest.approx(float(example.values["power.node_gpu_power"].reshape(-1)[0]))
+
+
+def two_fleets() -> tuple[Book, object]:
+    """The example's fleet and, under the namespace fleet_new, the B200 build's hardware, in one book."""
+    old_site = load_site(EXAMPLE, all_specs(), rules=all_rules())
+    new_site = load_site(B200, all_specs(), rules=all_rules())
+    book = Book("two fleets")
+    old = define_fleet(book, model_inputs(book, old_site, ENGINEERING))
+    new = define_fleet(book, model_inputs(book, new_site, ENGINEERING, "fleet_new"), "fleet_new")
+    summary.define_checks(book)
+    return book, (old_site, old, new)
+
+
+def test_two_instances_of_the_power_chain_with_different_hardware(tmp_path: Path, libreoffice: str) -> None:
+    book, (site, old, new) = two_fleets()
+    values = book.evaluate()
+    assert old.power.it_load.id == "power.it_load" and new.power.it_load.id == "fleet_new.power.it_load"
+    old_gpu = values["power.node_gpu_power"].item()
+    new_gpu = values["fleet_new.power.node_gpu_power"].item()
+    assert (old_gpu, new_gpu) == (pytest.approx(8 * 0.7), pytest.approx(8 * 1.0))  # H100 700 W, B200 1000 W
+    alone = load(B200)  # the second fleet's numbers are the B200 site's own
+    for key in ("it_load", "contracted_feed", "racks_total", "ups_blocks"):
+        assert values[f"fleet_new.power.{key}"].item() == pytest.approx(alone.values[f"power.{key}"].item())
+    out = tmp_path / "fleets.xlsx"
+    layout = write_book(book, values, site, out, Document("fleets", tuple(book.sheets)))
+    assert {"Power chain (fleet_new)", "Fabric (fleet_new)", "Cooling (fleet_new)"} <= set(layout.sheets)
+    assert unresolved_references(out) == []
+    outcome = check([Built(EXAMPLE, out, Model(site, book, values), layout)], tmp_path)
+    assert outcome.problems == []
+    calculated = [x for x in book.lines.values() if x.kind != "input"]
+    assert outcome.lines == len(calculated) > 400
+    assert sum(x.id.startswith("fleet_new.") for x in calculated) > 200

@@ -1,0 +1,62 @@
+"""Documents: what goes into one file made from a book.
+
+A book holds every line of a site; a document says which of them a file shows: its sheets, which lines of
+those sheets, whether each is a live formula or a value, which names exist, whether the sheets are protected.
+The full workbook is one document; an engineering copy (no prices, no cash flows) is another, and the vendor's
+quoting copy will be a third. Every reference in a written document resolves inside it: a line whose formula
+reads a line the document does not hold is written as its value (and says so in its note), so no formula and no
+defined name can point at a sheet the file does not have.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbook import sheets
+from workbook.formula.line import Book, Line
+
+
+def _everything(_: str) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Document:
+    """One kind of file. `keep` chooses by id (a line's, or a site setting's key) within the chosen sheets."""
+
+    name: str
+    sheets: tuple[str, ...]
+    cover: bool = True
+    keep: Callable[[str], bool] = field(default=_everything)
+    protect: bool = False  # every sheet protected; only the input cells can be edited
+
+    def holds(self, line: Line) -> bool:
+        return line.sheet in self.sheets and self.keep(line.id)
+
+    def as_values(self, book: Book) -> set[str]:
+        """The ids of held calculated lines that read a line the document does not hold: written as values."""
+        out = set()
+        for line in book.lines.values():
+            if line.kind == "input" or not self.holds(line):
+                continue
+            roots = [line.formula] + ([line.opening] if line.opening is not None else [])
+            if any(not self.holds(read) for root in roots for node in root.walk() for read in node.lines()):
+                out.add(line.id)
+        return out
+
+
+def full_workbook(book: Book) -> Document:
+    """Every sheet the book has, in the workbook's order; formulas everywhere."""
+    return Document("workbook", tuple(t for t in book.sheets))
+
+
+ENGINEERING_MODELS = frozenset({"power", "fabric", "cooling"})
+
+
+def engineering_copy(book: Book, models: frozenset[str] = ENGINEERING_MODELS) -> Document:
+    """The power chain, fabric and cooling with their inputs and checks, for a design review or a contractor:
+    no prices, no cash flows, no scenarios. Lines of other models are not in it (ids by model prefix)."""
+    titles = (sheets.INPUTS, sheets.POWER, sheets.FABRIC, sheets.COOLING, sheets.CHECKS)
+    return Document("engineering", tuple(t for t in titles if t in book.sheets),
+                    keep=lambda key: key.split(".", 1)[0] in models)

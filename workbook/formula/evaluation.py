@@ -1,0 +1,557 @@
+"""Evaluating a book in Python: every line, or only what some lines need, for one site or a million.
+
+A line's value is its magnitude in its declared unit, an array (rows, columns): one column for a single value,
+the book's periods for a monthly row, its years for a yearly one. `rows` is the batch (one row per site or
+case) where the line depends on an input given per case, and 1 where it does not (the timeline's month row is
+the same for every site, so it is computed and stored once); the values returned are broadcast to the batch
+(read-only views, no copies), unless `compact` asks for the stored shapes.
+
+- evaluate(book, overrides, lines=[...]) computes only the lines the requested ones depend on (transitively)
+  and returns only those asked for, dropping every other value as soon as no line still to compute reads it;
+- evaluate_many(book, overrides, lines, chunk=...) does the same a chunk of cases at a time, so the memory is
+  bounded by the chunk, not by the batch (a million sites' monthly rows do not fit in memory at once);
+- a line that reads its own previous period (line.recursive) is computed one column at a time, but only the
+  part of its formula that reads that previous value: every other part is computed once for all columns, and for
+  a few rows the column loop runs on Python floats (workbook.formula.kernels: the same bits as numpy);
+- a book's scenarios are rows of one batch: the base case in row 0 and each scenario's inputs in its own row, so
+  each base line is evaluated once and a scenario's copy of it is its row (see _Scenarios).
+
+Every value is the same, to the bit, as evaluating each line in turn as written (tests/test_evaluation_speed.py
+keeps that straightforward evaluation as its reference).
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from workbook.formula import kernels
+from workbook.formula.expr import (
+    MONTHS,
+    YEARS,
+    AddSub,
+    BinOp,
+    Compare,
+    Const,
+    Env,
+    FormulaError,
+    Func,
+    Guard,
+    Neg,
+    Node,
+    Prev,
+    Ref,
+    RowAgg,
+    Scale,
+)
+
+if TYPE_CHECKING:
+    from workbook.formula.line import Book, Line
+
+DEFAULT_CHUNK = 20_000  # cases per chunk in evaluate_many: ~15 MB per monthly row of 97 periods
+
+
+# ---------------------------------------------------------------- what each line reads
+
+
+_READS: weakref.WeakKeyDictionary[Any, tuple[Any, Any, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+
+
+def reads(line: Line) -> tuple[str, ...]:
+    """The ids of the lines a line's formula and opening read (values, previous periods, whole rows, roll-up
+    keys), itself excluded. Cached per line while its formula and opening stay the same objects."""
+    cached = _READS.get(line)
+    if cached is not None and cached[0] is line.formula and cached[1] is line.opening:
+        return cached[2]
+    ids: dict[str, None] = {}
+    for node in (line.formula, line.opening):
+        if node is not None:
+            for n in node.walk():
+                for other in n.lines():
+                    if other.id != line.id:
+                        ids[other.id] = None
+    out = tuple(ids)
+    _READS[line] = (line.formula, line.opening, out)
+    return out
+
+
+def needed(book: Book, lines: Iterable[str] | None, reading: Callable[[Line], tuple[str, ...]] = reads) -> list[Line]:
+    """The lines to compute for `lines` (all when None): they and everything they read, in book order."""
+    if lines is None:
+        return list(book.lines.values())
+    todo = list(lines)
+    want: set[str] = set()
+    while todo:
+        line_id = todo.pop()
+        if line_id in want:
+            continue
+        if line_id not in book.lines:
+            raise KeyError(f"{line_id} is not a line of this book")
+        want.add(line_id)
+        todo.extend(reading(book.lines[line_id]))
+    return [line for line in book.lines.values() if line.id in want]
+
+
+# ---------------------------------------------------------------- scenarios as rows of one batch
+
+
+class _Scenarios:
+    """A book's scenarios evaluated as rows of one batch: row 0 the base case, row r scenario r.
+
+    A scenario's copy of a line is the base line's formula with the scenario's lines in place of the base's
+    (workbook.scenarios), so its value is the base line's evaluated with the scenario's inputs: row r of the base
+    line when every input a scenario changes holds one row per scenario. One evaluation of the base lines then
+    gives every copy, instead of one evaluation per copy. The base case's lines are row 0; a line defined after
+    the scenarios (the master check) is too, whatever its other rows hold."""
+
+    def __init__(self, book: Book):
+        self.row: dict[str, tuple[str, int]] = {}  # copy id -> (base line id, its row)
+        self.changes: list[dict[str, str]] = []  # per scenario: base input id -> the scenario's input id
+        for r, mapping in enumerate(book.scenarios.values(), start=1):
+            changed = {}
+            for base_id, copy in mapping.items():
+                base = book.lines.get(base_id)
+                if base is None or book.lines.get(copy.id) is not copy:
+                    raise _NotRows
+                if copy.kind == "input":
+                    changed[base_id] = copy.id
+                elif not (_same(base.formula, copy.formula, mapping) and _same(base.opening, copy.opening, mapping)):
+                    raise _NotRows
+                else:
+                    self.row[copy.id] = (base_id, r)
+            self.changes.append(changed)
+        self.stacked = {k for c in self.changes for k in c}  # base inputs with one row per case
+        self.copies: dict[str, list[tuple[str, int]]] = {}  # base line id -> its copies and their rows
+        for copy_id, (base_id, r) in self.row.items():
+            self.copies.setdefault(base_id, []).append((copy_id, r))
+
+    def reading(self, line: Line) -> tuple[str, ...]:
+        """What a line needs computed: a copy, its base line; any other line, what its formula reads."""
+        at = self.row.get(line.id)
+        return (at[0],) if at is not None else reads(line)
+
+    def inputs(self, book: Book, overrides: dict[str, Any]) -> dict[str, np.ndarray]:
+        """The inputs a scenario changes, one row per case: the base value, and each scenario's own in its row."""
+        out = {}
+        for key in self.stacked:
+            column = np.full((len(self.changes) + 1, 1), _value(book, overrides, key))
+            for r, changed in enumerate(self.changes, start=1):
+                if key in changed:
+                    column[r, 0] = _value(book, overrides, changed[key])
+            out[key] = column
+        return out
+
+
+class _NotRows(Exception):
+    """The book's scenarios cannot be read as rows of the base lines (a copy that is not its base's formula)."""
+
+
+_SCENARIOS: dict[int, tuple[Any, Any, _Scenarios | None]] = {}  # id(book) -> (its weakref, state, plan)
+
+
+def _scenarios(book: Book) -> _Scenarios | None:
+    """The book's scenarios as rows, or None (no scenarios, or copies that are not their base's formula)."""
+    if not book.scenarios:
+        return None
+    state = (len(book.lines), tuple((name, tuple((id(c), id(c.formula), id(c.opening)) for c in m.values()))
+                                    for name, m in book.scenarios.items()))
+    cached = _SCENARIOS.get(id(book))
+    if cached is not None and cached[0]() is book and cached[1] == state:
+        return cached[2]
+    try:
+        plan = _Scenarios(book)
+    except _NotRows:
+        plan = None
+    if cached is None or cached[0]() is not book:
+        weakref.finalize(book, _SCENARIOS.pop, id(book), None)
+    _SCENARIOS[id(book)] = (weakref.ref(book), state, plan)
+    return plan
+
+
+def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
+    v = overrides.get(key, book.lines[key].value)
+    return float(np.asarray(v, dtype=float).reshape(-1)[0])
+
+
+def _same(base: Node | None, copy: Node | None, mapping: dict[str, Line]) -> bool:
+    """Whether `copy` is `base` with the lines of `mapping` in place of the base's (as Node.rebuilt makes it)."""
+    if base is copy:
+        return True
+    if base is None or copy is None or type(base) is not type(copy):
+        return False
+    parts = set(base.NODES) | set(base.LINES)
+    for k in (base.__dict__.keys() | copy.__dict__.keys()) - parts - {"axis"}:
+        if base.__dict__.get(k) is not copy.__dict__.get(k):
+            return False
+    for attr in base.LINES:
+        line, other = getattr(base, attr), getattr(copy, attr)
+        if other is not line and other is not mapping.get(line.id):
+            return False
+    for attr in base.NODES:
+        a, b = getattr(base, attr), getattr(copy, attr)
+        if isinstance(a, list | tuple):
+            if not isinstance(b, list | tuple) or len(a) != len(b):
+                return False
+            if not all(_same(x, y, mapping) for x, y in zip(a, b, strict=True)):
+                return False
+        elif not _same(a, b, mapping):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- evaluate
+
+
+def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterable[str] | None = None, *,
+             strict: bool = True, compact: bool = False, with_dependencies: bool = False) -> dict[str, np.ndarray]:
+    """Magnitudes of `lines` (every line when None), each in its declared unit, as arrays (batch, columns).
+
+    `overrides` replaces input values, e.g. with arrays of many sampled sites at once (each of one value or of
+    the batch's). Only the lines the requested ones read, directly or through others, are computed, and a value
+    is dropped once nothing still to compute reads it, unless it was asked for (`with_dependencies` keeps every
+    computed line and returns them all). A line with no finite value (an unguarded division by zero) raises,
+    unless `strict` is off: then the caller finds the cases that have none (non_finite_cases). `compact`
+    returns each line as stored: one row where it does not depend on the cases."""
+    overrides = overrides or {}
+    batch = 1
+    for key, v in overrides.items():
+        if key not in book.lines or book.lines[key].kind != "input":
+            raise KeyError(f"{key} is not an input of this book")
+        size = np.size(v)
+        if size != 1:
+            if batch not in (1, size):
+                raise ValueError(f"{key}: {size} values, where other inputs have {batch}")
+            batch = size
+    lines = None if lines is None else list(lines)
+    order = needed(book, lines)
+    scenarios = _scenarios(book) if batch == 1 else None
+    if scenarios is not None and any(line.id in scenarios.row for line in order):
+        order = needed(book, lines, scenarios.reading)
+    else:
+        scenarios = None  # no scenario's copy is asked for, or they cannot be rows: each line as written
+    wanted = None if lines is None or with_dependencies else set(lines)
+    values = _run(book, order, overrides, batch, strict, wanted, scenarios)
+    if not compact:  # an input keeps its own shape: one value, or one per case
+        values = {k: v if book.lines[k].kind == "input" else _broadcast(v, batch) for k, v in values.items()}
+    return values
+
+
+def _broadcast(v: np.ndarray, batch: int) -> np.ndarray:
+    return v if v.shape[0] == batch else np.broadcast_to(v, (batch, v.shape[1]))
+
+
+def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, strict: bool,
+         wanted: set[str] | None, scenarios: _Scenarios | None) -> dict[str, np.ndarray]:
+    env = Env(sizes={MONTHS: book.periods, YEARS: book.years})
+    values = env.values
+    widths = {None: 1, MONTHS: book.periods, YEARS: book.years}
+    per_case = {k for k, v in overrides.items() if np.size(v) != 1}  # lines that differ between cases
+    stacked: dict[str, np.ndarray] = {}
+    copy_of: dict[str, tuple[str, int]] = {}
+    if scenarios is not None:
+        stacked = scenarios.inputs(book, overrides)
+        per_case |= stacked.keys()
+        copy_of = scenarios.row
+    reading = scenarios.reading if scenarios is not None else reads
+    last_reader: dict[str, int] = {}
+    if wanted is not None:
+        for k, line in enumerate(order):
+            for other in reading(line):
+                last_reader[other] = k
+    rows_of = len(scenarios.changes) + 1 if scenarios is not None else batch
+    for k, line in enumerate(order):
+        if line.kind == "input":
+            v = stacked[line.id] if line.id in stacked else overrides.get(line.id, line.value)
+            values[line.id] = np.asarray(v, dtype=float).reshape(-1, 1)
+            continue
+        at = copy_of.get(line.id)
+        if at is not None:  # a scenario's copy: its row of the base line
+            base = values[at[0]]
+            v = base[at[1] : at[1] + 1] if base.shape[0] > 1 else base
+            if strict and not line.is_bool:
+                _check_finite(line, v)
+            values[line.id] = v
+        else:
+            deps = reads(line)
+            rows = rows_of if per_case and not per_case.isdisjoint(deps) else 1
+            if rows != 1:
+                per_case.add(line.id)
+            v = _row(book, line, env, rows) if line.axis == MONTHS else np.asarray(line.formula.evaluate(env))
+            v = _stored(line, v, (rows, widths[line.axis]))
+            if strict and not line.is_bool:
+                _check_finite(line, v if scenarios is None else v[:1])
+            values[line.id] = v
+        if wanted is not None:
+            for other in reading(line):
+                if last_reader.get(other) == k and other not in wanted:
+                    del values[other]
+    keep = order if wanted is None else [line for line in order if line.id in wanted]
+    if scenarios is None:
+        return {line.id: values[line.id] for line in keep}
+    return {line.id: values[line.id] if line.id in copy_of else values[line.id][:1] for line in keep}
+
+
+def _stored(line: Line, v: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """A line's value as it is kept: its shape, floats (TRUE/FALSE as booleans), never a view of an input."""
+    if line.is_bool:
+        return v if v.shape == shape else np.broadcast_to(v, np.broadcast_shapes(v.shape, shape))
+    if v.shape != shape or v.dtype != float or v.base is not None:
+        v = np.array(np.broadcast_to(v, np.broadcast_shapes(v.shape, shape)), dtype=float)
+    return v
+
+
+def _check_finite(line: Line, v: np.ndarray) -> None:
+    """A line with no finite value (an unguarded division by zero; NaN is a guarded line's message) fails."""
+    if v.size == 1:
+        x = v.item()
+        finite = math.isfinite(x) if line.guard_message is None else not math.isinf(x)
+    else:
+        finite = bool(np.isfinite(v).all()) if line.guard_message is None else not np.isinf(v).any()
+    if not finite:
+        raise FormulaError(
+            "has no finite value for these inputs (a division by zero?); guard it with safe_div or fix "
+            "the inputs", line=line.id, label=line.label
+        )
+
+
+def non_finite_cases(book: Book, values: dict[str, np.ndarray]) -> list[str]:
+    """For each case of a non-strict evaluation, the label of the first line (of those evaluated, in book order)
+    with no finite value, or ''."""
+    batch = max(v.shape[0] for v in values.values())
+    out = [""] * batch
+    for line in book.lines.values():
+        if line.id not in values or line.kind == "input" or line.is_bool:
+            continue
+        v = np.broadcast_to(values[line.id], (batch, values[line.id].shape[1]))
+        bad = np.isinf(v) if line.guard_message is not None else ~np.isfinite(v)
+        for c in np.flatnonzero(bad.any(axis=1)):
+            out[c] = out[c] or f"no value for {line.label.lower()}"
+    return out
+
+
+# ---------------------------------------------------------------- many cases, a chunk at a time
+
+
+def evaluate_many(book: Book, overrides: dict[str, Any], lines: Iterable[str], *, chunk: int = DEFAULT_CHUNK,
+                  strict: bool = True, compact: bool = False) -> dict[str, np.ndarray]:
+    """evaluate(book, overrides, lines) a chunk of cases at a time: the memory is that of one chunk's lines in
+    use plus the answers asked for, whatever the batch. Same values as one evaluate of the whole batch."""
+    lines = list(lines)
+    if chunk < 1:
+        raise ValueError("chunk is at least one case")
+    flat = {k: np.asarray(v, dtype=float).reshape(-1) for k, v in overrides.items()}
+    batch = max([v.size for v in flat.values()] + [1])
+    varies = {k for k, v in flat.items() if v.size > 1}  # and the lines that read them, in book order:
+    for line in needed(book, lines):
+        if line.kind != "input" and not varies.isdisjoint(reads(line)):
+            varies.add(line.id)
+    out: dict[str, np.ndarray] = {}
+    for start in range(0, batch, chunk):
+        stop = min(start + chunk, batch)
+        part = {k: (v if v.size == 1 else v[start:stop]) for k, v in flat.items()}
+        got = evaluate(book, part, lines, strict=strict, compact=True)
+        for key, v in got.items():
+            if key not in varies:
+                out.setdefault(key, v)  # the same for every case: kept once
+                continue
+            if key not in out:
+                out[key] = np.empty((batch, v.shape[1]), dtype=v.dtype)
+            out[key][start:stop] = v
+    if not compact:
+        out = {k: v if book.lines[k].kind == "input" else _broadcast(v, batch) for k, v in out.items()}
+    return out
+
+
+# ---------------------------------------------------------------- monthly rows
+
+
+def _row(book: Book, line: Line, env: Env, rows: int) -> np.ndarray:
+    """A monthly line: column 0 from its opening (if it has one), the rest from its formula, all at once or,
+    for a line that reads its own previous column, one column at a time."""
+    n = book.periods
+    if line.opening is None:
+        return np.asarray(line.formula.evaluate(env))
+    env.column = 0
+    first = np.broadcast_to(np.asarray(line.opening.evaluate(env), float), (rows, 1))
+    env.column = None
+    if line.recursive:
+        v = np.full((rows, n), np.nan)
+        v[:, :1] = first
+        env.values[line.id] = v
+        try:
+            _recurse(line, env, v)
+        finally:
+            env.column, env.window = None, None
+        return v
+    env.window = slice(1, n)
+    try:
+        rest = np.asarray(line.formula.evaluate(env), float)
+    finally:
+        env.window = None
+    return np.concatenate([first, np.broadcast_to(rest, (rows, n - 1))], axis=1)
+
+
+# Nodes whose value in a window of columns is, column by column, what they give one column at a time: the
+# elementwise arithmetic of spreadsheet.py and whole-row functions. (Not pow and the like: numpy's SIMD pow can
+# differ in the last bit with the shape of the call.)
+_COLUMNWISE = (Const, Ref, Prev, AddSub, BinOp, Neg, Scale, Compare, Guard, RowAgg)
+_COLUMNWISE_FUNCS = {"MAX", "MIN", "IF", "AND", "OR", "NOT", "ROUNDUP", "ROUNDDOWN"}
+
+
+def _columnwise(node: Node) -> bool:
+    for n in node.walk():
+        if isinstance(n, Func):
+            if n.name not in _COLUMNWISE_FUNCS:
+                return False
+        elif not isinstance(n, _COLUMNWISE):
+            return False
+    return True
+
+
+def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
+    """Columns 1.. of a line that reads its own previous column, into v (column 0 holds its opening).
+
+    The parts of the formula that do not read the line itself are computed once over columns 1..n (as a line
+    with an opening is); only the path from them to the line's previous value is computed column by column."""
+    rows, n = v.shape
+    mine = _reads_self(line.formula, line, {})
+    pieces = _pieces(line.formula, mine)
+    if pieces is None or not all(_columnwise(p) for p in pieces):
+        for t in range(1, n):  # as written: every part of the formula, one column at a time
+            env.column = t
+            v[:, t : t + 1] = line.formula.evaluate(env)
+        return
+    env.column, env.window = None, slice(1, n)
+    known = {id(p): np.asarray(p.evaluate(env)) for p in pieces}
+    env.window = None
+    if rows <= kernels.SMALL:  # a row at a time, on Python floats
+        steps = [_scalar(line.formula, mine, known, b) for b in range(rows)]
+        if all(step is not None for step in steps):
+            for b, step in enumerate(steps):
+                row = v[b]
+                prev = float(row[0])
+                for t in range(1, n):
+                    prev = float(step(t, prev))
+                    row[t] = prev
+            return
+    tree = _substituted(line.formula, mine, known)
+    for t in range(1, n):
+        env.column = t
+        v[:, t : t + 1] = tree.evaluate(env)
+
+
+def _reads_self(node: Node, line: Line, memo: dict[int, bool]) -> dict[int, bool]:
+    """memo[id(n)]: whether node n reads the line's own previous value (for every n in the tree)."""
+    if id(node) not in memo:
+        own = isinstance(node, Prev) and node.line is line
+        kids = [_reads_self(c, line, memo)[id(c)] for c in node.children()]
+        memo[id(node)] = own or any(kids)
+    return memo
+
+
+def _pieces(node: Node, mine: dict[int, bool]) -> list[Node] | None:
+    """The largest parts of the formula that do not read the line itself (None: the formula is not one
+    whose path to prev(line) goes only through nodes with known parts)."""
+    out: list[Node] = []
+
+    def visit(n: Node) -> bool:
+        if not mine[id(n)]:
+            out.append(n)
+            return True
+        if isinstance(n, Prev):
+            return True
+        if isinstance(n, RowAgg) or not n.NODES:
+            return False
+        return all(visit(c) for c in n.children())
+
+    return out if visit(node) else None
+
+
+class _Known(Node):
+    """A part of a recursive formula computed for columns 1..n at once, read one column at a time."""
+
+    def __init__(self, value: np.ndarray, like: Node):
+        self.value, self.unit, self.is_bool, self.axis = value, like.unit, like.is_bool, like.axis
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        v = self.value
+        if v.ndim == 2 and self.axis is not None:
+            return v[:, env.column - 1 : env.column]
+        return v
+
+
+def _substituted(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray]) -> Node:
+    """The formula with its parts that do not read the line itself replaced by their computed values."""
+    if not mine[id(node)]:
+        return _Known(known[id(node)], node)
+    if isinstance(node, Prev):
+        return node
+    changes: dict[str, Any] = {}
+    for attr in node.NODES:
+        v = getattr(node, attr)
+        if isinstance(v, list | tuple):
+            changes[attr] = type(v)(_substituted(c, mine, known) for c in v)
+        else:
+            changes[attr] = _substituted(v, mine, known)
+    new = object.__new__(type(node))
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+Step = Callable[[int, float], Any]
+
+
+def _scalar(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray], b: int) -> Step | None:
+    """For row b: the formula as a function of (column, previous value) on Python floats, with the same
+    arithmetic as its numpy evaluation; None where a node on the path has no such twin."""
+    if not mine[id(node)]:
+        v = known[id(node)]
+        if v.ndim < 2:
+            c = v.item()
+            return lambda t, p: c
+        cells = v[b if v.shape[0] > 1 else 0].tolist()
+        if node.axis is not None and len(cells) > 1:
+            return lambda t, p: cells[t - 1]
+        c = cells[0]
+        return lambda t, p: c
+    if isinstance(node, Prev):
+        return lambda t, p: p
+    parts = [_scalar(c, mine, known, b) for c in node.children()]
+    if any(p is None for p in parts):
+        return None
+    if isinstance(node, AddSub):
+        a, b = parts
+        fn = kernels.approx_add_s if node.op == "+" else kernels.approx_sub_s
+        return lambda t, p: fn(float(a(t, p)), float(b(t, p)))
+    if isinstance(node, BinOp):
+        a, b = parts
+        if node.op == "*":
+            return lambda t, p: float(a(t, p)) * float(b(t, p))
+        return lambda t, p: kernels.divide_s(float(a(t, p)), float(b(t, p)))
+    if isinstance(node, Compare):
+        a, b = parts
+        op = node.op
+        return lambda t, p: kernels.compare_s(op, float(a(t, p)), float(b(t, p)))
+    if isinstance(node, Scale):
+        [a] = parts
+        f = node.f
+        if node.divide:
+            return lambda t, p: float(a(t, p)) / f
+        return lambda t, p: float(a(t, p)) * f
+    if isinstance(node, Neg):
+        [a] = parts
+        return lambda t, p: -float(a(t, p))
+    if isinstance(node, Guard):
+        _, b, div = parts
+        return lambda t, p: float("nan") if float(b(t, p)) == 0 else div(t, p)
+    if isinstance(node, Func):
+        twin = getattr(node, "scalar", None)
+        if twin is None:
+            return None
+        return lambda t, p: twin(*(f(t, p) for f in parts))
+    return None

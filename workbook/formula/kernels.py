@@ -1,0 +1,222 @@
+"""The spreadsheet arithmetic of workbook.formula.spreadsheet, for rows, faster and to the same bits.
+
+spreadsheet.py transcribes LibreOffice vectorised over a batch of sites: each step of a compensated (Kahan) sum
+along a row is a dozen numpy calls on a column of the batch. For a batch of one site (a workbook) or a few, the
+numpy call overhead is almost all of the time, so here the same steps run on Python floats, row by row: IEEE
+addition, subtraction, multiplication and division are correctly rounded in both, so the results are the
+same bits (tests/test_evaluation_speed.py proves it on random and special values). Large batches keep the numpy
+steps. Anything that is not plain arithmetic (pow) is still computed by numpy, called exactly as spreadsheet.py
+calls it: numpy's SIMD pow can differ in the last bit depending on the shape of the call.
+
+- row_sum, row_sumif: SUM and SUMIF of a row (spreadsheet.row_sum, row_sumif);
+- irr: IRR of a row (spreadsheet.irr), with Newton's steps taken only for the rows not yet converged;
+- scalar approx_equal / approx_add / approx_sub / compare: the rules of spreadsheet.py for two Python floats.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from workbook.formula.spreadsheet import E44, E48, IRR_EPS, IRR_MAX_ITER, MAX_INT, Kahan, approx_equal
+
+SMALL = 32  # up to this many rows, a row's running sum is taken in Python floats rather than numpy columns
+
+
+def _f(x: Any) -> np.ndarray:
+    return np.asarray(x, dtype=float)
+
+
+# ---------------------------------------------------------------- two Python floats (spreadsheet.py's rules)
+
+
+def _integer(x: float) -> bool:
+    """representable_integer for x >= 0 (or NaN)."""
+    return x <= MAX_INT and math.floor(x) == x
+
+
+def approx_equal_s(a: float, b: float) -> bool:
+    if a == b:
+        return True
+    d = abs(a - b)
+    aa, ba = abs(a), abs(b)
+    if not (a != 0 and b != 0 and math.isfinite(d) and d <= aa * E44 and d <= ba * E44):
+        return False
+    if _integer(d) and _integer(aa) and _integer(ba):
+        return False
+    return d < aa * E48 and d < ba * E48
+
+
+def approx_add_s(a: float, b: float) -> float:
+    if ((a < 0 and b > 0) or (b < 0 and a > 0)) and approx_equal_s(a, -b):
+        return 0.0
+    return a + b
+
+
+def approx_sub_s(a: float, b: float) -> float:
+    if ((a < 0 and b < 0) or (a > 0 and b > 0)) and approx_equal_s(a, b):
+        return 0.0
+    return a - b
+
+
+def compare_s(op: str, a: float, b: float) -> bool:
+    eq = approx_equal_s(a, b)
+    less = not eq and a - b < 0
+    if op == "=":
+        return eq
+    if op == "<>":
+        return not eq
+    if op == "<":
+        return less
+    if op == "<=":
+        return eq or less
+    if op == ">":
+        return not eq and not less
+    return not less  # ">="
+
+
+def divide_s(a: float, b: float) -> float:
+    """a / b as numpy divides (inf or NaN for a zero divisor, no exception)."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.divide(np.float64(a), np.float64(b)))
+
+
+def maximum_s(*v: float) -> float:
+    """np.maximum.reduce: NaN wins; of two equal values (0 and -0) the later."""
+    acc = v[0]
+    for b in v[1:]:
+        acc = acc if (acc > b or acc != acc) else b
+    return acc
+
+
+def minimum_s(*v: float) -> float:
+    acc = v[0]
+    for b in v[1:]:
+        acc = acc if (acc < b or acc != acc) else b
+    return acc
+
+
+# ---------------------------------------------------------------- compensated sums of one row, in Python floats
+
+
+def _kahan(values: list[float]) -> tuple[float, float, float]:
+    """Kahan.add of each value in turn, from zero: (sum, err, mem)."""
+    s = err = mem = 0.0
+    for x in values:
+        if x != 0:  # NaN too: only an exact 0 is skipped
+            if mem == 0:
+                mem = x
+            else:
+                t = s + mem
+                err += (s - t) + mem if abs(s) >= abs(mem) else (mem - t) + s
+                s, mem = t, x
+    return s, err, mem
+
+
+def _kahan_get(s: float, err: float, mem: float) -> float:
+    total = s + err
+    if mem == 0:
+        return total
+    if ((mem < 0 and total > 0) or (total < 0 and mem > 0)) and approx_equal_s(mem, -total):
+        return 0.0
+    t = s + mem
+    comp = (s - t) + mem if abs(s) >= abs(mem) else (mem - t) + s
+    return t + (err + comp)
+
+
+def _row_sum_s(values: list[float]) -> float:
+    """row_sum of one row: the running sum, then added part by part into the result's sum."""
+    return _kahan_get(*_kahan(list(_kahan(values))))
+
+
+# ---------------------------------------------------------------- the row functions
+
+
+def row_sum(row: Any) -> np.ndarray:
+    """spreadsheet.row_sum (SUM over a row), shape (batch, 1)."""
+    row = np.atleast_2d(_f(row))
+    if row.shape[0] > SMALL:
+        running = Kahan((row.shape[0],))
+        for t in range(row.shape[1]):
+            running.add(row[:, t])
+        result = Kahan((row.shape[0],))
+        result.add_sum(running)
+        return result.get()[:, None]
+    return np.array([[_row_sum_s(r)] for r in row.tolist()]).reshape(-1, 1)
+
+
+def row_sumif(keys: Any, key: float, row: Any) -> np.ndarray:
+    """spreadsheet.row_sumif (SUMIF(keys, key, row)), shape (batch, 1)."""
+    keys, row = np.broadcast_arrays(np.atleast_2d(_f(keys)), np.atleast_2d(_f(row)))
+    match = _matches(keys, float(key))
+    if row.shape[0] > SMALL:
+        total = Kahan((row.shape[0],))
+        for t in np.flatnonzero(match.any(axis=0)):
+            total.add(np.where(match[:, t], row[:, t], 0.0))
+        return total.get()[:, None]
+    out = []
+    for b in range(row.shape[0]):
+        cols = np.flatnonzero(match[b])
+        out.append(_kahan_get(*_kahan(row[b, cols].tolist())))
+    return np.array(out, dtype=float).reshape(-1, 1)
+
+
+def _matches(keys: np.ndarray, key: float) -> np.ndarray:
+    """approx_equal(keys, key). Between whole numbers below 2^52 (years, periods) that is exact equality: their
+    difference is exact and whole, and approxEqual never makes two different whole numbers equal."""
+    if math.isfinite(key) and key == math.floor(key) and abs(key) < 2.0**52:
+        with np.errstate(invalid="ignore"):
+            whole = (np.abs(keys) < 2.0**52).all() and (np.floor(keys) == keys).all()
+        if whole:
+            return keys == key
+    return approx_equal(keys, key)
+
+
+def _kahan_rows(terms: np.ndarray) -> np.ndarray:
+    """Kahan.get of each row's values added in column order, shape (rows,)."""
+    if terms.shape[0] > SMALL:
+        k = Kahan((terms.shape[0],))
+        for t in range(terms.shape[1]):
+            k.add(terms[:, t])
+        return k.get()
+    return np.array([_kahan_get(*_kahan(r)) for r in terms.tolist()], dtype=float)
+
+
+def irr(row: Any, guess: Any) -> np.ndarray:
+    """spreadsheet.irr (ScIRR: Newton from the guess, at most 20 steps, converged below 1e-7, NaN where it does
+    not converge), shape (batch, 1). Each step is taken only for the rows not yet converged, which is what
+    spreadsheet.irr computes for them (a converged row's values are left alone there too)."""
+    row = np.atleast_2d(_f(row))
+    g = _f(guess).reshape(-1)
+    batch = max(row.shape[0], g.size)
+    row = np.broadcast_to(row, (batch, row.shape[1]))
+    g = np.broadcast_to(g, (batch,)).copy()
+    n = row.shape[1]
+    x = np.where(g == -1.0, 0.1, g)
+    eps = np.ones(batch)
+    count = np.zeros(batch)
+    minus_t = -np.arange(n, dtype=float)  # -0.0 first, as -float(0)
+    todo = np.arange(batch)
+    with np.errstate(all="ignore"):
+        while True:
+            todo = todo[(eps[todo] > IRR_EPS) & (count[todo] < IRR_MAX_ITER)]
+            if not todo.size:
+                break
+            xa = x[todo]
+            base = 1.0 + xa
+            # (1 + x)^t for t = 0..n, each as spreadsheet.irr calls it: a contiguous column, a scalar exponent
+            powers = np.stack([np.power(base, float(t)) for t in range(n + 1)], axis=1)
+            values = row[todo]
+            nom = _kahan_rows(values / powers[:, :n])
+            denom = _kahan_rows(minus_t * values / powers[:, 1:])
+            x_new = xa - nom / denom
+            eps[todo] = np.abs(x_new - xa)
+            x[todo] = x_new
+            count[todo] += 1
+    x = np.where((g == 0) & (np.abs(x) < IRR_EPS), 0.0, x)
+    return np.where(eps < IRR_EPS, x, np.nan)[:, None]

@@ -1,0 +1,27 @@
+"""Every sheet title of the workbook, named once; the modules that fill a sheet and the writer import it."""
+
+from __future__ import annotations
+
+COVER = "Cover"
+INPUTS = "Inputs"
+SUMMARY = "Summary"
+COMPARISON = "Scenario comparison"
+POWER = "Power chain"
+FABRIC = "Fabric"
+COOLING = "Cooling"
+TCO = "TCO"
+PL = "P&L"
+CASH = "Cash flows"
+SCENARIOS = "Scenarios"
+SCENARIOS_YEARLY = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
+SENSITIVITY = "Sensitivity"
+CHECKS = "Checks"
+
+# The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
+ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY,
+         SENSITIVITY, CHECKS)
+
+
+def instance_title(title: str, namespace: str) -> str:
+    """A model instance's sheet: `Power chain (fleet_new)`; the site's own instance keeps the plain title."""
+    return f"{title} ({namespace})" if namespace else title
