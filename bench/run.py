@@ -37,7 +37,7 @@ import numpy as np
 from xlsxwriter.worksheet import Worksheet
 
 from workbook.api import build, load, save
-from workbook.formula.line import Book
+from workbook.book import Book
 from workbook.models import fabric, power
 from workbook.models.base import Inputs, Scope
 from workbook.sheets import INPUTS

@@ -8,6 +8,7 @@ book is recalculated in LibreOffice and every line of both fleets compared with 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import openpyxl
@@ -18,9 +19,9 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.parity import Built, check
 from workbook import sheets
 from workbook.api import Model, build, load, save
+from workbook.book import Book
 from workbook.document import Document, engineering_copy, full_workbook
 from workbook.excel.writer import write_book
-from workbook.formula.line import Book
 from workbook.inputs import load_site
 from workbook.models import ENGINEERING, all_rules, all_specs, define_fleet, model_inputs, summary
 
@@ -140,3 +141,15 @@ def test_two_instances_of_the_power_chain_with_different_hardware(tmp_path: Path
     calculated = [x for x in book.lines.values() if x.kind != "input"]
     assert outcome.lines == len(calculated) > 400
     assert sum(x.id.startswith("fleet_new.") for x in calculated) > 200
+
+
+def test_the_engineering_copy_prints_to_pdf_in_libreoffice(example: Model, tmp_path: Path, libreoffice: str) -> None:
+    """A reviewer circulates it as a PDF: LibreOffice must export it (7.4 fails on some scaled sheets)."""
+    out = tmp_path / "engineering.xlsx"
+    save(example, out, engineering_copy(example.book))
+    subprocess.run([libreoffice, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to",
+                    "pdf", "--outdir", str(tmp_path), str(out)], capture_output=True, text=True, timeout=600)
+    pdf = tmp_path / "engineering.pdf"
+    assert pdf.exists(), "LibreOffice did not export the engineering copy"
+    pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes()))
+    assert pages >= 6  # a page per sheet at least

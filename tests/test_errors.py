@@ -130,7 +130,7 @@ def test_a_yaml_error_is_placed_by_file_line_column_and_key(tmp_path: Path) -> N
 
 
 def test_a_formula_error_names_its_line_and_a_unit_error_its_units() -> None:
-    from workbook.formula.line import Book
+    from workbook.book import Book
 
     book = Book("t")
     i, c = book.sheet("Inputs", "t"), book.sheet("Calc", "c")

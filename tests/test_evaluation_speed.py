@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
 from workbook.api import load
+from workbook.book import Book
 from workbook.formula import evaluation, kernels
 from workbook.formula import spreadsheet as ss
 from workbook.formula.expr import MONTHS, YEARS, Env
-from workbook.formula.line import Book
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))

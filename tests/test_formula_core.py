@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
 from workbook.api import load
+from workbook.book import Book
 from workbook.excel.writer import write_book
 from workbook.formula.expr import (
     AddSub,
@@ -42,7 +43,7 @@ from workbook.formula.expr import (
     UnitError,
 )
 from workbook.formula.functions import all_, any_, ceil, floor, max_, min_, not_, safe_div, where
-from workbook.formula.line import Book, Line
+from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.units import Q_
 from workbook.verify import compare, is_error, recalculate, same

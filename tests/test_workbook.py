@@ -23,7 +23,8 @@ from workbook.excel import layout as layout_mod
 from workbook.excel import writer
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, UNIT, Layout
 from workbook.formula.expr import UNIVERSAL
-from workbook.formula.line import INPUTS_SHEET, Line
+from workbook.formula.line import Line
+from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.units import factor
 
 INPUT_FILL = "FFF2CC"

@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
-from workbook.formula.line import Book
 from workbook.inputs import Site, load_site
 from workbook.models import all_rules, all_specs, build_book
 from workbook.units import Q_

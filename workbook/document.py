@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workbook import sheets
-from workbook.formula.line import Book, Line
+from workbook.book import Book
+from workbook.formula.line import Line
 
 
 def _everything(_: str) -> bool:
@@ -30,6 +31,10 @@ class Document:
     cover: bool = True
     keep: Callable[[str], bool] = field(default=_everything)
     protect: bool = False  # every sheet protected; only the input cells can be edited
+    # The Checks and Summary sheets print one page wide. Off for a copy whose Checks sheet LibreOffice 7.4 cannot
+    # export to PDF scaled (its conditional colours and a fit-to-width page fail together on the engineering
+    # copy's Checks sheet, not on the full workbook's): that copy prints them at 100%, two pages wide.
+    fit_checks: bool = True
 
     def holds(self, line: Line) -> bool:
         return line.sheet in self.sheets and self.keep(line.id)
@@ -59,4 +64,4 @@ def engineering_copy(book: Book, models: frozenset[str] = ENGINEERING_MODELS) ->
     no prices, no cash flows, no scenarios. Lines of other models are not in it (ids by model prefix)."""
     titles = (sheets.INPUTS, sheets.POWER, sheets.FABRIC, sheets.COOLING, sheets.CHECKS)
     return Document("engineering", tuple(t for t in titles if t in book.sheets),
-                    keep=lambda key: key.split(".", 1)[0] in models)
+                    keep=lambda key: key.split(".", 1)[0] in models, fit_checks=False)

@@ -101,9 +101,9 @@ class Spec:
 
     @property
     def pint_unit(self) -> pint.Unit:
-        from workbook.formula.line import _pint_text
+        from workbook.formula.line import pint_text
 
-        return unit(_pint_text(self.unit))
+        return unit(pint_text(self.unit))
 
 
 @dataclass

@@ -11,8 +11,9 @@ from __future__ import annotations
 import difflib
 import re
 
+from workbook.book import Book
 from workbook.formula.expr import YEARS, Node
-from workbook.formula.line import Book, Line
+from workbook.formula.line import Line
 from workbook.inputs import InputError, Rule, Site, Spec, Value, check_rules, parse_value, split_value
 from workbook.sheets import INPUTS
 from workbook.sheets import SCENARIOS as SHEET

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from workbook.book import Book
 from workbook.formula.evaluation import evaluate, non_finite_cases
-from workbook.formula.line import Book, Line
+from workbook.formula.line import Line
 from workbook.inputs import Rule, Spec, rule_holds
 from workbook.units import is_offset
 

@@ -10,9 +10,10 @@ from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from workbook.book import Book
 from workbook.document import Document, full_workbook
 from workbook.formula.expr import MONTHS, YEARS
-from workbook.formula.line import Book, Line
+from workbook.formula.line import Line
 from workbook.presentation import Chart, Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET

@@ -54,6 +54,15 @@ class Styles:
                                                    "align": "right"})
         return self._cache[key]
 
+    def fixed_check(self, fmt: str, ok: bool) -> Any:
+        """A TRUE/FALSE written as a value: the check colours as a fixed format."""
+        key = ("fixed", fmt, ok)
+        if key not in self._cache:
+            fill, font = (OK_FILL, OK_FONT) if ok else (BAD_FILL, BAD_FONT)
+            self._cache[key] = self.wb.add_format({**self.base, "align": "center", "bold": True,
+                                                   "bg_color": fill, "font_color": font})
+        return self._cache[key]
+
     def value(self, fmt: str, kind: str) -> Any:
         """Number format for a value cell; inputs get the input colours."""
         key = (fmt, kind)

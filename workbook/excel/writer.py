@@ -17,6 +17,7 @@ import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook import __version__
+from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
@@ -37,7 +38,7 @@ from workbook.excel.output import write_atomically
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.formula.expr import MONTHS, Context
-from workbook.formula.line import Book, Line
+from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.presentation import Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
@@ -171,7 +172,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         last_row = sl.last_row
         charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in layout.charts)
         if title in (CHECKS_SHEET, SUMMARY):
-            _colour_checks(ws, styles, sl)
+            _colour_checks(ws, styles, sl, layout.as_values)
         for col, width in WIDTHS.items():
             ws.set_column(col, col, 44 if (sl.has_series and col == NOTE) else width)
         last_col = layout.last_column(title)
@@ -180,7 +181,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         if any(c.sheet == title for c in layout.charts):
             last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
             last_row = max(last_row, charts_end)
-        _page_setup(ws, last_row, last_col)
+        _page_setup(ws, last_row, last_col, scaled=document.fit_checks or title not in (CHECKS_SHEET, SUMMARY))
         if document.protect:
             ws.protect()
     add_charts(wb, sheets, layout)
@@ -204,7 +205,9 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         return
     if frozen:  # it reads lines this document does not hold: its value, computed from the full book
         for t in range(value.shape[1] if line.series else 1):
-            ws.write(row, (FIRST_PERIOD + t) if line.series else VALUE, cached(line, value, t), fmt)
+            v = cached(line, value, t)
+            shown = styles.fixed_check(fmt, v) if line.is_bool else fmt
+            ws.write(row, (FIRST_PERIOD + t) if line.series else VALUE, v, shown)
         return
     if not line.series:
         write_formula(ws, row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
@@ -258,19 +261,23 @@ def _write_settings(ws: Any, styles: Styles, settings: list[Any]) -> None:
     ws.set_column(col + 1, col + 1, 14)
 
 
-def _colour_checks(ws: Any, styles: Styles, sl: Any) -> None:
+def _colour_checks(ws: Any, styles: Styles, sl: Any, as_values: set[str]) -> None:
+    """Checks turn green or red as they recalculate. A check written as its value keeps a fixed colour instead
+    (conditional formats on constant TRUE/FALSE cells make LibreOffice 7.4's PDF export fail)."""
     for row, item in sl.rows:
-        if isinstance(item, Line) and item.is_bool:
+        if isinstance(item, Line) and item.is_bool and item.id not in as_values:
             cell = xl_rowcol_to_cell(row, VALUE)
             ws.conditional_format(cell, {"type": "cell", "criteria": "==", "value": "TRUE", "format": styles.ok})
             ws.conditional_format(cell, {"type": "cell", "criteria": "==", "value": "FALSE", "format": styles.bad})
 
 
-def _page_setup(ws: Any, last_row: int, last_col: int) -> None:
+def _page_setup(ws: Any, last_row: int, last_col: int, scaled: bool = True) -> None:
     ws.freeze_panes(HEADER_ROW + 1, 1)
     ws.set_landscape()
     ws.set_paper(9)  # A4
-    if last_col == NOTE:
+    if last_col == NOTE and not scaled:
+        ws.repeat_columns(0)  # at 100% (see Document.fit_checks): the labels on every page across
+    elif last_col == NOTE:
         ws.fit_to_pages(1, 0)
     elif last_col <= NOTE + CHART_COLUMNS:
         pass  # a sheet with charts prints at 100%: scaled, LibreOffice 7.4's PDF export of it fails

@@ -50,7 +50,8 @@ from workbook.formula.expr import (
 )
 
 if TYPE_CHECKING:
-    from workbook.formula.line import Book, Line
+    from workbook.book import Book
+    from workbook.formula.line import Line
 
 DEFAULT_CHUNK = 20_000  # cases per chunk in evaluate_many: ~15 MB per monthly row of 97 periods
 

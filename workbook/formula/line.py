@@ -1,27 +1,23 @@
-"""Lines and the book that holds them: the one definition of every row of the workbook.
+"""Lines: the one definition of every row of the workbook (the book that holds them is workbook.book).
 
 A line is a label, a unit, a formula (or an input value) and a note. Its formula is converted to the declared
-unit when the line is defined, so a dimension error fails the build naming the line. Lines are defined in
-dependency order (a formula can only name lines that already exist), which is also the evaluation order.
+unit when the line is defined (finalise), so a dimension error fails the build naming the line.
 
-The book has one timeline: column 0 is time 0 (the start: the order date, when a deposit is paid), then one
-column per month, each flow at the month's end. A monthly line has the same formula in every column; a line
-that reads a previous column (prev) gives its column-0 value separately (its opening). Yearly lines are roll-ups
-of monthly ones (the start, then one column per year), for the views finance reads.
+The timeline: column 0 is time 0 (the start: the order date, when a deposit is paid), then one column per month,
+each flow at the month's end. A monthly line has the same formula in every column; a line that reads a previous
+column (prev) gives its column-0 value separately (its opening). Yearly lines are roll-ups of monthly ones (the
+start, then one column per year), for the views finance reads.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pint
 
 from workbook.formula.expr import (
-    MONTHS,
-    YEARS,
     FormulaError,
     Guard,
     Node,
@@ -29,14 +25,9 @@ from workbook.formula.expr import (
     Prev,
     Ref,
     UnitError,
-    as_node,
     convert,
     unit_errors,
 )
-from workbook.presentation import Chart, Section, Text, View
-from workbook.sheets import CHECKS as CHECKS_SHEET
-from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.units import unit as parse_unit
 
 COUNT = "#,##0"
 NUMBER = "#,##0.00"
@@ -90,169 +81,11 @@ class Line(Operand):
         return getattr(self.formula, "message", None)
 
 
-@dataclass
-class Book:
-    """Every line of one site's workbook, in definition (= evaluation) order, and the sheets they sit on."""
-
-    site: str
-    lines: dict[str, Line] = field(default_factory=dict)
-    sheets: dict[str, list[Line | Section | Text]] = field(default_factory=dict)
-    settings: list[Any] = field(default_factory=list)  # structural choices from the site file
-    charts: list[Chart] = field(default_factory=list)
-    periods: int = 0  # the one timeline: its columns, the start (time 0) and then each month
-    years: int = 0  # its yearly roll-up: the start and then each year
-    tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
-    scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
-    views: list[View] = field(default_factory=list)
-
-    def timeline(self, months: int) -> None:
-        """Set the workbook's one timeline: the start (time 0) and `months` months after it."""
-        if self.periods:
-            raise FormulaError("a workbook has one timeline; it is already set")
-        if months < 1:
-            raise FormulaError("a timeline needs at least one month")
-        self.periods = months + 1
-        self.years = -(-months // 12) + 1
-
-    def columns(self, axis: str | None) -> int:
-        return {None: 1, MONTHS: self.periods, YEARS: self.years}[axis]
-
-    def sheet(self, title: str, prefix: str, defined: dict[str, Line] | None = None) -> SheetBuilder:
-        """Adds lines to a sheet with ids `prefix.key`; each is also recorded in `defined` under its key (a
-        model instance collects its outputs from there)."""
-        self.sheets.setdefault(title, [])
-        return SheetBuilder(self, title, prefix, defined)
-
-    def _add(self, line: Line) -> Line:
-        if line.id in self.lines:
-            raise FormulaError("is defined twice", line=line.id, label=line.label)
-        self.lines[line.id] = line
-        self.sheets.setdefault(line.sheet, []).append(line)
-        return line
-
-    def _section(self, sheet: str, title: str) -> None:
-        self.sheets.setdefault(sheet, []).append(Section(title))
-
-    def _text(self, sheet: str, text: str) -> None:
-        self.sheets.setdefault(sheet, []).append(Text(text))
-
-    # ------------------------------------------------------------------ evaluation (workbook.formula.evaluation)
-
-    def evaluate(self, overrides: dict[str, Any] | None = None, *, strict: bool = True,
-                 lines: list[str] | None = None) -> dict[str, np.ndarray]:
-        """Every line's magnitude (in its declared unit) as an array (batch, columns); with `lines`, only those
-        (and only what they need is computed). See workbook.formula.evaluation.evaluate."""
-        from workbook.formula.evaluation import evaluate
-
-        return evaluate(self, overrides, lines, strict=strict)
-
-    def non_finite_cases(self, values: dict[str, np.ndarray]) -> list[str]:
-        """For each case of a non-strict evaluation, the label of the first line with no finite value, or ''."""
-        from workbook.formula.evaluation import non_finite_cases
-
-        return non_finite_cases(self, values)
-
-
 def as_stored(x: float) -> float:
     """The number an input cell of the .xlsx holds: xlsxwriter writes 16 significant digits, and a double can
     need 17 (1.2 kW is 1200.0000000000002 W). Python computes from the same number the spreadsheet reads, or
     the two part in the last bits, and a later near-cancellation (a PUE of 1.000000002) magnifies that."""
     return float(f"{float(x):.16g}")
-
-
-class SheetBuilder:
-    """Adds lines to one sheet of a book, with ids prefixed by the model's name."""
-
-    def __init__(self, book: Book, title: str, prefix: str, defined: dict[str, Line] | None = None):
-        self.book, self.title, self.prefix = book, title, prefix
-        self.defined: dict[str, Line] = {} if defined is None else defined
-        self.group = title  # the model an input row belongs to (its section on the Inputs sheet)
-
-    def _id(self, key: str) -> str:
-        return f"{self.prefix}.{key}"
-
-    def _add(self, key: str, line: Line) -> Line:
-        self.defined[key] = line
-        return self.book._add(line)
-
-    def section(self, title: str) -> None:
-        self.book._section(self.title, title)
-
-    def text(self, text: str) -> None:
-        self.book._text(self.title, text)
-
-    def input(
-        self,
-        key: str,
-        label: str,
-        unit_text: str,
-        value: float,
-        note: str = "",
-        *,
-        fmt: str = NUMBER,
-        bounds: tuple[float | None, float | None, bool] = (None, None, False),
-        integer: bool = False,
-    ) -> Line:
-        return self._add(key,
-            Line(self._id(key), label, unit_text, parse_unit(_pint_text(unit_text)), "input",
-                 INPUTS_SHEET, note, fmt=fmt, value=np.asarray(as_stored(value), dtype=float),
-                 bounds=bounds, integer=integer, section=self.group)
-        )
-
-    def calc(self, key: str, label: str, unit_text: str, formula: Any, note: str = "",
-             *, fmt: str = NUMBER, opening: Any = None) -> Line:
-        """A calculated line. `formula` may be a function of the line itself, for a line that uses its own
-        previous period (`lambda me: prev(me) + flow`). A line that reads any previous period needs an
-        `opening`: its value at time 0 (column 0)."""
-        line_id = self._id(key)
-        u = parse_unit(_pint_text(unit_text))
-        line = Line(line_id, label, unit_text, u, "calc", self.title, note, None, fmt, section=self.title)
-        if opening is not None:
-            line.opening = _finalise(as_node(opening), u, line_id, f"{label} (at the start)", unit_text)
-            if line.opening.axis not in (None, MONTHS) or _reads_previous(line.opening):
-                raise FormulaError("an opening is the value at the start: no prev(), no years", line=line_id,
-                                   label=label)
-        if callable(formula) and not isinstance(formula, Operand):
-            line.axis = MONTHS  # refers to its own previous period
-            node = as_node(formula(line))
-            line.recursive = any(isinstance(n, Prev) and n.line is line for n in node.walk())
-        else:
-            node = as_node(formula)
-        line.formula = _finalise(node, u, line_id, label, unit_text)
-        line.axis = line.formula.axis
-        line.is_bool = line.formula.is_bool
-        if line.series and not self.book.periods:
-            raise FormulaError("runs over periods, but the book has no timeline", line=line_id, label=label)
-        if _reads_previous(line.formula) and line.opening is None:
-            raise FormulaError("reads a previous period (prev), so it needs an opening value", line=line_id,
-                               label=label)
-        if line.opening is not None and line.axis != MONTHS:
-            raise FormulaError("only a monthly row has an opening value", line=line_id, label=label)
-        return self._add(key, line)
-
-    def show(self, line: Line, key: str | None = None, label: str | None = None) -> Line:
-        """A line that only shows another (=its name), with its unit and format: for presentation sheets."""
-        return self.calc(key or line.id.replace(".", "_"), label or line.label, line.unit_text, line, fmt=line.fmt)
-
-    def check(self, key: str, label: str, condition: Any, note: str = "", *, validity: bool = False) -> Line:
-        """A TRUE/FALSE invariant on the Checks sheet. `validity`: when FALSE, the model's numbers themselves
-        cannot be trusted (not only the design), so computed cases that break it are shown as n/a."""
-        node = as_node(condition)
-        errors = unit_errors(node)
-        if errors:
-            raise UnitError.of(node, line=self._id(key), label=label, kind="check")
-        if not node.is_bool:
-            raise UnitError("must be a comparison, TRUE when all is well", line=self._id(key), label=label,
-                            kind="check")
-        if node.series:  # true in every period: the row on the model's sheet, its AND on the Checks sheet
-            from workbook.formula.functions import all_over
-
-            row = self.calc(f"{key}_each_period", f"{label} (each period)", "TRUE/FALSE", node, note, fmt=BOOL)
-            node = all_over(row)
-        return self._add(key,
-            Line(self._id(key), label, "TRUE/FALSE", parse_unit(""), "check", CHECKS_SHEET, note,
-                 node, BOOL, is_bool=True, section=self.title, validity=validity)
-        )
 
 
 # Units columns show words a reader expects; pint reads the unit behind them.
@@ -268,15 +101,15 @@ _SHOWN_AS = {
 }
 
 
-def _reads_previous(node: Node) -> bool:
+def reads_previous(node: Node) -> bool:
     return any(isinstance(n, Prev) for n in node.walk())
 
 
-def _pint_text(unit_text: str) -> str:
+def pint_text(unit_text: str) -> str:
     return _SHOWN_AS.get(unit_text, unit_text)
 
 
-def _finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str) -> Node:
+def finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str) -> Node:
     for inner in node.walk():
         if getattr(inner, "message", None) and inner is not node:
             raise FormulaError("a guarded formula (safe_div, irr) must be the whole formula", line=line_id,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from workbook import scenarios, sensitivity, sheets
-from workbook.formula.line import Book
+from workbook.book import Book
 from workbook.inputs import Rule, Site, Spec
 from workbook.models import cooling, fabric, oob, power, summary, tco, ups
 from workbook.models.base import AllInputs, Inputs, Scope

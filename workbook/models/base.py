@@ -6,8 +6,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from workbook.book import Book, SheetBuilder
 from workbook.formula.expr import FormulaError
-from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Site, Spec
 from workbook.sheets import INPUTS, instance_title
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, max_, where
-from workbook.formula.line import COUNT, PERCENT, Line, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
 from workbook.models.power import PowerOut

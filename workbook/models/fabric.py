@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import Any
 
+from workbook.book import SheetBuilder
 from workbook.formula.functions import ceil, floor, max_, min_, where
-from workbook.formula.line import COUNT, Line, SheetBuilder
+from workbook.formula.line import COUNT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
 from workbook.sheets import FABRIC as TITLE

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, floor, max_, min_
-from workbook.formula.line import COUNT, PERCENT, Line, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
 from workbook.models.fabric import FabricOut

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from workbook.book import Book, SheetBuilder
 from workbook.formula.functions import all_
-from workbook.formula.line import BOOL, Book, Line, SheetBuilder
+from workbook.formula.line import BOOL, Line
 from workbook.models.base import Scope
 from workbook.models.power import PowerOut
 from workbook.models.ups import UpsOut

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from workbook.book import Book, SheetBuilder
 from workbook.formula.expr import Const, Node
 from workbook.formula.functions import (
     all_over,
@@ -37,7 +38,7 @@ from workbook.formula.functions import (
     total,
     where,
 )
-from workbook.formula.line import COUNT, PERCENT, Book, Line, SheetBuilder
+from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
 from workbook.models.fabric import FabricOut
