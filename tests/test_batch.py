@@ -56,6 +56,20 @@ def test_a_bad_site_among_several_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "first.yaml", "second.yaml"]
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_output_that_cannot_be_written_leaves_every_other_output_unwritten(tmp_path: Path, jobs: str) -> None:
+    """All or nothing holds at the write too: the second site's output path is a folder, so the first site's
+    workbook, though rendered, is not put on disk either (and no temporary file is left)."""
+    first, second = sites(tmp_path)
+    (tmp_path / "outputs" / "second.xlsx").mkdir(parents=True)
+    proc = run("build", first, second, "-j", jobs, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    err = assert_one_line_error(proc)
+    assert "second.xlsx" in err, err
+    assert proc.stdout == ""
+    assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == ["second.xlsx"]
+
+
 def test_the_first_bad_site_in_command_line_order_is_reported(tmp_path: Path) -> None:
     """Two bad sites: the error names the first one given, whichever worker finished first."""
     first, _ = sites(tmp_path)

@@ -95,3 +95,14 @@ def test_a_scenario_clone_reads_the_scenario_lines_only(tmp_path: Path) -> None:
                     continue
                 read = {x.id for n in line.formula.walk() for x in n.lines()}
                 assert base_id not in read, f"{name}: {line.id} still reads the base case's {base_id}"
+
+
+def test_two_lines_whose_ids_give_one_defined_name_are_refused() -> None:
+    """`power.a_b` and `power_a.b` would both be the name power_a_b; the second would silently not be defined."""
+    from workbook.formula.expr import FormulaError
+
+    book = Book("t")
+    book.sheet("Inputs", "power").input("a_b", "a", "kW", 1.0)
+    with pytest.raises(FormulaError) as err:
+        book.sheet("Inputs", "power_a").input("b", "b", "kW", 1.0)
+    assert err.value.line == "power_a.b"

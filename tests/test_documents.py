@@ -22,6 +22,7 @@ from workbook.api import Model, build, load, save
 from workbook.book import Book
 from workbook.document import Document, engineering_copy, full_workbook
 from workbook.excel.writer import write_book
+from workbook.formula.expr import FormulaError
 from workbook.inputs import load_site
 from workbook.models import ENGINEERING, all_rules, all_specs, define_fleet, model_inputs, summary
 
@@ -153,3 +154,23 @@ def test_the_engineering_copy_prints_to_pdf_in_libreoffice(example: Model, tmp_p
     assert pdf.exists(), "LibreOffice did not export the engineering copy"
     pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf.read_bytes()))
     assert pages >= 6  # a page per sheet at least
+
+
+@pytest.mark.parametrize("namespace", ["fleet-2", "fleet.new", "Fleet", "2nd", "a_namespace_too_long"])
+def test_a_namespace_that_cannot_name_ids_sheets_and_names_is_refused(namespace: str) -> None:
+    site = load_site(EXAMPLE, all_specs(), rules=all_rules())
+    book = Book("t")
+    with pytest.raises(FormulaError):
+        define_fleet(book, model_inputs(book, site, ENGINEERING), namespace)
+
+
+def test_the_engineering_copy_of_two_fleets_holds_both_and_no_prices(tmp_path: Path) -> None:
+    book, (site, _, _) = two_fleets()
+    doc = engineering_copy(book)
+    assert {"Power chain (fleet_new)", "Fabric (fleet_new)", "Cooling (fleet_new)"} <= set(doc.sheets)
+    out = tmp_path / "fleets.xlsx"
+    layout = write_book(book, book.evaluate(), site, out, doc)
+    held = {line_id.split(".")[0] for line_id in layout.cells}
+    assert held == {"power", "fabric", "cooling", "fleet_new"}
+    assert sum(line_id.startswith("fleet_new.") for line_id in layout.cells) > 300
+    assert unresolved_references(out) == []

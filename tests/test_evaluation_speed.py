@@ -326,3 +326,19 @@ def test_whole_book_is_several_times_faster_than_the_reference(books: dict[str, 
         new.append(t1 - t0)
         old.append(t2 - t1)
     assert sorted(new)[2] * 3 < sorted(old)[2]
+
+
+def test_a_scenario_copy_that_still_reads_the_base_line_is_evaluated_as_written() -> None:
+    """The batched scenarios may stand in for a copy only when it is its base formula re-pointed: a copy left
+    reading the base case's line is evaluated as written (what LibreOffice computes), and a base line changed
+    after an evaluation is not served from the cached plan."""
+    from tests.conftest import EXAMPLE
+    from workbook.api import load
+
+    book = load(EXAMPLE).book
+    copy = book.scenarios["low_utilisation"]["tco.energy_cost"]
+    base = book.lines["tco.energy_cost"]
+    batched = book.evaluate()[copy.id].item()
+    copy.formula = base.formula  # not re-pointed: reads the base case's utilisation
+    assert book.evaluate()[copy.id].item() == pytest.approx(book.evaluate()[base.id].item())
+    assert book.evaluate()[copy.id].item() != pytest.approx(batched)

@@ -44,6 +44,7 @@ class Book:
     tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
     scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
     views: list[View] = field(default_factory=list)
+    _names: dict[str, str] = field(default_factory=dict, repr=False)  # defined name -> line id (each once)
 
     def timeline(self, months: int) -> None:
         """Set the workbook's one timeline: the start (time 0) and `months` months after it."""
@@ -66,6 +67,10 @@ class Book:
     def _add(self, line: Line) -> Line:
         if line.id in self.lines:
             raise FormulaError("is defined twice", line=line.id, label=line.label)
+        other = self._names.get(line.name)
+        if other is not None:
+            raise FormulaError(f"has the defined name {line.name} of line {other}", line=line.id, label=line.label)
+        self._names[line.name] = line.id
         self.lines[line.id] = line
         self.sheets.setdefault(line.sheet, []).append(line)
         return line

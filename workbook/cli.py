@@ -67,8 +67,8 @@ def _jobs(text: str) -> int:
 
 def _build(args: argparse.Namespace) -> int:
     from workbook import batch
-    from workbook.api import load, save
-    from workbook.excel.output import write_atomically
+    from workbook.api import load
+    from workbook.excel.output import write_all_atomically
 
     if args.output and len(args.sites) > 1:
         raise InputError("-o/--output names one file; give one site, or none to write outputs/<site>.xlsx")
@@ -93,14 +93,11 @@ def _build(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    if jobs > 1:
-        for b, out in zip(built, outs, strict=True):
-            write_atomically(out, b.data)
-            _wrote(out, b.lines, b.checks_pass)
-        return 0
-    for model, out in zip(models, outs, strict=True):
-        save(model, out)
-        _wrote(out, *batch.summary(model))
+    if jobs == 1:  # rendered here, every one before any file is written
+        built = [batch.Built(batch.render(m), *batch.summary(m)) for m in models]
+    write_all_atomically([(out, b.data) for b, out in zip(built, outs, strict=True)])
+    for b, out in zip(built, outs, strict=True):
+        _wrote(out, b.lines, b.checks_pass)
     return 0
 
 

@@ -61,7 +61,19 @@ ENGINEERING_MODELS = frozenset({"power", "fabric", "cooling"})
 
 def engineering_copy(book: Book, models: frozenset[str] = ENGINEERING_MODELS) -> Document:
     """The power chain, fabric and cooling with their inputs and checks, for a design review or a contractor:
-    no prices, no cash flows, no scenarios. Lines of other models are not in it (ids by model prefix)."""
-    titles = (sheets.INPUTS, sheets.POWER, sheets.FABRIC, sheets.COOLING, sheets.CHECKS)
-    return Document("engineering", tuple(t for t in titles if t in book.sheets),
-                    keep=lambda key: key.split(".", 1)[0] in models, fit_checks=False)
+    no prices, no cash flows, no scenarios. Lines of other models are not in it (by the model part of the id,
+    after a fleet's namespace: `fleet_new.power.it_load` is the power chain's)."""
+    engineering = (sheets.POWER, sheets.FABRIC, sheets.COOLING)
+    titles = [sheets.INPUTS]
+    for t in book.sheets:  # the site's sheets and those of its other fleets (`Power chain (fleet_new)`)
+        if any(t == e or t.startswith(f"{e} (") for e in engineering):
+            titles.append(t)
+    titles.append(sheets.CHECKS)
+
+    def keep(key: str) -> bool:
+        parts = key.split(".")
+        if parts[0] in models:
+            return True
+        return len(parts) > 2 and parts[0] != "scenario" and parts[1] in models
+
+    return Document("engineering", tuple(t for t in titles if t in book.sheets), keep=keep, fit_checks=False)

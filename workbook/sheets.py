@@ -22,6 +22,13 @@ ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, TCO, PL, CASH, SCE
          SENSITIVITY, CHECKS)
 
 
+MAX_TITLE = 31  # Excel's limit on a sheet name
+
+
 def instance_title(title: str, namespace: str) -> str:
     """A model instance's sheet: `Power chain (fleet_new)`; the site's own instance keeps the plain title."""
-    return f"{title} ({namespace})" if namespace else title
+    shown = f"{title} ({namespace})" if namespace else title
+    if len(shown) > MAX_TITLE:
+        raise ValueError(f"sheet title {shown!r} is longer than Excel's {MAX_TITLE} characters; use a shorter "
+                         "namespace")
+    return shown

@@ -90,6 +90,8 @@ def plan(book: Book, document: Document | None = None) -> Layout:
         tables = [t for t in book.tables if t.sheet == title]
         views = [v for v in book.views if v.sheet == title
                  and all(document.holds(line) for _, _, lines in v.columns for line in lines)]
+        if (tables or views) and any(isinstance(x, Line) for x in items):
+            raise ValueError(f"sheet {title!r} holds a table or a view, and lines: give the lines their own sheet")
         if not items and not tables and not views and title not in (INPUTS_SHEET, CHECKS_SHEET):
             continue  # a model with no lines for this site has no sheet
         if title == CHECKS_SHEET:

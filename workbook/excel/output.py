@@ -45,6 +45,32 @@ def remove_stale(folder: Path) -> list[Path]:
 
 def write_atomically(out: Path, data: bytes) -> None:
     """Write the bytes to `out` by rename, so a reader sees the old file or the new one, never a part."""
+    write_all_atomically([(out, data)])
+
+
+def write_all_atomically(files: list[tuple[Path, bytes]]) -> None:
+    """Write several files all or nothing: every one staged beside its target first, then each renamed into
+    place. A file that cannot be staged (a read-only folder, a full disk) or a target that is not a file is found
+    before any rename, and every staged file is then removed."""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for out, data in files:
+            staged.append((_stage(out, data), out))
+        for _, out in staged:
+            if out.exists() and not out.is_file():
+                raise OutputError(f"{out}: cannot write the workbook (it is a folder, not a file)")
+        for tmp, out in staged:
+            try:
+                os.replace(tmp, out)
+            except OSError as e:
+                raise OutputError(f"{out}: cannot write the workbook ({e.strerror or e})") from None
+    finally:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _stage(out: Path, data: bytes) -> str:
+    """The bytes in a hidden temporary file beside `out` (ours by name: the next build removes it if we die)."""
     tmp: str | None = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +81,7 @@ def write_atomically(out: Path, data: bytes) -> None:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the workbook is an ordinary file
-        os.replace(tmp, out)
+        return tmp
     except OSError as e:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)

@@ -146,29 +146,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             for view in sl.views:
                 write_view(wb, ws, styles, view, values, site.name)
             continue
-        ws.write(0, 0, f"{title}: {site.name}", styles.title)
-        ws.write(1, 0, SUBTITLES.get(title, f"{title}: workings. Formulas only; inputs live on the Inputs sheet."),
-                 styles.subtitle)
-        for col, head in enumerate(COLUMNS):
-            ws.write(HEADER_ROW, col, head, styles.header)
-        if sl.has_series:
-            header = styles.period_header(sl.axis == MONTHS)
-            for t in range(layout.widths[sl.axis]):
-                ws.write_number(HEADER_ROW, FIRST_PERIOD + t, t, header)
-        if title == INPUTS_SHEET and layout.settings:
-            _write_settings(ws, styles, layout.settings)
-        for row, item in sl.rows:
-            if isinstance(item, Section):
-                for col in range(len(COLUMNS)):
-                    ws.write_blank(row, col, None, styles.section)
-                ws.write(row, LABEL, item.title, styles.section)
-                continue
-            if isinstance(item, Text):
-                ws.write_string(row, LABEL, item.text, styles.note)
-                continue
-            _write_line(ws, styles, layout, title, item, values, row)
-            target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
-            wb.define_name(item.name, f"={target}")
+        _write_rows(wb, ws, styles, layout, title, values, site.name)
         last_row = sl.last_row
         charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in layout.charts)
         if title in (CHECKS_SHEET, SUMMARY):
@@ -186,6 +164,35 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             ws.protect()
     add_charts(wb, sheets, layout)
     wb.close()
+
+
+def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, title: str,
+                values: dict[str, np.ndarray], site: str) -> None:
+    """A sheet of lines: its title, column headers, period headers, sections, sentences and lines with names."""
+    sl = layout.sheets[title]
+    ws.write(0, 0, f"{title}: {site}", styles.title)
+    ws.write(1, 0, SUBTITLES.get(title, f"{title}: workings. Formulas only; inputs live on the Inputs sheet."),
+             styles.subtitle)
+    for col, head in enumerate(COLUMNS):
+        ws.write(HEADER_ROW, col, head, styles.header)
+    if sl.has_series:
+        header = styles.period_header(sl.axis == MONTHS)
+        for t in range(layout.widths[sl.axis]):
+            ws.write_number(HEADER_ROW, FIRST_PERIOD + t, t, header)
+    if title == INPUTS_SHEET and layout.settings:
+        _write_settings(ws, styles, layout.settings)
+    for row, item in sl.rows:
+        if isinstance(item, Section):
+            for col in range(len(COLUMNS)):
+                ws.write_blank(row, col, None, styles.section)
+            ws.write(row, LABEL, item.title, styles.section)
+            continue
+        if isinstance(item, Text):
+            ws.write_string(row, LABEL, item.text, styles.note)
+            continue
+        _write_line(ws, styles, layout, title, item, values, row)
+        target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
+        wb.define_name(item.name, f"={target}")
 
 
 def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,

@@ -158,8 +158,10 @@ def _scenarios(book: Book) -> _Scenarios | None:
     """The book's scenarios as rows, or None (no scenarios, or copies that are not their base's formula)."""
     if not book.scenarios:
         return None
-    state = (len(book.lines), tuple((name, tuple((id(c), id(c.formula), id(c.opening)) for c in m.values()))
-                                    for name, m in book.scenarios.items()))
+    state = (len(book.lines), tuple(
+        (name, tuple((id(c), id(c.formula), id(c.opening), id(getattr(book.lines.get(k), "formula", None)),
+                      id(getattr(book.lines.get(k), "opening", None))) for k, c in m.items()))
+        for name, m in book.scenarios.items()))
     cached = _SCENARIOS.get(id(book))
     if cached is not None and cached[0]() is book and cached[1] == state:
         return cached[2]
@@ -180,8 +182,8 @@ def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
 
 def _same(base: Node | None, copy: Node | None, mapping: dict[str, Line]) -> bool:
     """Whether `copy` is `base` with the lines of `mapping` in place of the base's (as Node.rebuilt makes it)."""
-    if base is copy:
-        return True
+    if base is copy:  # a shared part: the copy's only if it reads no line the scenario replaces
+        return base is None or not any(line.id in mapping for node in base.walk() for line in node.lines())
     if base is None or copy is None or type(base) is not type(copy):
         return False
     parts = set(base.NODES) | set(base.LINES)
@@ -190,7 +192,7 @@ def _same(base: Node | None, copy: Node | None, mapping: dict[str, Line]) -> boo
             return False
     for attr in base.LINES:
         line, other = getattr(base, attr), getattr(copy, attr)
-        if other is not line and other is not mapping.get(line.id):
+        if other is not mapping.get(line.id, line):  # re-pointed exactly where the scenario has its own line
             return False
     for attr in base.NODES:
         a, b = getattr(base, attr), getattr(copy, attr)

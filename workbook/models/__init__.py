@@ -59,8 +59,8 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
     net = fabric.define(fabric_scope, i.fabric, i.power)
     chain = power.define(power_scope, i.power, net)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
-    backed = ups.define(power_scope, i.power, chain, cool)
-    management = oob.define(fabric_scope, i.fabric, net, chain, cool)
+    backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
+    management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
     return Fleet(i, net, chain, cool, backed, management)
 
 

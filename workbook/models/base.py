@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -13,6 +14,7 @@ from workbook.inputs import Site, Spec
 from workbook.sheets import INPUTS, instance_title
 
 Out = TypeVar("Out")
+NAMESPACE = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # 12 characters: `Power chain (…)` fits Excel's 31
 
 
 class Scope:
@@ -21,6 +23,9 @@ class Scope:
     its outputs are made. Two instances of a model are two calls of its function with two scopes."""
 
     def __init__(self, book: Book, prefix: str, namespace: str = ""):
+        if namespace and not NAMESPACE.match(namespace):
+            raise FormulaError(f"namespace {namespace!r}: lowercase letters, digits and _, starting with a letter "
+                               "(it becomes part of every id, defined name and sheet title)")
         self.book, self.namespace = book, namespace
         self.prefix = f"{namespace}.{prefix}" if namespace else prefix
         self.defined: dict[str, Line] = {}
