@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 SITE   ?= inputs/example.yaml
 STAMP  := $(VENV)/.installed
 
-.PHONY: workbook workbooks test lint bench verify libreoffice clean
+.PHONY: workbook workbooks pdf test lint bench verify libreoffice clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,6 +15,10 @@ $(STAMP): pyproject.toml
 ## build one site's workbook (default: the example site) into outputs/
 workbook: $(STAMP)
 	$(PY) -m workbook build $(SITE)
+
+## build one site's workbook and export it to PDF beside it (outputs/<site>.pdf), with LibreOffice
+pdf: $(STAMP) libreoffice
+	$(PY) -m workbook pdf $(SITE)
 
 ## build every site in inputs/, one process per core (JOBS=n to choose; a progress bar when on a terminal)
 workbooks: $(STAMP)
@@ -26,7 +30,7 @@ verify: $(STAMP) libreoffice
 
 ## run the test suite (installs LibreOffice Calc when missing and we are root)
 test: $(STAMP) libreoffice
-	$(PY) -m ruff check workbook tests bench
+	$(PY) -m ruff check workbook tests bench tools
 	$(PY) -m pytest
 
 libreoffice:
@@ -35,12 +39,12 @@ libreoffice:
 		echo "installing LibreOffice Calc (headless) with apt-get"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui >/dev/null; \
 	else \
-		echo "LibreOffice Calc is needed for the parity tests: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui"; \
+		echo "LibreOffice Calc is needed for the parity tests and the PDF: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui"; \
 		exit 1; \
 	fi
 
 lint: $(STAMP)
-	$(PY) -m ruff check workbook tests bench
+	$(PY) -m ruff check workbook tests bench tools
 
 ## benchmarks: one `RATIO <target> = <x>x (target <= <y>x)` line per target of issue 10
 bench: $(STAMP)
@@ -48,4 +52,4 @@ bench: $(STAMP)
 	@if [ -f bench/evaluation.py ]; then echo "$(PY) bench/evaluation.py"; $(PY) bench/evaluation.py; fi
 
 clean:
-	rm -rf outputs/*.xlsx .pytest_cache .hypothesis
+	rm -rf outputs/*.xlsx outputs/*.pdf outputs/preview .pytest_cache .hypothesis

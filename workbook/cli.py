@@ -1,4 +1,5 @@
-"""Command line: build, evaluate and verify site workbooks. Errors are one line; exit status says which."""
+"""Command line: build, evaluate, verify and print (PDF) site workbooks. Errors are one line; exit status says
+which."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from workbook.formula.expr import FormulaError
 from workbook.inputs import InputError
 
-EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY = 2, 3, 4
+EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY, EXIT_LIBREOFFICE = 2, 3, 4, 5
 
 
 def default_output(site: Path) -> Path:
@@ -26,6 +28,15 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                    help="sites built at once, one process each (default: the number of CPUs)")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
+    p = sub.add_parser("pdf", help="build the workbook of one or more site files and export each to PDF "
+                                    "(LibreOffice), the PDF beside the workbook")
+    p.add_argument("sites", nargs="+", type=Path, metavar="SITE.yaml")
+    p.add_argument("-o", "--output", type=Path,
+                   help="output .pdf (one site only), the workbook beside it as .xlsx; default outputs/<site>.pdf")
+    p.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                   help="sites built at once, one process each (default: the number of CPUs)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
     e = sub.add_parser("evaluate", help="evaluate a site in Python and print every calculated line")
     e.add_argument("site", type=Path, metavar="SITE.yaml")
@@ -44,9 +55,13 @@ def main(argv: list[str] | None = None) -> int:
 def describe(exc: Exception) -> tuple[int, str]:
     """The exit status and the one line printed for a failure (also used by the build's worker processes)."""
     from workbook.batch import BatchFailed
+    from workbook.pdf import ExportFailed
+    from workbook.verify import EngineMissing
 
     if isinstance(exc, BatchFailed):  # worded already, in a worker
         return exc.status, exc.line
+    if isinstance(exc, EngineMissing | ExportFailed):  # LibreOffice is not installed, or wrote no PDF
+        return EXIT_LIBREOFFICE, f"error: {exc}"
     if isinstance(exc, InputError):
         return EXIT_INPUT, f"error: {exc}"
     if isinstance(exc, FormulaError):  # UnitError is a FormulaError too
@@ -66,39 +81,72 @@ def _jobs(text: str) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from workbook import batch
-    from workbook.api import load
     from workbook.excel.output import write_all_atomically
 
-    if args.output and len(args.sites) > 1:
-        raise InputError("-o/--output names one file; give one site, or none to write outputs/<site>.xlsx")
-    outs = [args.output or default_output(site) for site in args.sites]
-    seen: dict[Path, Path] = {}
-    for site, out in zip(args.sites, outs, strict=True):
-        other = seen.setdefault(out.resolve(), site)
-        if other != site:
-            raise InputError(f"{site}: would overwrite {out}, the workbook of {other} (same file name); rename one")
-    jobs = min(args.jobs or batch.default_jobs(), len(args.sites))
-    show = len(args.sites) > 1 and (args.progress if args.progress is not None else sys.stderr.isatty())
-    progress = batch.Progress(len(args.sites), sys.stderr) if show else None
-    try:  # every site is loaded (validated, evaluated) once, and all of them before any file is written
-        if jobs > 1:  # in worker processes, which render the workbooks too
-            built = batch.render_all(args.sites, jobs, progress)
-        else:
-            models = []
-            for site in args.sites:
-                models.append(load(site))
-                if progress is not None:
-                    progress.advance()
-    finally:
-        if progress is not None:
-            progress.close()
-    if jobs == 1:  # rendered here, every one before any file is written
-        built = [batch.Built(batch.render(m), *batch.summary(m)) for m in models]
+    outs = _outputs(args.sites, args.output, ".xlsx")
+    built = _render(args)
     write_all_atomically([(out, b.data) for b, out in zip(built, outs, strict=True)])
     for b, out in zip(built, outs, strict=True):
         _wrote(out, b.lines, b.checks_pass)
     return 0
+
+
+def _pdf(args: argparse.Namespace) -> int:
+    """`build`, then each workbook exported to PDF beside it: every workbook and PDF is written only once all
+    of them exported (all or nothing, like `build`)."""
+    from workbook.excel.output import write_all_atomically
+    from workbook.pdf import to_pdf
+
+    if args.output and args.output.suffix.lower() != ".pdf":
+        raise InputError(f"{args.output}: -o/--output names the PDF: a file name ending in .pdf (the workbook is "
+                         "written beside it, as .xlsx)")
+    pdfs = _outputs(args.sites, args.output, ".pdf")
+    outs = [pdf.with_suffix(".xlsx") for pdf in pdfs]
+    built = _render(args)  # every site validated first: a bad site is said the same with or without LibreOffice
+    data = to_pdf([(out, b.data) for b, out in zip(built, outs, strict=True)])
+    write_all_atomically([*((out, b.data) for b, out in zip(built, outs, strict=True)),
+                          *zip(pdfs, data, strict=True)])
+    for b, out, pdf in zip(built, outs, pdfs, strict=True):
+        _wrote(out, b.lines, b.checks_pass)
+        print(f"wrote {pdf}")
+    return 0
+
+
+def _outputs(sites: list[Path], output: Path | None, suffix: str) -> list[Path]:
+    """The file each site writes (-o for one site, else outputs/<site><suffix>); two sites writing the same
+    file are refused."""
+    if output and len(sites) > 1:
+        raise InputError(f"-o/--output names one file; give one site, or none to write outputs/<site>{suffix}")
+    outs = [output or default_output(site).with_suffix(suffix) for site in sites]
+    seen: dict[Path, Path] = {}
+    for site, out in zip(sites, outs, strict=True):
+        other = seen.setdefault(out.resolve(), site)
+        if other != site:
+            raise InputError(f"{site}: would overwrite {out}, the workbook of {other} (same file name); rename one")
+    return outs
+
+
+def _render(args: argparse.Namespace) -> list[Any]:
+    """Every site loaded (validated, evaluated) and rendered in memory, all before any file is written; in
+    worker processes with -j (default: one per CPU) and a progress bar with --progress."""
+    from workbook import batch
+    from workbook.api import load
+
+    jobs = min(args.jobs or batch.default_jobs(), len(args.sites))
+    show = len(args.sites) > 1 and (args.progress if args.progress is not None else sys.stderr.isatty())
+    progress = batch.Progress(len(args.sites), sys.stderr) if show else None
+    try:  # every site is loaded once, and all of them before any is rendered
+        if jobs > 1:  # in worker processes, which render the workbooks too
+            return batch.render_all(args.sites, jobs, progress)
+        models = []
+        for site in args.sites:
+            models.append(load(site))
+            if progress is not None:
+                progress.advance()
+    finally:
+        if progress is not None:
+            progress.close()
+    return [batch.Built(batch.render(m), *batch.summary(m)) for m in models]
 
 
 def _wrote(out: Path, lines: int, checks_pass: bool) -> None:
@@ -139,4 +187,4 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_VERIFY if failed else 0
 
 
-COMMANDS = {"build": _build, "evaluate": _evaluate, "verify": _verify}
+COMMANDS = {"build": _build, "pdf": _pdf, "evaluate": _evaluate, "verify": _verify}

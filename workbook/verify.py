@@ -7,10 +7,12 @@ output is checked for existence. Many files go through one soffice start.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import posixpath
 import shutil
+import signal
 import subprocess
 import tempfile
 import zipfile
@@ -78,16 +80,36 @@ def recalculate(paths: Iterable[Path], outdir: Path, timeout: float = 900, attem
 
 def _convert(paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess[str]:
     """One soffice start, with a fresh profile that forces a full recalculation on load."""
+    return run_soffice(paths, outdir, "xlsx", timeout, recalc=True)
+
+
+def run_soffice(paths: Iterable[Path], outdir: Path, to: str, timeout: float,
+                recalc: bool = False) -> subprocess.CompletedProcess[str]:
+    """One headless soffice start converting files into `outdir` (`--convert-to to`: "xlsx", "pdf"), with a
+    fresh profile in a temporary folder (that recalculates every formula on load when `recalc`). soffice may
+    exit 0 without writing a file, or 1 having written nothing: the caller checks for each output. After
+    `timeout` seconds (or on any interruption) every process of that start is killed (soffice forks
+    soffice.bin, which a kill of soffice alone would leave running) and the exception goes on."""
     with tempfile.TemporaryDirectory(prefix="lo-profile-") as profile:
         user = Path(profile) / "user"
         user.mkdir()
-        (user / "registrymodifications.xcu").write_text(_PROFILE)
+        if recalc:
+            (user / "registrymodifications.xcu").write_text(_PROFILE)
         cmd = [
             soffice(), f"-env:UserInstallation=file://{profile}", "--headless", "--norestore",
-            "--nologo", "--nodefault", "--convert-to", "xlsx", "--outdir", str(outdir), *map(str, paths),
+            "--nologo", "--nodefault", "--convert-to", to, "--outdir", str(outdir), *map(str, paths),
         ]
         env = {**os.environ, "HOME": profile}
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                              start_new_session=True) as proc:
+            try:
+                out, err = proc.communicate(timeout=timeout)
+            except BaseException:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                raise
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 @dataclass

@@ -8,7 +8,7 @@ import xlsxwriter
 
 from workbook import __version__
 from workbook.excel.layout import Layout
-from workbook.excel.styles import Styles
+from workbook.excel.styles import PAGE_HEADER, Styles
 from workbook.inputs import Site
 from workbook.sheets import COVER
 
@@ -75,3 +75,4 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ws.set_paper(9)
     ws.fit_to_pages(1, 0)
     ws.print_area(0, 0, r, 1)
+    ws.set_header(PAGE_HEADER)

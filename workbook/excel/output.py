@@ -58,15 +58,19 @@ def write_all_atomically(files: list[tuple[Path, bytes]]) -> None:
             staged.append((_stage(out, data), out))
         for _, out in staged:
             if out.exists() and not out.is_file():
-                raise OutputError(f"{out}: cannot write the workbook (it is a folder, not a file)")
+                raise OutputError(f"{out}: cannot write the {_what(out)} (it is a folder, not a file)")
         for tmp, out in staged:
             try:
                 os.replace(tmp, out)
             except OSError as e:
-                raise OutputError(f"{out}: cannot write the workbook ({e.strerror or e})") from None
+                raise OutputError(f"{out}: cannot write the {_what(out)} ({e.strerror or e})") from None
     finally:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
+
+
+def _what(out: Path) -> str:
+    return "PDF" if out.suffix.lower() == ".pdf" else "workbook"
 
 
 def _stage(out: Path, data: bytes) -> str:
@@ -86,7 +90,7 @@ def _stage(out: Path, data: bytes) -> str:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         cause = "a parent of it is a file" if isinstance(e, FileExistsError | NotADirectoryError) else e.strerror
-        raise OutputError(f"{out}: cannot write the workbook ({cause or e})") from None
+        raise OutputError(f"{out}: cannot write the {_what(out)} ({cause or e})") from None
     except BaseException:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)

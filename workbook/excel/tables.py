@@ -10,7 +10,7 @@ import numpy as np
 import xlsxwriter
 
 from workbook.excel.fast_formulas import write_formula
-from workbook.excel.styles import Styles
+from workbook.excel.styles import PAGE_HEADER, Styles
 
 TABLE_ROW = 4  # header row of the table; the note sits above it
 
@@ -57,6 +57,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any) ->
     ws.set_paper(9)
     ws.fit_to_pages(1, 0)
     ws.print_area(0, 0, last + 3 + 20 * len(table.charts), len(table.header) - 1)
+    ws.set_header(PAGE_HEADER)
 
 
 def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, values: dict[str, np.ndarray],
@@ -104,3 +105,4 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     ws.set_landscape()
     ws.set_paper(9)
     ws.print_area(0, 0, last_row + 22, last_col)
+    ws.set_header(PAGE_HEADER)

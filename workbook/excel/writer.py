@@ -35,7 +35,7 @@ from workbook.excel.layout import (
     plan,
 )
 from workbook.excel.output import write_atomically
-from workbook.excel.styles import Styles
+from workbook.excel.styles import PAGE_HEADER, Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.formula.expr import MONTHS, Context
 from workbook.formula.line import Line
@@ -292,4 +292,4 @@ def _page_setup(ws: Any, last_row: int, last_col: int, scaled: bool = True) -> N
         ws.repeat_columns(0)  # a timeline prints across pages with its labels on each
     ws.repeat_rows(HEADER_ROW)
     ws.print_area(0, 0, last_row, last_col)
-    ws.set_header("&L&A&R&P / &N")
+    ws.set_header(PAGE_HEADER)
