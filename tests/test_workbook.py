@@ -359,3 +359,15 @@ def test_the_output_has_the_permissions_of_an_ordinary_file(built: Built, tmp_pa
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~umask
+
+
+def test_the_cover_says_where_each_choice_came_from_and_what_each_sheet_is(built: Built) -> None:
+    """A share reads as a percentage, a default says so (not "set in the site file"), and every sheet listed has
+    its purpose rather than the generic "workings"."""
+    ws = built.formulas[sheets.COVER]
+    rows = {ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).value for r in range(1, ws.max_row + 1)}
+    assert rows["Sensitivity swing (+/- on each input)"] == "20% (the default)"
+    assert rows["Facility overhead method"] == "pue (set in the site file)"
+    assert rows["CDU scope: row (shared by the hall) or rack (in-rack, one rack each)"] == "row (from the catalog)"
+    listed = [c.value for row in ws.iter_rows(min_col=2, max_col=2) for c in row if c.hyperlink]
+    assert len(listed) == len(built.layout.sheets) and not any(": workings" in str(x) for x in listed), listed

@@ -6,22 +6,28 @@ from typing import Any
 
 import xlsxwriter
 
-from workbook import __version__
+from workbook import __version__, sheets
 from workbook.excel.layout import Layout
 from workbook.excel.styles import PAGE_HEADER, Styles
 from workbook.inputs import Site
 from workbook.sheets import COVER
 
 SHEET_PURPOSE = {
-    "Inputs": "every typed-in number, with its unit and source; the only place to change anything",
-    "Summary": "key figures, the master check and charts",
-    "Power chain": "GPU -> node -> rack -> IT load -> facility -> utility feed",
-    "Fabric": "compute rails, leaf/spine/core counts, links, transceivers and their power; storage and OOB networks",
-    "Cooling": "heat to liquid and air, coolant flow, CDUs, air flow, heat rejection, cold-plate ride-through",
-    "TCO": "rent vs buy over a monthly timeline: capex, running costs, rent, NPV, IRR, break-even",
-    "Scenarios": "each named scenario recalculated live: the lines its changed inputs reach",
-    "Sensitivity": "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build time)",
-    "Checks": "every invariant as TRUE/FALSE, and their AND",
+    sheets.INPUTS: "every typed-in number, with its unit and source; the only place to change anything",
+    sheets.SUMMARY: "key figures, the master check and charts",
+    sheets.COMPARISON: "the key figures of the base case and of each scenario side by side (live references)",
+    sheets.POWER: "GPU -> node -> rack -> IT load -> facility -> utility feed",
+    sheets.FABRIC: "compute rails, leaf/spine/core counts, links, transceivers and their power; storage and OOB "
+                   "networks",
+    sheets.COOLING: "heat to liquid and air, coolant flow, CDUs, air flow, heat rejection, cold-plate ride-through",
+    sheets.TCO: "rent vs buy over a monthly timeline: capex, running costs, rent, NPV, IRR, break-even",
+    sheets.PL: "the cost of the cluster by year (roll-ups of the monthly cash flows), tied to the cash flows",
+    sheets.CASH: "the monthly timeline: capex, running costs, tax, residual value, rent, discounting, payback",
+    sheets.SCENARIOS: "each named scenario recalculated live: the lines its changed inputs reach",
+    sheets.SCENARIOS_YEARLY: "each scenario's yearly roll-ups, recalculated live",
+    sheets.SENSITIVITY: "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build "
+                        "time)",
+    sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
 }
 
 HOW_TO_READ = [
@@ -39,8 +45,8 @@ HOW_TO_READ = [
 
 def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout) -> None:
     ws: Any = wb.add_worksheet(COVER)
-    ws.set_column(0, 0, 28)
-    ws.set_column(1, 1, 110)
+    ws.set_column(0, 0, 58)  # the longest setting's label whole
+    ws.set_column(1, 1, TEXT_WIDTH)
     ws.write(0, 0, "GPU site workbook", styles.title)
     rows = [
         ("Site", site.name),
@@ -50,16 +56,16 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
         ("Built by", f"gpu-site-workbook {__version__}"),
     ]
     for setting in layout.settings:
-        rows.append((setting.label, f"{setting.value} (set in the site file)"))
+        rows.append((setting.label, f"{setting.value} ({_origin(setting.source)})"))
     r = 2
     for label, text in rows:
-        ws.write(r, 0, label, styles.bold)
-        ws.write_string(r, 1, text, styles.label)
+        ws.write(r, 0, label, styles.bold_top)
+        _wrapped(ws, r, text, styles)
         r += 1
     r += 1
-    ws.write(r, 0, "How to read", styles.bold)
+    ws.write(r, 0, "How to read", styles.bold_top)
     for line in HOW_TO_READ:
-        ws.write_string(r, 1, line, styles.label)
+        _wrapped(ws, r, line, styles)
         r += 1
     r += 1
     ws.write(r, 0, "Colours", styles.bold)
@@ -76,3 +82,25 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ws.fit_to_pages(1, 0)
     ws.print_area(0, 0, r, 1)
     ws.set_header(PAGE_HEADER)
+
+
+def _origin(source: str) -> str:
+    """Where a structural choice came from, as its source says: a default, the catalog, or the site file."""
+    if source.startswith("default"):
+        return "the default"
+    if source.startswith("catalog"):
+        return "from the catalog"
+    return "set in the site file"
+
+
+TEXT_WIDTH = 110  # characters in the Cover's text column
+LINE_HEIGHT = 13.5  # points per line of 10-point text
+
+
+def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> None:
+    """A text wrapped in its column, with the row as tall as its lines: viewers and the PDF export do not all
+    size a row to wrapped text, and a short row lets the text run over the next."""
+    ws.write_string(row, 1, text, styles.text)
+    lines = -(-len(text) // (TEXT_WIDTH + 10))  # a 110-character column holds about 120 characters of text
+    if lines > 1:
+        ws.set_row(row, LINE_HEIGHT * lines)

@@ -41,6 +41,7 @@ class Styles:
         self.note = wb.add_format({**base, "font_color": "#404040"})
         self.text = wb.add_format({**base, "text_wrap": True, "valign": "top"})
         self.bold = wb.add_format({**base, "bold": True})
+        self.bold_top = wb.add_format({**base, "bold": True, "valign": "top"})
         self.ok = wb.add_format({"bg_color": OK_FILL, "font_color": OK_FONT})
         self.bad = wb.add_format({"bg_color": BAD_FILL, "font_color": BAD_FONT})
         self.input_text = wb.add_format({**base, "font_color": INPUT_FONT, "bg_color": INPUT_FILL,
