@@ -371,3 +371,21 @@ def test_the_cover_says_where_each_choice_came_from_and_what_each_sheet_is(built
     assert rows["CDU scope: row (shared by the hall) or rack (in-rack, one rack each)"] == "row (from the catalog)"
     listed = [c.value for row in ws.iter_rows(min_col=2, max_col=2) for c in row if c.hyperlink]
     assert len(listed) == len(built.layout.sheets) and not any(": workings" in str(x) for x in listed), listed
+
+
+def test_no_formula_divides_or_multiplies_by_one_unit(built: Built) -> None:
+    """x / (1 month) is rendered x: only the unit changes, so a reviewer never reads a "/1"."""
+    found = [f"{ws.title}!{c.coordinate}: {c.value}" for ws in built.formulas.worksheets for row in ws.iter_rows()
+             for c in row if isinstance(c.value, str) and c.value.startswith("=")
+             and re.search(r"/1(?![0-9.E])", c.value)]
+    assert found == []
+
+
+def test_the_master_check_reads_as_a_check_and_the_comparison_names_its_changes(built: Built) -> None:
+    sheet, row, col = built.layout.cells["checks.all_pass"]
+    cell = built.formulas[sheet].cell(row=row + 1, column=col + 1)
+    assert cell.font.b and cell.alignment.horizontal == "center"
+    ws = built.formulas[sheets.COMPARISON]
+    changes = [str(c.value) for row in ws.iter_rows(min_row=5, max_row=5, min_col=4) for c in row if c.value]
+    assert "Utilisation (share of GPU-hours doing work) = 40%" in changes
+    assert not any(re.search(r"\b[a-z]+\.[a-z_]+\b", c) for c in changes), changes  # no internal ids

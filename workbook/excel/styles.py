@@ -78,7 +78,7 @@ class Styles:
                 props.update(font_color=INPUT_FONT, bg_color=INPUT_FILL, border=1, border_color="#BFBFBF")
                 if self.unlock_inputs:
                     props["locked"] = False  # a protected document's inputs stay editable
-            elif kind == "check":
+            elif kind == "check" or fmt == "BOOLEAN":  # a check, or the AND of checks (the master check)
                 props.update(bold=True, align="center")
             self._cache[key] = self.wb.add_format(props)
         return self._cache[key]

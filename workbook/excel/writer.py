@@ -151,8 +151,8 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in layout.charts)
         if title in (CHECKS_SHEET, SUMMARY):
             _colour_checks(ws, styles, sl, layout.as_values)
-        for col, width in WIDTHS.items():
-            ws.set_column(col, col, 44 if (sl.has_series and col == NOTE) else width)
+        for col, width in _widths(sl).items():
+            ws.set_column(col, col, width)
         last_col = layout.last_column(title)
         if sl.has_series:
             ws.set_column(FIRST_PERIOD, last_col, 12)
@@ -255,17 +255,30 @@ def _validate(ws: Any, line: Line, row: int) -> None:
     })
 
 
+def _widths(sl: Any) -> dict[int, int]:
+    """Column widths; the Note column narrow on a sheet without notes (the Summary: its charts then sit on screen
+    beside its figures). The Name column keeps its width: wider, LibreOffice 7.4's PDF export of the example
+    fails (issue 11 is to find why)."""
+    lines = [item for _, item in sl.rows if isinstance(item, Line)]
+    widths = dict(WIDTHS)
+    if sl.has_series:
+        widths[NOTE] = 44
+    elif lines and not any(x.note for x in lines):
+        widths[NOTE] = 12
+    return widths
+
+
 def _write_settings(ws: Any, styles: Styles, settings: list[Any]) -> None:
     """Structural choices sit to the right of the inputs: they decide which rows exist, so they are words
     from the site file, not live inputs."""
     col = NOTE + 2
-    ws.write(HEADER_ROW, col, "Structure (set in the site file)", styles.header)
+    ws.write(HEADER_ROW, col, "Structure (change it in the site file and rebuild)", styles.header)
     ws.write(HEADER_ROW, col + 1, "Choice", styles.header)
-    for k, setting in enumerate(settings, start=1):
+    for k, setting in enumerate(settings, start=1):  # plain text: editing it here would change nothing
         ws.write_string(HEADER_ROW + k, col, setting.label, styles.label)
-        ws.write_string(HEADER_ROW + k, col + 1, setting.value, styles.input_text)
-    ws.set_column(col, col, 34)
-    ws.set_column(col + 1, col + 1, 14)
+        ws.write_string(HEADER_ROW + k, col + 1, setting.value, styles.label)
+    ws.set_column(col, col, max(len(s.label) for s in settings) + 2)
+    ws.set_column(col + 1, col + 1, max(14, *(len(s.value) + 2 for s in settings)))
 
 
 def _colour_checks(ws: Any, styles: Styles, sl: Any, as_values: set[str]) -> None:

@@ -472,9 +472,17 @@ class BinOp(Node):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             return np.divide(a, b)
 
+    @property
+    def unit_only(self) -> bool:
+        """x * (1 month) or x / (1 month): only the unit changes, so the formula shows x alone (no *1, no /1)."""
+        return _unit_one(self.b)
+
+    def wrapped(self, ctx: Context, prec: int) -> str:
+        return self.a.wrapped(ctx, prec) if self.unit_only else super().wrapped(ctx, prec)
+
     def render(self, ctx: Context) -> str:
-        if self.op == "*" and _unit_one(self.b):
-            return self.a.wrapped(ctx, MUL)  # x * (1 month): only the unit changes
+        if self.unit_only:
+            return self.a.render(ctx)
         right = self.b.wrapped(ctx, MUL + (self.op == "/"))
         return f"{self.a.wrapped(ctx, MUL)}{self.op}{right}"
 

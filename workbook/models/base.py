@@ -72,7 +72,7 @@ class Inputs:
                 continue
             key = spec.key.split(".", 1)[1]
             if spec.choices or spec.structural:
-                shown = str(value.magnitude) if spec.choices else _shown(float(value.magnitude), spec.unit)
+                shown = str(value.magnitude) if spec.choices else shown_value(float(value.magnitude), spec.unit)
                 self._choices[key] = value.magnitude
                 key_shown = f"{namespace}.{spec.key}" if namespace else spec.key
                 label = f"{spec.label} ({namespace})" if namespace else spec.label
@@ -129,6 +129,6 @@ def _differs(given: str, magnitude: float | str | tuple, unit_text: str) -> bool
         return given.replace(" ", "") != f"{magnitude:g}{unit_text}".replace(" ", "")
 
 
-def _shown(x: float, unit_text: str) -> str:
+def shown_value(x: float, unit_text: str) -> str:
     """A structural number as the Cover and Inputs show it: a share as a percentage (0.2 -> 20%)."""
     return f"{x * 100:g}%" if unit_text == "%" else f"{x:g} {unit_text}".strip()

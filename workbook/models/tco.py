@@ -40,7 +40,7 @@ from workbook.formula.functions import (
 )
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import Inputs, Scope
+from workbook.models.base import Inputs, Scope, shown_value
 from workbook.models.fabric import FabricOut
 from workbook.models.oob import OobOut
 from workbook.models.power import PowerOut
@@ -672,8 +672,10 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
     if book.scenarios:
         columns = [("Base", "the Inputs sheet", lines)]
         for name, mapping in book.scenarios.items():
-            changed = ", ".join(f"{k} = {line.value.reshape(-1)[0]:g}" for k, line in mapping.items()
-                                if line.kind == "input")
+            changed = ", ".join(
+                f"{line.label.removesuffix(f' [{name}]')} = "
+                f"{shown_value(float(line.value.reshape(-1)[0]), line.unit_text)}"
+                for line in mapping.values() if line.kind == "input")
             columns.append((name, changed, [mapping.get(line.id, line) for line in lines]))
         book.views.append(View(
             COMPARISON, "Scenario comparison",
