@@ -389,3 +389,17 @@ def test_the_master_check_reads_as_a_check_and_the_comparison_names_its_changes(
     changes = [str(c.value) for row in ws.iter_rows(min_row=5, max_row=5, min_col=4) for c in row if c.value]
     assert "Utilisation (share of GPU-hours doing work) = 40%" in changes
     assert not any(re.search(r"\b[a-z]+\.[a-z_]+\b", c) for c in changes), changes  # no internal ids
+
+
+def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None:
+    """USD axes read 90,000,000 (not 90000000); the utilisation axis of the cost curve reads 0-100%."""
+    formats = {}
+    with zipfile.ZipFile(built.path) as z:
+        for name in z.namelist():
+            if name.startswith("xl/charts/chart"):
+                xml = z.read(name).decode()
+                title = re.search(r"<a:t>([^<]*)</a:t>", xml)
+                formats[title.group(1) if title else name] = re.findall(r'<c:numFmt formatCode="([^"]*)"', xml)
+    assert "#,##0" in formats["NPV of owning and renting by scenario (USD)"]
+    assert "#,##0" in formats["Cumulative cash out: owning vs renting (USD)"]
+    assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.000"]

@@ -19,10 +19,10 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) 
     for chart in layout.charts:
         c = _timeline_chart(wb, chart, layout) if chart.lines[0].series else _value_chart(wb, chart, layout)
         c.set_title({"name": chart.title, "name_font": {"size": 11}})
-        if chart.y_title:
-            c.set_y_axis({"name": chart.y_title, "num_format": "#,##0.00" if "GPU-hour" in chart.y_title else ""})
-        if chart.x_title:
-            c.set_x_axis({"name": chart.x_title})
+        if chart.kind != "pie":  # axes in the number formats of the rows they show (USD, %, counts)
+            c.set_y_axis({"name": chart.y_title, "num_format": chart.lines[0].fmt, "num_font": {"size": 9}})
+            x_fmt = chart.categories[0].fmt if chart.categories else "General"
+            c.set_x_axis({"name": chart.x_title, "num_format": x_fmt, "num_font": {"size": 9}})
         c.set_size({"width": WIDTH, "height": HEIGHT})
         slot = placed.get(chart.sheet, 0)
         placed[chart.sheet] = slot + 1

@@ -98,6 +98,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
                 "values": [ws.name, first_row + r, first_col, first_row + r, last_col],
             })
         chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
+        chart.set_y_axis({"num_format": view.fmts[view.chart_rows[0]], "num_font": {"size": 9}})
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})
         ws.insert_chart(last_row + 3, 0, chart)
