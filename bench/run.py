@@ -40,6 +40,7 @@ from workbook.api import build, load, save
 from workbook.book import Book
 from workbook.models import fabric, power
 from workbook.models.base import Inputs, Scope
+from workbook.scenarios import lines_used
 from workbook.sheets import INPUTS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -119,8 +120,7 @@ def power_book(model: Any) -> tuple[Book, dict[str, float]]:
 
 def _read(book: Book) -> set[str]:
     """The ids of the lines some formula of the book reads."""
-    return {x.id for line in book.lines.values() if line.formula is not None
-            for node in line.formula.walk() for x in node.lines()}
+    return set().union(*(lines_used(line.formula) for line in book.lines.values() if line.formula is not None))
 
 
 def random_power_inputs(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:

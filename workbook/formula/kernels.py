@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.formula import spreadsheet
 from workbook.formula.spreadsheet import E44, E48, IRR_EPS, IRR_MAX_ITER, MAX_INT, Kahan, approx_equal
 
 SMALL = 32  # up to this many rows, a row's running sum is taken in Python floats rather than numpy columns
@@ -141,12 +142,7 @@ def row_sum(row: Any) -> np.ndarray:
     """spreadsheet.row_sum (SUM over a row), shape (batch, 1)."""
     row = np.atleast_2d(_f(row))
     if row.shape[0] > SMALL:
-        running = Kahan((row.shape[0],))
-        for t in range(row.shape[1]):
-            running.add(row[:, t])
-        result = Kahan((row.shape[0],))
-        result.add_sum(running)
-        return result.get()[:, None]
+        return spreadsheet.row_sum(row)
     return np.array([[_row_sum_s(r)] for r in row.tolist()]).reshape(-1, 1)
 
 

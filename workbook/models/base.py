@@ -17,6 +17,11 @@ Out = TypeVar("Out")
 NAMESPACE = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # 12 characters: `Power chain (…)` fits Excel's 31
 
 
+def in_namespace(key: str, namespace: str) -> str:
+    """An id (or an id's prefix) of a model instance: `power` -> `fleet_new.power`; the site's own is unchanged."""
+    return f"{namespace}.{key}" if namespace else key
+
+
 class Scope:
     """One instance of a model in a book: its line ids (`power.it_load`, or `fleet_new.power.it_load` for a
     second instance under the namespace `fleet_new`), its sheets' titles, and the lines it defined, from which
@@ -27,7 +32,7 @@ class Scope:
             raise FormulaError(f"namespace {namespace!r}: lowercase letters, digits and _, starting with a letter "
                                "(it becomes part of every id, defined name and sheet title)")
         self.book, self.namespace = book, namespace
-        self.prefix = f"{namespace}.{prefix}" if namespace else prefix
+        self.prefix = in_namespace(prefix, namespace)
         self.defined: dict[str, Line] = {}
 
     def sheet(self, title: str) -> SheetBuilder:
@@ -63,7 +68,7 @@ class Inputs:
     def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec], namespace: str = ""):
         self._lines: dict[str, Line] = {}
         self._choices: dict[str, Any] = {}
-        builder = book.sheet(INPUTS, f"{namespace}.{prefix}" if namespace else prefix)
+        builder = book.sheet(INPUTS, in_namespace(prefix, namespace))
         title = builder.group = instance_title(title, namespace)
         builder.section(title)
         for spec in specs:
@@ -74,7 +79,7 @@ class Inputs:
             if spec.choices or spec.structural:
                 shown = str(value.magnitude) if spec.choices else shown_value(float(value.magnitude), spec.unit)
                 self._choices[key] = value.magnitude
-                key_shown = f"{namespace}.{spec.key}" if namespace else spec.key
+                key_shown = in_namespace(spec.key, namespace)
                 label = f"{spec.label} ({namespace})" if namespace else spec.label
                 book.settings.append(Setting(key_shown, label, shown, value.source))
             elif spec.redundancy:
