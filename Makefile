@@ -33,13 +33,15 @@ test: $(STAMP) libreoffice
 	$(PY) -m ruff check workbook tests bench tools
 	$(PY) -m pytest
 
+## LibreOffice Calc, and Carlito (metrically the same as Calibri, the workbook's font: without it LibreOffice
+## lays text out wider than Excel and the printed pages differ)
 libreoffice:
-	@if command -v soffice >/dev/null 2>&1; then :; \
+	@if command -v soffice >/dev/null 2>&1 && fc-list 2>/dev/null | grep -q Carlito; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		echo "installing LibreOffice Calc (headless) with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui >/dev/null; \
+		echo "installing LibreOffice Calc (headless) and the Carlito font with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui fonts-crosextra-carlito >/dev/null; \
 	else \
-		echo "LibreOffice Calc is needed for the parity tests and the PDF: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui"; \
+		echo "LibreOffice Calc and Carlito are needed for the parity tests and the PDF: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui fonts-crosextra-carlito"; \
 		exit 1; \
 	fi
 

@@ -45,6 +45,7 @@ from workbook.formula.expr import (
 from workbook.formula.functions import all_, any_, ceil, floor, max_, min_, not_, safe_div, where
 from workbook.formula.line import Line
 from workbook.inputs import Site
+from workbook.unit_constants import constant
 from workbook.units import Q_
 from workbook.verify import compare, is_error, recalculate, same
 
@@ -150,16 +151,19 @@ UNIT_GROUPS = [
     ["USD/kWh", "USD/MWh", "USD/J"],
 ]
 PAIRS = [(a, b) for group in UNIT_GROUPS for a in group for b in group if a != b]
-_RENDERED = re.compile(r"^t_x(?:([*/])([0-9.E+-]+))?$")
+_RENDERED = re.compile(r"^t_x((?:[*/](?:[0-9.E+-]+|units_[a-z0-9_]+))*)$")
+_STEP = re.compile(r"([*/])([0-9.E+-]+|units_[a-z0-9_]+)")
 
 
 def _apply_rendered(text: str, x: float) -> float:
+    """x through the rendered factors: numbers, or the unit conversion constants the formula names."""
     m = _RENDERED.match(text)
     assert m, f"unexpected conversion formula {text!r}"
-    if m.group(1) is None:
-        return x
-    f = float(m.group(2))
-    return x * f if m.group(1) == "*" else x / f
+    for op, operand in _STEP.findall(m.group(1)):
+        line = constant(operand.replace("_", ".", 1)) if operand.startswith("units_") else None
+        f = float(line.formula.value) if line is not None else float(operand)
+        x = x * f if op == "*" else x / f
+    return x
 
 
 @settings(max_examples=300, deadline=None)

@@ -16,10 +16,12 @@ import xlsxwriter
 from tests.conftest import EXAMPLE
 from tests.test_cli import assert_one_line_error, bad_site, run
 from workbook import cli, pdf, verify
+from workbook.excel.styles import PAGE_HEADER
 from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
 
 SHEETS = ["Cover", "Inputs", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "TCO", "P&L",
           "Cash flows", "Scenarios", "Scenarios by year", "Sensitivity", "Checks"]
+MONTHLY = ["Cash flows", "Scenarios"]
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +32,13 @@ def printed(libreoffice: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     proc = run("pdf", "example.yaml", cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     assert "wrote outputs/example.xlsx (" in proc.stdout and "wrote outputs/example.pdf" in proc.stdout
+    assert "wrote outputs/example-monthly.pdf" in proc.stdout
     return cwd
 
 
 def test_pdf_writes_the_workbook_and_its_pdf_beside_it(printed: Path) -> None:
-    assert sorted(p.name for p in (printed / "outputs").iterdir()) == ["example.pdf", "example.xlsx"]
+    assert sorted(p.name for p in (printed / "outputs").iterdir()) == ["example-monthly.pdf", "example.pdf",
+                                                                     "example.xlsx"]
     assert (printed / "outputs" / "example.pdf").read_bytes().startswith(b"%PDF-")
 
 
@@ -44,15 +48,18 @@ def test_the_workbook_is_the_one_build_writes(printed: Path, tmp_path: Path) -> 
     assert (tmp_path / "built.xlsx").read_bytes() == (printed / "outputs" / "example.xlsx").read_bytes()
 
 
-def test_every_page_is_traced_to_its_sheet(printed: Path) -> None:
-    counts = pages_by_sheet(printed / "outputs" / "example.pdf")
-    sheets = openpyxl.load_workbook(printed / "outputs" / "example.xlsx", read_only=True).sheetnames
-    assert sheets == SHEETS
-    assert list(counts) == SHEETS, counts  # every sheet prints, in order, and no page lacks the header
-    assert UNASSIGNED not in counts
+def test_every_page_is_traced_to_its_sheet_the_monthly_detail_in_the_appendix(printed: Path) -> None:
     from pypdf import PdfReader
 
-    assert sum(counts.values()) == len(PdfReader(printed / "outputs" / "example.pdf").pages) > 10
+    sheets = openpyxl.load_workbook(printed / "outputs" / "example.xlsx", read_only=True).sheetnames
+    assert sheets == SHEETS
+    pack, appendix = printed / "outputs" / "example.pdf", printed / "outputs" / "example-monthly.pdf"
+    counts, monthly = pages_by_sheet(pack), pages_by_sheet(appendix)
+    assert list(monthly) == MONTHLY, monthly
+    assert list(counts) == [t for t in SHEETS if t not in MONTHLY], counts  # in order, no page lacks the header
+    assert UNASSIGNED not in counts
+    assert sum(counts.values()) == len(PdfReader(pack).pages) > 10
+    assert sum(monthly.values()) == len(PdfReader(appendix).pages) > 10
 
 
 def test_a_page_without_the_header_is_not_assigned(libreoffice: str, tmp_path: Path) -> None:
@@ -186,3 +193,23 @@ def test_of_several_workbooks_the_one_libreoffice_fails_on_is_named(monkeypatch:
         to_pdf([(Path("out/a.xlsx"), b"PK"), (Path("out/b.xlsx"), b"PK"), (Path("out/c.xlsx"), b"PK")])
     assert exc.value.workbook == Path("out/b.xlsx")
     assert starts == [["a.xlsx", "b.xlsx", "c.xlsx"], ["b.xlsx"]]  # one start for all, then the one missing
+
+
+def test_a_coloured_check_beside_a_name_exports(libreoffice: str, tmp_path: Path) -> None:
+    """The root cause of LibreOffice 7.4's "Unspecified Application Error": a TRUE/FALSE cell whose colour rule
+    matches, between cells in a substituted font (the Name column's Consolas), aborted the export at any scale
+    unless the cell has a number format (styles.BOOLEAN_SHOWN). The smallest such row, in the workbook's styles."""
+    from workbook.excel.styles import Styles
+
+    book = tmp_path / "check.xlsx"
+    wb = xlsxwriter.Workbook(str(book))
+    styles = Styles(wb)
+    ws = wb.add_worksheet("Checks")
+    ws.write_string(0, 0, "checks_all_pass", styles.name)
+    ws.write_formula(0, 1, "=1=1", styles.value("BOOLEAN", "check"), True)
+    ws.conditional_format("B1", {"type": "cell", "criteria": "==", "value": "TRUE", "format": styles.ok})
+    ws.write_string(0, 2, "a note", styles.note)
+    ws.set_header(PAGE_HEADER)
+    wb.close()
+    (tmp_path / "check.pdf").write_bytes(to_pdf([(book, book.read_bytes())])[0])
+    assert pages_by_sheet(tmp_path / "check.pdf") == {"Checks": 1}

@@ -15,16 +15,18 @@ from typing import Any
 import numpy as np
 import openpyxl
 import pytest
+from openpyxl.utils import column_index_from_string, get_column_letter
 
 from tests.conftest import EXAMPLE
 from workbook import sheets
 from workbook.api import Model, build
 from workbook.excel import layout as layout_mod
 from workbook.excel import writer
-from workbook.excel.layout import HEADER_ROW, LABEL, NAME, UNIT, Layout
+from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, Layout
 from workbook.formula.expr import UNIVERSAL
 from workbook.formula.line import Line
 from workbook.sheets import INPUTS as INPUTS_SHEET
+from workbook.unit_constants import is_constant
 from workbook.units import factor
 
 INPUT_FILL = "FFF2CC"
@@ -75,7 +77,7 @@ def test_every_calculated_cell_is_a_formula_caching_the_python_value(built: Buil
     for line in built.model.book.lines.values():
         if line.kind == "input":
             continue
-        assert line.sheet != INPUTS_SHEET, line.id
+        assert line.sheet != INPUTS_SHEET or is_constant(line), line.id  # a unit conversion factor's own row
         for sheet, row, col, expected in value_cells(built, line):
             f = cell(built.formulas, sheet, row, col).value
             assert isinstance(f, str) and f.startswith("="), (line.id, f)
@@ -403,3 +405,41 @@ def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None
     assert "#,##0" in formats["NPV of owning and renting by scenario (USD)"]
     assert "#,##0" in formats["Cumulative cash out: owning vs renting (USD)"]
     assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.000"]
+
+
+def test_every_name_label_and_note_reads_whole(built: Built) -> None:
+    """No name is cut off by its column (three scenario lines once all showed `scenario_low_utilisation_tco_break_eve`)
+    and long labels and notes wrap inside their columns, in rows tall enough for their lines."""
+    from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, wrapped_lines
+
+    for title in line_sheets(built):
+        ws = built.formulas[title]
+        width = {k: ws.column_dimensions[get_column_letter(k + 1)].width for k in (LABEL, NAME, NOTE)}
+        for row, item in built.layout.sheets[title].rows:
+            if not isinstance(item, Line):
+                continue
+            assert len(item.name) * 1.05 <= width[NAME], (title, item.name, width[NAME])
+            label, note = ws.cell(row + 1, LABEL + 1), ws.cell(row + 1, NOTE + 1)
+            assert label.alignment.wrap_text, (title, item.id)
+            if note.value:
+                assert note.alignment.wrap_text, (title, item.id)
+            lines = max(wrapped_lines(item.label, width[LABEL]), wrapped_lines(note.value or "", width[NOTE]))
+            assert (ws.row_dimensions[row + 1].height or ROW_HEIGHT) >= lines * LINE_HEIGHT, (title, item.id)
+
+
+def test_the_cumulative_chart_ends_with_the_useful_life_and_the_share_axis_at_100_percent(built: Built) -> None:
+    lead, life = (float(built.model.values[k].reshape(-1)[0]) for k in ("tco.lead_time", "tco.useful_life"))
+    charts = {}
+    with zipfile.ZipFile(built.path) as z:
+        for name in z.namelist():
+            if name.startswith("xl/charts/chart"):
+                xml = z.read(name).decode()
+                title = re.search(r"<a:t>([^<]*)</a:t>", xml)
+                charts[title.group(1) if title else name] = xml
+    cumulative = charts["Cumulative cash out: owning vs renting (USD)"]
+    ranges = re.findall(r"<c:f>'[^']+'!\$([A-Z]+)\$\d+:\$([A-Z]+)\$\d+</c:f>", cumulative)
+    assert ranges
+    columns = {column_index_from_string(b) - column_index_from_string(a) + 1 for a, b in ranges}
+    assert columns == {round(lead + life) + 1}  # the start and every month to the end of the useful life
+    curve = charts["Owned cost per GPU-hour against utilisation (levelised, USD)"]
+    assert "<c:max val=\"1\"/>" in curve and "<c:min val=\"0\"/>" in curve

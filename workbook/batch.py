@@ -30,6 +30,7 @@ class Built:
     data: bytes
     lines: int
     checks_pass: bool
+    appendix: tuple[str, ...] = ()  # the monthly detail: sheets the reviewer's PDF prints in an appendix
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,12 @@ def render(model: Any) -> bytes:
     return render_book(model.book, model.values, model.site)
 
 
-def summary(model: Any) -> tuple[int, bool]:
-    """The number of lines and whether every check passes, for the `wrote` line."""
-    return len(model.book.lines), bool(model.values["checks.all_pass"].reshape(-1)[0])
+def summary(model: Any) -> tuple[int, bool, tuple[str, ...]]:
+    """The number of lines and whether every check passes, for the `wrote` line; the appendix's sheets."""
+    from workbook.document import appendix_sheets
+
+    return (len(model.book.lines), bool(model.values["checks.all_pass"].reshape(-1)[0]),
+            appendix_sheets(model.book))
 
 
 def build_one(site: Path) -> Built | Failure:
@@ -69,8 +73,7 @@ def build_one(site: Path) -> Built | Failure:
 
         model = load(site)
         data = render(model)
-        lines, checks = summary(model)
-        return Built(data, lines, checks)
+        return Built(data, *summary(model))
     except Exception as exc:
         status, line = describe(exc)
         return Failure(status, line)

@@ -65,6 +65,7 @@ class Book:
         return SheetBuilder(self, title, prefix, defined)
 
     def _add(self, line: Line) -> Line:
+        self._add_constants(line)
         if line.id in self.lines:
             raise FormulaError("is defined twice", line=line.id, label=line.label)
         other = self._names.get(line.name)
@@ -74,6 +75,18 @@ class Book:
         self.lines[line.id] = line
         self.sheets.setdefault(line.sheet, []).append(line)
         return line
+
+    def _add_constants(self, line: Line) -> None:
+        """The unit conversion factors the line's formula names, each added once, before its first reader (they
+        are lines shared by every book; see workbook.unit_constants)."""
+        from workbook.formula.evaluation import reads
+        from workbook.unit_constants import constant
+
+        for other in reads(line):
+            if other not in self.lines:
+                found = constant(other)
+                if found is not None:
+                    self._add(found)
 
     def _section(self, sheet: str, title: str) -> None:
         self.sheets.setdefault(sheet, []).append(Section(title))

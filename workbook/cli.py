@@ -95,6 +95,7 @@ def _pdf(args: argparse.Namespace) -> int:
     """`build`, then each workbook exported to PDF beside it: every workbook and PDF is written only once all
     of them exported (all or nothing, like `build`)."""
     from workbook.excel.output import write_all_atomically
+    from workbook.pdf import exports as pdf_exports
     from workbook.pdf import to_pdf
 
     if args.output and args.output.suffix.lower() != ".pdf":
@@ -103,11 +104,20 @@ def _pdf(args: argparse.Namespace) -> int:
     pdfs = _outputs(args.sites, args.output, ".pdf")
     outs = [pdf.with_suffix(".xlsx") for pdf in pdfs]
     built = _render(args)  # every site validated first: a bad site is said the same with or without LibreOffice
-    data = to_pdf([(out, b.data) for b, out in zip(built, outs, strict=True)])
+    exports: list[tuple[Path, bytes]] = []  # (the PDF's path, the workbook bytes that print it)
+    for b, pdf in zip(built, pdfs, strict=True):
+        exports.extend(pdf_exports(pdf, b.data, b.appendix))
+    names = [pdf.name for pdf, _ in exports]
+    for pdf, _ in exports:
+        if names.count(pdf.name) > 1:
+            raise InputError(f"{pdf}: two PDFs of this command would have this name (a site's monthly appendix is "
+                             "<site>-monthly.pdf); rename one site file")
+    data = to_pdf([(pdf.with_suffix(".xlsx"), xlsx) for pdf, xlsx in exports])
     write_all_atomically([*((out, b.data) for b, out in zip(built, outs, strict=True)),
-                          *zip(pdfs, data, strict=True)])
-    for b, out, pdf in zip(built, outs, pdfs, strict=True):
+                          *((pdf, d) for (pdf, _), d in zip(exports, data, strict=True))])
+    for b, out in zip(built, outs, strict=True):
         _wrote(out, b.lines, b.checks_pass)
+    for pdf, _ in exports:
         print(f"wrote {pdf}")
     return 0
 

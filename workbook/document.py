@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 
 from workbook import sheets
 from workbook.book import Book
+from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
+from workbook.unit_constants import with_constants
 
 
 def _everything(_: str) -> bool:
@@ -31,10 +33,6 @@ class Document:
     cover: bool = True
     keep: Callable[[str], bool] = field(default=_everything)
     protect: bool = False  # every sheet protected; only the input cells can be edited
-    # The Checks and Summary sheets print one page wide. Off for a copy whose Checks sheet LibreOffice 7.4 cannot
-    # export to PDF scaled (its conditional colours and a fit-to-width page fail together on the engineering
-    # copy's Checks sheet, not on the full workbook's): that copy prints them at 100%, two pages wide.
-    fit_checks: bool = True
 
     def holds(self, line: Line) -> bool:
         return line.sheet in self.sheets and self.keep(line.id)
@@ -56,13 +54,21 @@ def full_workbook(book: Book) -> Document:
     return Document("workbook", tuple(t for t in book.sheets))
 
 
+def appendix_sheets(book: Book) -> tuple[str, ...]:
+    """The monthly detail: sheets whose rows run by month. They print a year a page across, too long for the
+    reviewer's pack, so its PDF leaves them to an appendix of their own (the yearly roll-ups stay in the pack)."""
+    monthly = {line.sheet for line in book.lines.values() if line.axis == MONTHS}
+    return tuple(t for t in book.sheets if t in monthly)
+
+
 ENGINEERING_MODELS = frozenset({"power", "fabric", "cooling"})
 
 
 def engineering_copy(book: Book, models: frozenset[str] = ENGINEERING_MODELS) -> Document:
     """The power chain, fabric and cooling with their inputs and checks, for a design review or a contractor:
     no prices, no cash flows, no scenarios. Lines of other models are not in it (by the model part of the id,
-    after a fleet's namespace: `fleet_new.power.it_load` is the power chain's)."""
+    after a fleet's namespace: `fleet_new.power.it_load` is the power chain's); the unit conversion factors its
+    lines read are."""
     engineering = (sheets.POWER, sheets.FABRIC, sheets.COOLING)
     titles = [sheets.INPUTS]
     for t in book.sheets:  # the site's sheets and those of its other fleets (`Power chain (fleet_new)`)
@@ -70,10 +76,12 @@ def engineering_copy(book: Book, models: frozenset[str] = ENGINEERING_MODELS) ->
             titles.append(t)
     titles.append(sheets.CHECKS)
 
-    def keep(key: str) -> bool:
+    def in_models(key: str) -> bool:
         parts = key.split(".")
         if parts[0] in models:
             return True
         return len(parts) > 2 and parts[0] != "scenario" and parts[1] in models
 
-    return Document("engineering", tuple(t for t in titles if t in book.sheets), keep=keep, fit_checks=False)
+    held = tuple(t for t in titles if t in book.sheets)
+    keep = with_constants(book.lines.values(), lambda line: line.sheet in held and in_models(line.id), in_models)
+    return Document("engineering", held, keep=keep)

@@ -7,10 +7,13 @@ Reading the pages needs pypdf (in the test extra: `pip install -e '.[test]'`); e
 
 from __future__ import annotations
 
+import html
+import io
 import re
 import subprocess
 import tempfile
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +78,55 @@ def _reason(proc: subprocess.CompletedProcess[str] | None, timeout: float) -> st
     said = [line.strip() for line in (proc.stderr + "\n" + proc.stdout).splitlines()
             if line.strip() and "javaldx" not in line and not line.startswith("convert ")]
     return f"exit {proc.returncode}: " + (f'"{said[0][:200]}"' if said else "no message")
+
+
+def printing_only(data: bytes, printed: Callable[[str], bool]) -> bytes:
+    """The workbook's bytes with the print area of every sheet `printed` rejects set to one empty cell: LibreOffice
+    prints no empty page, so one workbook gives both the reviewer's pack and its appendix (LibreOffice's PDF
+    export prints hidden sheets, so hiding them would not do). Only for export: the workbook written keeps its
+    print areas."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for item in source.infolist():
+            body = source.read(item)
+            if item.filename == "xl/workbook.xml":
+                body = _print_areas(body.decode("utf-8"), printed).encode("utf-8")
+            target.writestr(item, body)
+    return out.getvalue()
+
+
+def exports(pdf: Path, data: bytes, appendix: Sequence[str]) -> list[tuple[Path, bytes]]:
+    """The PDFs of one workbook, each with the workbook bytes that print it: the reviewer's pack at `pdf` (every
+    sheet but the appendix's), and the monthly appendix beside it when there is one."""
+    monthly = set(appendix)
+    out = [(pdf, printing_only(data, lambda title: title not in monthly))]
+    if monthly:
+        out.append((appendix_path(pdf), printing_only(data, lambda title: title in monthly)))
+    return out
+
+
+def appendix_path(pdf: Path) -> Path:
+    """Where a site's monthly appendix goes, beside its PDF: outputs/example-monthly.pdf."""
+    return pdf.with_name(f"{pdf.stem}-monthly{pdf.suffix}")
+
+
+def _print_areas(text: str, printed: Callable[[str], bool]) -> str:
+    """workbook.xml with the print area of each sheet `printed` rejects on one empty cell."""
+    names = [html.unescape(n) for n in _SHEET_NAME.findall(text)]
+
+    def area(match: re.Match[str]) -> str:
+        if printed(names[int(match.group("sheet"))]):
+            return match.group(0)
+        return f'{match.group("head")}{match.group("ref").split("!")[0]}!{EMPTY_CELL}</definedName>'
+
+    return _PRINT_AREA.sub(area, text)
+
+
+EMPTY_CELL = "$AMJ$1"  # the last column LibreOffice has: no sheet of ours reaches it
+_SHEET_NAME = re.compile(r'<sheet name="([^"]*)"')
+_PRINT_AREA = re.compile(r'(?P<head><definedName name="_xlnm.Print_Area" localSheetId="(?P<sheet>\d+)">)'
+                         r"(?P<ref>[^<]*)</definedName>")
 
 
 # ---------------------------------------------------------------- which sheet each page shows

@@ -38,6 +38,7 @@ class Chart:
     categories: list[Line] | None = None  # x values from these lines (default: the lines' labels)
     extra: list[list[Line]] = field(default_factory=list)  # more series of the same shape as `lines`
     marker: Line | None = None  # a series line drawn as columns over a line chart (e.g. break-even)
+    periods: int | None = None  # a timeline chart's last period shown (the end of the useful life), else all
 
 
 @dataclass

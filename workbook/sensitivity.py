@@ -7,7 +7,9 @@ move the owned cost per GPU-hour by more than THRESHOLD either way are shown, wi
 a check the model's own numbers rely on (the useful life no longer fits the timeline, say), or that leaves a line
 the outputs read with no value, is shown as n/a with the reason, never as a number. The results are values
 computed at build time, labelled so on the sheet, because unlike every other number they do not recalculate when
-an input changes.
+an input changes. So that an edited input cannot leave them standing unnoticed, the build also records the value of
+every input they were computed from (on the Inputs sheet) and adds a live check that each input still equals its
+record (current_check): it is a notice, kept out of the master check.
 """
 
 from __future__ import annotations
@@ -19,12 +21,17 @@ import numpy as np
 
 from workbook.book import Book
 from workbook.formula.evaluation import evaluate, non_finite_cases
-from workbook.formula.line import Line
+from workbook.formula.functions import all_
+from workbook.formula.line import PERCENT, Line
 from workbook.inputs import Rule, Spec, rule_holds
+from workbook.sheets import INPUTS
+from workbook.sheets import SENSITIVITY as SHEET
 from workbook.units import is_offset
 
-SHEET = "Sensitivity"
+PREFIX = "sensitivity"
 THRESHOLD = 0.01  # an input is shown when it moves the owned cost per GPU-hour by more than 1%
+CURRENT_LABEL = "The sensitivity table is current: every input it was computed from still has its build value"
+RECORD_SECTION = "Sensitivity table: the inputs as built (the record its check compares with; do not edit)"
 
 
 @dataclass
@@ -39,6 +46,7 @@ class Table:
     formats: list[str]  # per column; an empty string for a text column
     row_formats: list[str] = field(default_factory=list)  # per row, for the input value columns (2-4)
     charts: list[dict[str, Any]] = field(default_factory=list)  # {"title", "columns": [(name, col)], "fmt"}
+    current: str = ""  # where the live check that these values are still current is, for the sheet's top
 
 
 def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line], np.ndarray]:
@@ -103,7 +111,34 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     width = 5 + 2 * len(outputs)
     order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
     rows, formats = [rows[r] for r in order], [formats[r] for r in order]
-    return _table(book, outputs, base, rows, formats, swing, len(lines))
+    table = _table(book, outputs, base, rows, formats, swing, len(lines))
+    check = current_check(book, [book.lines[k] for k in values if book.lines[k].kind == "input"])
+    table.current = (f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while "
+                     f"every input they were computed from is as built; FALSE: rebuild the workbook.")
+    return table
+
+
+def current_check(book: Book, inputs: list[Line]) -> Line:
+    """A live check that the build-time table still matches the workbook: every input its values were computed
+    from equals its value at the build, recorded beside the other inputs (a formula may hold no typed-in number).
+
+    Not part of the master check, and defined after the scenarios and the tornado's cases on purpose: an input
+    edited to explore is what a live workbook is for, and every live figure stays right (only this table goes
+    stale), so it must not turn "All checks pass" FALSE; a scenario's copy of it would compare the scenario's
+    changed input with the base build value, FALSE by construction; and as a validity check it would make every
+    tornado case (each moves an input) n/a."""
+    record = book.sheet(INPUTS, PREFIX)
+    record.group = RECORD_SECTION
+    same = []
+    for line in inputs:
+        built = record.input(f"built_{line.name}", f"{line.label} [as built]", line.unit_text,
+                             float(line.value.reshape(-1)[0]), f"{line.name} when the Sensitivity table was built",
+                             fmt=line.fmt, integer=line.integer)
+        same.append(line.eq(built))
+    note = (f"AND of {len(inputs)} equalities: each input the Sensitivity table read against its build value "
+            f"(Inputs sheet, section \"{RECORD_SECTION.split(':')[0]}\"). FALSE: rebuild the workbook to refresh "
+            f"the table. A notice, not part of the master check: the live figures are right either way.")
+    return book.sheet(SHEET, PREFIX).check("current", CURRENT_LABEL, all_(*same), note)
 
 
 def _broken_rules(book: Book, overrides: dict[str, np.ndarray], rules: list[Rule], n: int) -> list[str]:
@@ -158,27 +193,43 @@ def _bar(row: list[Any], width: int) -> float:
 
 def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[list[Any]], formats: list[str],
            swing: float, tried: int) -> Table:
+    """The table with headers that each name the result, its unit and the case in full (a reader of one
+    column, or of a printed page, sees which of the four it is), and a chart per result."""
     header = ["Input", "Unit", f"Low (-{swing:.0%})", "Base", f"High (+{swing:.0%})"]
     column_formats = ["", "", "", "", ""]
-    short = {out: book.lines[out].label.split(" (")[0] for out in outputs}
+    named = {out: _named(book.lines[out]) for out in outputs}
     for out in outputs:
-        header += [f"{short[out]}: at low", f"{short[out]}: at high"]
+        header += [f"{named[out][0]} ({named[out][1]}): at low", f"{named[out][0]} ({named[out][1]}): at high"]
         column_formats += [book.lines[out].fmt] * 2
     for out in outputs:
-        header += [f"{short[out]}: change at low", f"{short[out]}: change at high"]
+        header += [f"{named[out][0]} ({named[out][2]}): change at low",
+                   f"{named[out][0]} ({named[out][2]}): change at high"]
         column_formats += [book.lines[out].fmt] * 2
     charts = []
     for k, out in enumerate(outputs):
         col = 5 + 2 * len(outputs) + 2 * k
-        line = book.lines[out]
-        charts.append({"title": f"Change in {short[out]} ({line.unit_text}) when one input moves by -/+{swing:.0%}",
-                       "columns": [("input at low", col), ("input at high", col + 1)], "fmt": line.fmt})
+        short, _, change_unit = named[out]
+        charts.append({"title": f"Change in {_lower_first(short)} from the base case ({change_unit})",
+                       "columns": [(f"input {swing:.0%} lower", col), (f"input {swing:.0%} higher", col + 1)],
+                       "fmt": book.lines[out].fmt})
     first = book.lines[outputs[0]]
     note = (f"Computed at build time by the Python model (the same definitions as every formula) from the inputs "
             f"shown: each row moves one input by -/+{swing:.0%}, kept whole and within its valid range. Of the "
-            f"{tried} numeric inputs, those that move {first.label.lower()} by more than {THRESHOLD:.0%} are shown, "
-            f"widest first. These are values, not formulas: rebuild the workbook to refresh them. A case that "
-            f"breaks a check the model relies on is n/a. Base {first.label.lower()}: {base[outputs[0]]:.4g} "
-            f"{first.unit_text}.")
+            f"{tried} numeric inputs, those that move {_lower_first(first.label)} by more than {THRESHOLD:.0%} "
+            f"are shown, widest first. These are values, not formulas: rebuild the workbook to refresh them. A "
+            f"case that breaks a check the model relies on is n/a. Base {_lower_first(first.label)}: "
+            f"{base[outputs[0]]:.4g} {first.unit_text}.")
     return Table(SHEET, "Sensitivity: what moves the owned cost per GPU-hour", note, header, rows,
                  column_formats, formats, charts)
+
+
+def _named(line: Line) -> tuple[str, str, str]:
+    """A result's short name (its label without the parenthesis), its unit, and the unit of a change in it: a
+    change in a percentage is in percentage points, which a finance reader expects said."""
+    percent = line.fmt == PERCENT or line.unit_text == "%"
+    return line.label.split(" (")[0], line.unit_text, "percentage points" if percent else line.unit_text
+
+
+def _lower_first(text: str) -> str:
+    """Mid-sentence: the first letter in lower case, the rest as written (GPU stays GPU)."""
+    return text[:1].lower() + text[1:]

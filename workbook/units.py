@@ -6,6 +6,8 @@ the site files, the models and the tests.
 
 from __future__ import annotations
 
+import math
+
 import pint
 
 ureg = pint.UnitRegistry(cache_folder=":auto:")
@@ -42,6 +44,11 @@ def factor(src: pint.Unit, dst: pint.Unit) -> float:
     shows them, give the defined value back, so formulas read `*60000`.
     """
     return float(f"{ureg.Quantity(1.0, src).to(dst).magnitude:.15g}")
+
+
+def power_of_ten(f: float) -> bool:
+    """1000, 1e6, 0.001: a factor a formula may show as it is, since it reads plainly."""
+    return f > 0 and f == float(f"1e{round(math.log10(f))}")
 
 
 def is_offset(u: pint.Unit) -> bool:

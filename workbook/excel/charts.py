@@ -22,7 +22,12 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) 
         if chart.kind != "pie":  # axes in the number formats of the rows they show (USD, %, counts)
             c.set_y_axis({"name": chart.y_title, "num_format": chart.lines[0].fmt, "num_font": {"size": 9}})
             x_fmt = chart.categories[0].fmt if chart.categories else "General"
-            c.set_x_axis({"name": chart.x_title, "num_format": x_fmt, "num_font": {"size": 9}})
+            x_axis = {"name": chart.x_title, "num_format": x_fmt, "num_font": {"size": 9}}
+            if chart.categories and "%" in x_fmt:
+                x_axis.update(min=0, max=1)  # a share runs from 0% to 100%, not to the next tick past it
+            if chart.lines[0].series:
+                x_axis.update(interval_unit=12, interval_tick=12)  # a label a year: month 0, 12, 24...
+            c.set_x_axis(x_axis)
         c.set_size({"width": WIDTH, "height": HEIGHT})
         slot = placed.get(chart.sheet, 0)
         placed[chart.sheet] = slot + 1
@@ -65,7 +70,10 @@ def _series_name(line: Line) -> str:
 
 def _timeline_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
     """One series per series line, across the timeline's period columns."""
-    last = FIRST_PERIOD + layout.widths[chart.lines[0].axis] - 1
+    shown = layout.widths[chart.lines[0].axis]
+    if chart.periods is not None:  # up to the end of the useful life: after it both lines only run flat
+        shown = min(shown, chart.periods + 1)
+    last = FIRST_PERIOD + shown - 1
     c = wb.add_chart({"type": chart.kind})
     for line in chart.lines:
         sheet, row, _ = layout.cells[line.id]

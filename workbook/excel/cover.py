@@ -8,7 +8,8 @@ import xlsxwriter
 
 from workbook import __version__, sheets
 from workbook.excel.layout import Layout
-from workbook.excel.styles import PAGE_HEADER, Styles
+from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.styles import Styles
 from workbook.inputs import Site
 from workbook.sheets import COVER
 
@@ -34,8 +35,9 @@ HOW_TO_READ = [
     "Blue numbers on yellow are inputs. Everything else that is a number is a live formula.",
     "Formulas name the rows they use (e.g. power_it_load); each name is shown in the Name column beside "
     "its row, and the Name Manager lists them all.",
-    "Every row has a unit in the Unit column; values are in that unit. Conversions are written into the "
-    "formula (a W value in a kW row is /1000).",
+    "Every row has a unit in the Unit column; values are in that unit. A power of ten converts in the formula "
+    "(a W value in a kW row is /1000); any other factor is a named constant with its definition, at the end of "
+    "the Inputs sheet (a flow in m³/s times units_cfm_per_m3_s is in CFM).",
     "Notes and sources are in the last column, never in hidden comments. Nothing is hidden.",
     "Checks are TRUE when all is well; the Summary shows their AND.",
     "The cached results were computed by the same definitions in Python and verified in LibreOffice, "
@@ -43,8 +45,9 @@ HOW_TO_READ = [
 ]
 
 
-def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout) -> None:
+def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout, paper: Paper) -> None:
     ws: Any = wb.add_worksheet(COVER)
+    heights = [ROW_HEIGHT] * 200
     ws.set_column(0, 0, 58)  # the longest setting's label whole
     ws.set_column(1, 1, TEXT_WIDTH)
     ws.write(0, 0, "GPU site workbook", styles.title)
@@ -60,12 +63,12 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     r = 2
     for label, text in rows:
         ws.write(r, 0, label, styles.bold_top)
-        _wrapped(ws, r, text, styles)
+        heights[r] = _wrapped(ws, r, text, styles)
         r += 1
     r += 1
     ws.write(r, 0, "How to read", styles.bold_top)
     for line in HOW_TO_READ:
-        _wrapped(ws, r, line, styles)
+        heights[r] = _wrapped(ws, r, line, styles)
         r += 1
     r += 1
     ws.write(r, 0, "Colours", styles.bold)
@@ -77,11 +80,9 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     for title in layout.sheets:
         ws.write_url(r, 1, f"internal:'{title}'!A1", string=f"{title}: {SHEET_PURPOSE.get(title, 'workings')}")
         r += 1
-    ws.set_landscape()
-    ws.set_paper(9)
-    ws.fit_to_pages(1, 0)
-    ws.print_area(0, 0, r, 1)
-    ws.set_header(PAGE_HEADER)
+    heights[0] = 21.0
+    layout.pages[COVER] = plan = one_page_wide(paper, [58, TEXT_WIDTH], heights[: r + 1], None, one_page=True)
+    apply(ws, paper, plan)
 
 
 def _origin(source: str) -> str:
@@ -94,13 +95,12 @@ def _origin(source: str) -> str:
 
 
 TEXT_WIDTH = 110  # characters in the Cover's text column
-LINE_HEIGHT = 13.5  # points per line of 10-point text
 
 
-def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> None:
-    """A text wrapped in its column, with the row as tall as its lines: viewers and the PDF export do not all
-    size a row to wrapped text, and a short row lets the text run over the next."""
+def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> float:
+    """A text wrapped in its column, with the row as tall as its lines (viewers and the PDF export do not all
+    size a row to wrapped text, and a short row lets the text run over the next); returns the row's height."""
     ws.write_string(row, 1, text, styles.text)
-    lines = -(-len(text) // (TEXT_WIDTH + 10))  # a 110-character column holds about 120 characters of text
-    if lines > 1:
-        ws.set_row(row, LINE_HEIGHT * lines)
+    height = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, TEXT_WIDTH) + 2.25)
+    ws.set_row(row, height)
+    return height

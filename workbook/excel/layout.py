@@ -54,6 +54,7 @@ class Layout:
     as_values: set[str] = field(default_factory=set)  # lines written as values (they read outside the document)
     charts: list[Chart] = field(default_factory=list)
     settings: list[Any] = field(default_factory=list)  # the site's structural choices the document shows
+    pages: dict[str, Any] = field(default_factory=dict)  # sheet -> its PagePlan, filled as the sheets are written
 
     def address(self, line_id: str, absolute: bool = False) -> str:
         sheet, row, col = self.cells[line_id]
@@ -145,12 +146,12 @@ def _held(items: list[Line | Section | Text], document: Document) -> list[Line |
 
 
 def _grouped(items: list[Line | Section | Text]) -> list[Line | Section | Text]:
-    """Inputs under one section per model, whatever order they were declared in."""
+    """Inputs under one section per model, whatever order they were declared in; then the lines that are not
+    inputs (the unit conversion factors formulas name, each added where a formula first reads it) in theirs."""
+    lines = [item for item in items if isinstance(item, Line)]
     out: list[Line | Section | Text] = []
     current = None
-    for item in items:
-        if not isinstance(item, Line):
-            continue
+    for item in [x for x in lines if x.kind == "input"] + [x for x in lines if x.kind != "input"]:
         if item.section != current:
             current = item.section
             out.append(Section(current))

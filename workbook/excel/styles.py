@@ -18,6 +18,11 @@ BAD_FILL, BAD_FONT = "#FFC7CE", "#9C0006"
 # Every sheet's printed pages: the sheet name top left, "page / pages" top right (workbook.pdf reads it to
 # tell which sheet a page of the PDF comes from).
 PAGE_HEADER = "&L&A&R&P / &N"
+# A check's cell shows TRUE or FALSE: Excel stores a boolean, LibreOffice a number that this format words. It is
+# also what lets LibreOffice 7.4 export the PDF: a TRUE/FALSE cell without a number format whose conditional colour
+# matches, in a row with a cell in a font it substitutes (Consolas), aborts the export ("Unspecified Application
+# Error", in ScPatternAttr::GetItem while drawing the page), at any print scale.
+BOOLEAN_SHOWN = '"TRUE";"TRUE";"FALSE"'
 
 
 class Styles:
@@ -26,7 +31,7 @@ class Styles:
     def __init__(self, wb: xlsxwriter.Workbook, unlock_inputs: bool = False):
         self.wb, self.unlock_inputs = wb, unlock_inputs
         self._cache: dict[tuple, Any] = {}
-        base = {"font_name": FONT, "font_size": 10}
+        base = {"font_name": FONT, "font_size": 10, "valign": "top"}  # a row with a wrapped note reads from its top
         self.base = base
         self.title = wb.add_format({**base, "bold": True, "font_size": 14})
         self.subtitle = wb.add_format({**base, "italic": True, "font_color": "#595959"})
@@ -36,9 +41,11 @@ class Styles:
                                           "border": 1, "text_wrap": True, "valign": "top"})
         self.section = wb.add_format({**base, "bold": True, "bg_color": SECTION_FILL})
         self.label = wb.add_format(base)
-        self.name = wb.add_format({**base, "font_color": NAME_FONT, "font_name": "Consolas"})
+        self.line_label = wb.add_format({**base, "text_wrap": True, "valign": "top"})  # a line's label: may wrap
+        self.name = wb.add_format({**base, "font_color": NAME_FONT, "font_name": "Consolas", "font_size": 9})
         self.unit = wb.add_format({**base, "align": "center"})
-        self.note = wb.add_format({**base, "font_color": "#404040"})
+        self.note = wb.add_format({**base, "font_color": "#404040", "text_wrap": True, "indent": 1})
+        self.sentence = wb.add_format({**base, "font_color": "#404040"})  # runs on across the empty columns
         self.text = wb.add_format({**base, "text_wrap": True, "valign": "top"})
         self.bold = wb.add_format({**base, "bold": True})
         self.bold_top = wb.add_format({**base, "bold": True, "valign": "top"})
@@ -64,7 +71,8 @@ class Styles:
         if key not in self._cache:
             fill, font = (OK_FILL, OK_FONT) if ok else (BAD_FILL, BAD_FONT)
             self._cache[key] = self.wb.add_format({**self.base, "align": "center", "bold": True,
-                                                   "bg_color": fill, "font_color": font})
+                                                   "bg_color": fill, "font_color": font,
+                                                   "num_format": BOOLEAN_SHOWN})
         return self._cache[key]
 
     def value(self, fmt: str, kind: str) -> Any:
@@ -72,8 +80,7 @@ class Styles:
         key = (fmt, kind)
         if key not in self._cache:
             props = {**self.base, "align": "right"}
-            if fmt != "BOOLEAN":
-                props["num_format"] = fmt
+            props["num_format"] = BOOLEAN_SHOWN if fmt == "BOOLEAN" else fmt
             if kind == "input":
                 props.update(font_color=INPUT_FONT, bg_color=INPUT_FILL, border=1, border_color="#BFBFBF")
                 if self.unlock_inputs:

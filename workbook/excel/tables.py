@@ -10,17 +10,57 @@ import numpy as np
 import xlsxwriter
 
 from workbook.excel.fast_formulas import write_formula
-from workbook.excel.styles import PAGE_HEADER, Styles
+from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, PagePlan, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.styles import Styles
 
 TABLE_ROW = 4  # header row of the table; the note sits above it
+CURRENT_ROW = 3  # the line between the note and the table saying where the table's currency check is
+# Column widths of a build-time table, in characters: the input's label and unit, its low, base and high values
+# (numbers, so narrow), then each result column wide enough that its 45-point header (three wrapped lines) reads
+# whole, e.g. "Owned cost per GPU-hour used (USD/GPU-h): change at high". Together as wide as 52, 12 and 17s.
+LABEL_WIDTH, UNIT_WIDTH, INPUT_VALUE_WIDTH, RESULT_WIDTH = 52, 12, 9, 20
+CHART_ROWS = 20  # rows a 360-pixel chart takes, with a gap
+VIEW_WIDTH, VIEW_TEXT_MAX = 20, 44  # a view's case columns: wide enough for a figure, or for a guard's words
 
 
-def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any) -> None:
+def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, paper: Paper,
+                plans: dict[str, PagePlan]) -> None:
+    """A build-time table: its title, what it is, where its live currency check is, the rows (each input's
+    values in that input's own number format, each result in the result's) and a tornado chart per result."""
     ws.write(0, 0, table.title, styles.title)
     ws.merge_range(1, 0, 2, 8, table.note, styles.text)
     ws.set_row(1, 30)
+    if table.current:
+        ws.write_string(CURRENT_ROW, 0, table.current, styles.bold)
     for col, head in enumerate(table.header):
-        ws.write(TABLE_ROW, col, head, styles.header)
+        ws.write_string(TABLE_ROW, col, head, styles.header_wrap)
+    _write_rows(ws, styles, table)
+    for col, width in enumerate(table_widths(table)):
+        ws.set_column(col, col, width)
+    ws.set_row(TABLE_ROW, 45, styles.header)
+    first, last = TABLE_ROW + 1, TABLE_ROW + len(table.rows)
+    reasons = sorted({v[5:] for row in table.rows for v in row if isinstance(v, str) and v.startswith("n/a: ")})
+    if reasons:  # a cell's reason is cut by its neighbour: the row above the charts says each one whole
+        ws.write_string(last + 2, 0, f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}",
+                        styles.sentence)
+    for k, spec in enumerate(table.charts):
+        ws.insert_chart(last + 3 + k * CHART_ROWS, 0, _tornado_chart(wb, ws.name, spec, first, last))
+    ws.freeze_panes(TABLE_ROW + 1, 1)
+    heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
+    heights[0], heights[1], heights[TABLE_ROW] = 21.0, 30.0, 45.0
+    spans = [(last + 3 + k * CHART_ROWS, last + 2 + (k + 1) * CHART_ROWS) for k in range(len(table.charts))]
+    widths = table_widths(table)
+    plans[ws.name] = plan = one_page_wide(paper, widths, heights, TABLE_ROW, spans)
+    apply(ws, paper, plan)
+
+
+def table_widths(table: Any) -> list[float]:
+    """Each column's width (characters): the page plan's and the sheet's."""
+    return [LABEL_WIDTH, UNIT_WIDTH] + [INPUT_VALUE_WIDTH] * 3 + [RESULT_WIDTH] * (len(table.header) - 5)
+
+
+def _write_rows(ws: Any, styles: Styles, table: Any) -> None:
+    """The rows: text as text (an n/a case with its reason), each number in its column's or its input's format."""
     for k, row in enumerate(table.rows):
         r = TABLE_ROW + 1 + k
         for col, value in enumerate(row):
@@ -31,37 +71,36 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any) ->
                 ws.write_string(r, col, value, styles.label)
             else:
                 ws.write_number(r, col, value, styles.value(fmt, "calc") if fmt else styles.label)
-    ws.set_column(0, 0, 52)
-    ws.set_column(1, 1, 12)
-    ws.set_column(2, len(table.header) - 1, 17)
-    ws.set_row(TABLE_ROW, 45, styles.header)
-    first, last = TABLE_ROW + 1, TABLE_ROW + len(table.rows)
-    for k, spec in enumerate(table.charts):
-        chart = wb.add_chart({"type": "bar"})
-        for name, col in spec["columns"]:
-            chart.add_series({
-                "name": name,
-                "categories": [ws.name, first, 0, last, 0],
-                "values": [ws.name, first, col, last, col],
-                "gap": 40,
-                "overlap": 100,
-            })
-        chart.set_title({"name": spec["title"], "name_font": {"size": 10}})
-        chart.set_y_axis({"reverse": True})
-        chart.set_x_axis({"num_format": spec["fmt"]})
-        chart.set_legend({"position": "bottom"})
-        chart.set_size({"width": 640, "height": 360})
-        ws.insert_chart(last + 3 + k * 20, 0, chart)
-    ws.freeze_panes(TABLE_ROW + 1, 1)
-    ws.set_landscape()
-    ws.set_paper(9)
-    ws.fit_to_pages(1, 0)
-    ws.print_area(0, 0, last + 3 + 20 * len(table.charts), len(table.header) - 1)
-    ws.set_header(PAGE_HEADER)
+
+
+def _tornado_chart(wb: xlsxwriter.Workbook, sheet: str, spec: dict[str, Any], first: int, last: int) -> Any:
+    """One result's change per input: a bar at low and one at high side by side (neither hides the other when
+    both move the same way), the inputs' labels at the left edge, clear of the bars either side of zero."""
+    chart = wb.add_chart({"type": "bar"})
+    for name, col in spec["columns"]:
+        chart.add_series({
+            "name": name,
+            "categories": [sheet, first, 0, last, 0],
+            "values": [sheet, first, col, last, col],
+            "gap": 80,
+            "overlap": 0,
+        })
+    chart.set_title({"name": spec["title"], "name_font": {"size": 10}})
+    chart.set_y_axis({"reverse": True, "label_position": "low", "num_font": {"size": 9}})
+    chart.set_x_axis({"num_format": spec["fmt"], "num_font": {"size": 8}, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": 960, "height": 360})
+    return chart
+
+
+def _case_width(shown: list[Any]) -> float:
+    """A case column wide enough for its figures, or for a guard's words ("never recovers its cost...")."""
+    words = [len(v) * 1.0 + 2 for v in shown if isinstance(v, str)]
+    return min(VIEW_TEXT_MAX, max([VIEW_WIDTH, *words]))
 
 
 def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, values: dict[str, np.ndarray],
-               site: str) -> None:
+               site: str, paper: Paper, plans: dict[str, PagePlan]) -> None:
     """Rows of figures, one column per case; every cell is =name of a line, with its cached value."""
     from workbook.excel.writer import cached
 
@@ -75,7 +114,10 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     for k, (header, changes, _) in enumerate(view.columns):
         ws.write(head, first_col + k, header, styles.header)
         ws.write(head + 1, first_col + k, changes, styles.header_wrap)
-    ws.set_row(head + 1, 45)
+    widths = [_case_width([cached(line, values[line.id]) for line in lines]) for _, _, lines in view.columns]
+    changes_height = max(45.0, LINE_HEIGHT * max(wrapped_lines(c, w) for (_, c, _), w in
+                                                zip(view.columns, widths, strict=True)) + 3)
+    ws.set_row(head + 1, changes_height)
     first_row = head + 2
     for r, (label, unit, fmt) in enumerate(zip(view.rows, view.units, view.fmts, strict=True)):
         ws.write_string(first_row + r, 0, label, styles.label)
@@ -88,7 +130,8 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     last_row = first_row + len(view.rows) - 1
     ws.set_column(0, 0, 52)
     ws.set_column(1, 1, 12)
-    ws.set_column(first_col, last_col, 20)
+    for k, width in enumerate(widths):
+        ws.set_column(first_col + k, first_col + k, width)
     if view.chart_rows:
         chart = wb.add_chart({"type": "column"})
         for r in view.chart_rows:
@@ -98,12 +141,15 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
                 "values": [ws.name, first_row + r, first_col, first_row + r, last_col],
             })
         chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
-        chart.set_y_axis({"num_format": view.fmts[view.chart_rows[0]], "num_font": {"size": 9}})
+        chart.set_y_axis({"name": view.units[view.chart_rows[0]], "num_format": view.fmts[view.chart_rows[0]],
+                          "num_font": {"size": 9}})
+        chart.set_x_axis({"name": "scenario"})
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})
         ws.insert_chart(last_row + 3, 0, chart)
     ws.freeze_panes(first_row, first_col)
-    ws.set_landscape()
-    ws.set_paper(9)
-    ws.print_area(0, 0, last_row + 22, last_col)
-    ws.set_header(PAGE_HEADER)
+    heights = [ROW_HEIGHT] * (last_row + 3 + (CHART_ROWS if view.chart_rows else 0))
+    heights[0], heights[head + 1] = 21.0, changes_height
+    spans = [(last_row + 3, last_row + 2 + CHART_ROWS)] if view.chart_rows else []
+    plans[ws.name] = plan = one_page_wide(paper, [52, 12, *widths], heights, head, spans)
+    apply(ws, paper, plan)

@@ -19,6 +19,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
+from workbook.excel import pages, sizing
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
 from workbook.excel.fast_formulas import write_formula
@@ -35,7 +36,8 @@ from workbook.excel.layout import (
     plan,
 )
 from workbook.excel.output import write_atomically
-from workbook.excel.styles import PAGE_HEADER, Styles
+from workbook.excel.pages import PAPERS, Paper
+from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.formula.expr import MONTHS, Context
 from workbook.formula.line import Line
@@ -47,12 +49,13 @@ from workbook.sheets import SUMMARY
 
 FIXED_DATE = datetime(2026, 1, 1)
 SUBTITLES = {
-    INPUTS_SHEET: "Inputs: the only typed-in numbers of the workbook (blue on yellow). Change them here.",
-    CHECKS_SHEET: "Checks: each row is TRUE when all is well; the first row is the AND of all of them.",
+    INPUTS_SHEET: "Inputs: the only typed-in numbers of the workbook (blue on yellow). Change them here. The unit "
+                  "conversion factors at the end are constants, not inputs.",
+    CHECKS_SHEET: "Checks: each row is TRUE when all is well; the first row is the AND of all of them but the "
+                  "Sensitivity section's (a notice that the build-time table is stale, not a design check).",
     SUMMARY: "Summary: the figures to read first; every cell is a formula linked to the workings.",
 }
 VALUE_NOTE = "Value, not a formula: it is computed from lines this copy does not hold."
-WIDTHS = {LABEL: 58, NAME: 32, UNIT: 11, VALUE: 16, NOTE: 90}
 
 
 class CellContext(Context):
@@ -132,34 +135,25 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     wb.set_calc_mode("auto")
     document = layout.document
     styles = Styles(wb, unlock_inputs=document.protect)
+    paper = paper_of(site)
     if document.cover:
-        write_cover(wb, styles, site, layout)
+        write_cover(wb, styles, site, layout, paper)
     sheets = {}
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)
         sheets[title] = ws
         if sl.tables:
             for table in sl.tables:
-                write_table(wb, ws, styles, table)
+                write_table(wb, ws, styles, table, paper, layout.pages)
             continue
         if sl.views:
             for view in sl.views:
-                write_view(wb, ws, styles, view, values, site.name)
+                write_view(wb, ws, styles, view, values, site.name, paper, layout.pages)
             continue
         _write_rows(wb, ws, styles, layout, title, values, site.name)
-        last_row = sl.last_row
-        charts_end = HEADER_ROW + 1 + ROWS_PER_CHART * sum(c.sheet == title for c in layout.charts)
         if title in (CHECKS_SHEET, SUMMARY):
             _colour_checks(ws, styles, sl, layout.as_values)
-        for col, width in _widths(sl).items():
-            ws.set_column(col, col, width)
-        last_col = layout.last_column(title)
-        if sl.has_series:
-            ws.set_column(FIRST_PERIOD, last_col, 12)
-        if any(c.sheet == title for c in layout.charts):
-            last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
-            last_row = max(last_row, charts_end)
-        _page_setup(ws, last_row, last_col, scaled=document.fit_checks or title not in (CHECKS_SHEET, SUMMARY))
+        _size_and_print(ws, layout, title, paper)
         if document.protect:
             ws.protect()
     add_charts(wb, sheets, layout)
@@ -188,7 +182,7 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
             ws.write(row, LABEL, item.title, styles.section)
             continue
         if isinstance(item, Text):
-            ws.write_string(row, LABEL, item.text, styles.note)
+            ws.write_string(row, LABEL, item.text, styles.sentence)
             continue
         _write_line(ws, styles, layout, title, item, values, row)
         target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
@@ -198,11 +192,11 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
 def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
                 values: dict[str, np.ndarray], row: int) -> None:
     value = values[line.id]
-    ws.write_string(row, LABEL, line.label, styles.label)
+    ws.write_string(row, LABEL, line.label, styles.line_label)
     ws.write_string(row, NAME, line.name, styles.name)
     ws.write_string(row, UNIT, line.unit_text, styles.unit)
     frozen = line.id in layout.as_values
-    note = f"{VALUE_NOTE} {line.note}".strip() if frozen else line.note
+    note = _note(line, layout)
     if note:
         ws.write_string(row, NOTE, note, styles.note)
     fmt = styles.value(line.fmt, line.kind)
@@ -255,17 +249,37 @@ def _validate(ws: Any, line: Line, row: int) -> None:
     })
 
 
-def _widths(sl: Any) -> dict[int, int]:
-    """Column widths; the Note column narrow on a sheet without notes (the Summary: its charts then sit on screen
-    beside its figures). The Name column keeps its width: wider, LibreOffice 7.4's PDF export of the example
-    fails (issue 11 is to find why)."""
-    lines = [item for _, item in sl.rows if isinstance(item, Line)]
-    widths = dict(WIDTHS)
+def _note(line: Line, layout: Layout) -> str:
+    return f"{VALUE_NOTE} {line.note}".strip() if line.id in layout.as_values else line.note
+
+
+def paper_of(site: Site) -> Paper:
+    """The paper the site file chose (print.paper), A4 where the site has none (a site loaded without it)."""
+    choice = site.get("print.paper")
+    return PAPERS["letter" if choice is not None and choice.magnitude == "letter" else "a4"]
+
+
+def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper) -> None:
+    """Column widths and row heights from the content, then the pages it prints on (workbook.excel.sizing)."""
+    sl = layout.sheets[title]
+    charts = sum(c.sheet == title for c in layout.charts)
+    cols = sizing.widths(sl, layout.widths[sl.axis] if sl.has_series else 0, charts)
+    notes = {row: _note(item, layout) for row, item in sl.rows if isinstance(item, Line)}
+    heights = sizing.heights(sl, cols, notes)
+    for col, width in cols.items():
+        if col < FIRST_PERIOD or charts:
+            ws.set_column(col, col, width)
     if sl.has_series:
-        widths[NOTE] = 44
-    elif lines and not any(x.note for x in lines):
-        widths[NOTE] = 12
-    return widths
+        ws.set_column(FIRST_PERIOD, layout.last_column(title), sizing.PERIOD_WIDTH)
+    for row, height in enumerate(heights):
+        ws.set_row(row, height)
+    last_row, last_col = sl.last_row, layout.last_column(title)
+    if charts:
+        last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
+        last_row = max(last_row, HEADER_ROW + 1 + ROWS_PER_CHART * charts)
+    layout.pages[title] = plan = sizing.page_plan(sl, cols, heights, paper, charts, last_row, last_col)
+    pages.apply(ws, paper, plan)
+    ws.freeze_panes(HEADER_ROW + 1, 1)
 
 
 def _write_settings(ws: Any, styles: Styles, settings: list[Any]) -> None:
@@ -282,27 +296,11 @@ def _write_settings(ws: Any, styles: Styles, settings: list[Any]) -> None:
 
 
 def _colour_checks(ws: Any, styles: Styles, sl: Any, as_values: set[str]) -> None:
-    """Checks turn green or red as they recalculate. A check written as its value keeps a fixed colour instead
-    (conditional formats on constant TRUE/FALSE cells make LibreOffice 7.4's PDF export fail)."""
+    """Checks turn green or red as they recalculate; a check written as its value has nothing to recalculate and
+    keeps a fixed colour. (Every TRUE/FALSE cell has a number format, styles.BOOLEAN_SHOWN: without one, LibreOffice
+    7.4's PDF export aborts on a page where such a cell's colour rule matches beside a cell in a substituted font.)"""
     for row, item in sl.rows:
         if isinstance(item, Line) and item.is_bool and item.id not in as_values:
             cell = xl_rowcol_to_cell(row, VALUE)
             ws.conditional_format(cell, {"type": "cell", "criteria": "==", "value": "TRUE", "format": styles.ok})
             ws.conditional_format(cell, {"type": "cell", "criteria": "==", "value": "FALSE", "format": styles.bad})
-
-
-def _page_setup(ws: Any, last_row: int, last_col: int, scaled: bool = True) -> None:
-    ws.freeze_panes(HEADER_ROW + 1, 1)
-    ws.set_landscape()
-    ws.set_paper(9)  # A4
-    if last_col == NOTE and not scaled:
-        ws.repeat_columns(0)  # at 100% (see Document.fit_checks): the labels on every page across
-    elif last_col == NOTE:
-        ws.fit_to_pages(1, 0)
-    elif last_col <= NOTE + CHART_COLUMNS:
-        pass  # a sheet with charts prints at 100%: scaled, LibreOffice 7.4's PDF export of it fails
-    else:
-        ws.repeat_columns(0)  # a timeline prints across pages with its labels on each
-    ws.repeat_rows(HEADER_ROW)
-    ws.print_area(0, 0, last_row, last_col)
-    ws.set_header(PAGE_HEADER)

@@ -19,7 +19,7 @@ import numpy as np
 import pint
 
 from workbook.formula.spreadsheet import approx_add, approx_sub, compare, power
-from workbook.units import factor, is_offset, unit, ureg
+from workbook.units import factor, is_offset, power_of_ten, unit, ureg
 
 if TYPE_CHECKING:
     from workbook.formula.line import Line
@@ -319,6 +319,14 @@ class Const(Node):
         return num(self.value)
 
 
+class Constant(Const):
+    """A defined number that is no universal constant (a unit conversion factor): the formula of the one line
+    that holds it, which other formulas name (workbook.unit_constants)."""
+
+    def __init__(self, value: float, unit_of: pint.Unit):
+        self.value, self.unit = float(value), unit_of
+
+
 class Ref(Node):
     LINES = ("line",)
 
@@ -336,7 +344,8 @@ class Ref(Node):
 
 
 class Scale(Node):
-    """A unit conversion: the magnitude times a factor (rendered /1000 where that reads better)."""
+    """A unit conversion: the magnitude times a factor written in the formula (rendered /1000 where that reads
+    better). Only powers of ten, and factors no named constant gives (see convert)."""
 
     NODES = ("inner",)
 
@@ -347,13 +356,28 @@ class Scale(Node):
         self.f = float(round(inv)) if self.divide else f
         self.prec = MUL
 
-
     def evaluate(self, env: Env) -> np.ndarray:
         v = self.inner.evaluate(env)
         return v / self.f if self.divide else v * self.f
 
     def render(self, ctx: Context) -> str:
         return f"{self.inner.wrapped(ctx, MUL)}{'/' if self.divide else '*'}{num(self.f)}"
+
+
+class Named(Scale):
+    """A unit conversion by a named constant: the magnitude times (or divided by) the line that holds the factor,
+    so the formula says what it converts (`flow*units_cfm_per_m3_s`). Python uses the float that line's cell
+    holds, so both do the same arithmetic."""
+
+    LINES = ("constant",)
+
+    def __init__(self, inner: Node, constant: Line, divide: bool, to_unit: pint.Unit):
+        self.inner, self.unit, self.constant, self.divide = inner, to_unit, constant, divide
+        self.f = float(constant.formula.value)
+        self.prec = MUL
+
+    def render(self, ctx: Context) -> str:
+        return f"{self.inner.wrapped(ctx, MUL)}{'/' if self.divide else '*'}{ctx.ref(self.constant)}"
 
 
 _DIM_NAMES = {
@@ -389,7 +413,20 @@ def convert(n: Node, to_unit: pint.Unit, what: str) -> Node:
     except pint.DimensionalityError:
         return Bad(n, to_unit, f"{what}: got {n.unit:~P} [{_dims(n.unit)}], "
                    f"expected {to_unit:~P} [{_dims(to_unit)}]")
-    return n if f == 1.0 else Scale(n, f, to_unit)
+    return n if f == 1.0 else scaled(n, f, to_unit)
+
+
+def scaled(n: Node, f: float, to_unit: pint.Unit) -> Node:
+    """`n` times `f`, in `to_unit`: a power of ten in the formula (it reads plainly), any other factor by the
+    named constant that does the conversion (workbook.unit_constants), or in the formula where none does."""
+    if not power_of_ten(f):
+        from workbook.unit_constants import lookup  # its constants are lines, which are made of nodes
+
+        match = lookup(n.unit, to_unit)
+        if match is not None:
+            inner = n if match.residual == 1.0 else Scale(n, match.residual, match.middle)
+            return Named(inner, match.line, match.divide, to_unit)
+    return Scale(n, f, to_unit)
 
 
 class Bad(Node):

@@ -18,10 +18,10 @@ from types import ModuleType
 from workbook import scenarios, sensitivity, sheets
 from workbook.book import Book
 from workbook.inputs import Rule, Site, Spec
-from workbook.models import cooling, fabric, oob, power, summary, tco, ups
+from workbook.models import cooling, fabric, oob, power, printing, summary, tco, ups
 from workbook.models.base import AllInputs, Inputs, Scope
 
-PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco]
+PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco, printing]
 ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
 
 

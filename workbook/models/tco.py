@@ -178,6 +178,7 @@ class TcoOut:
     rent_cumulative: Line
     curve_utilisation: tuple[Line, ...]
     curve_owned: tuple[Line, ...]
+    service_months: int  # lead time + useful life at build time: the months the cumulative chart shows
     financing_value: Line | None = None  # with a loan only
     apv_own: Line | None = None
     peak_funding: Line | None = None
@@ -215,7 +216,8 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, fabric: FabricOu
             else None)
     _profit_and_loss(scope, i, when, capex, flows, debt)
     curve = _cost_curve(s, i, answers)
-    return scope.outputs(TcoOut, curve_utilisation=curve[0], curve_owned=curve[1])
+    shown = float(i.lead_time.value.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
+    return scope.outputs(TcoOut, curve_utilisation=curve[0], curve_owned=curve[1], service_months=round(shown))
 
 
 def _capex(s: SheetBuilder, i: Inputs, power: PowerOut, fabric: FabricOut, oob: OobOut) -> dict[str, Line]:
@@ -685,7 +687,8 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
             columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
             chart_title="NPV of owning and renting by scenario (USD)"))
     book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting (USD)", "line",
-                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD"))
+                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
+                             periods=tco.service_months))
     book.charts.append(Chart(SUMMARY, "Owned cost per GPU-hour against utilisation (levelised, USD)", "scatter",
                              list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
                              categories=list(tco.curve_utilisation)))

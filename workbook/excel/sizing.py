@@ -1,0 +1,103 @@
+"""The size of a sheet of lines: its column widths and row heights from what it holds, and so its printed pages.
+
+Widths follow the content (the Name column as wide as the sheet's longest name, so no name is cut off), long
+labels and notes wrap, and every row gets an explicit height: the page breaks computed from them are then the
+ones the spreadsheet prints.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART
+from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, SheetLayout
+from workbook.excel.pages import (
+    DEFAULT_WIDTH,
+    LINE_HEIGHT,
+    ROW_HEIGHT,
+    PagePlan,
+    Paper,
+    column_points,
+    fit_scale,
+    one_page_wide,
+    row_breaks,
+    wrapped_lines,
+)
+from workbook.formula.line import Line
+from workbook.presentation import Section, Text
+
+TITLE_HEIGHT = 21.0  # the 14-point title row
+LABEL_MAX, NOTE_WIDE, NOTE_TIMELINE, NOTE_NARROW = 58, 70, 40, 12
+PERIOD_WIDTH = 10.5  # -41,752,700 whole
+NAME_CHAR = 1.05  # a 9-point monospaced character (Consolas, or DejaVu Sans Mono where it is missing) in column units
+PERIODS_PER_PAGE = 12  # a monthly timeline prints a year on each page across
+
+
+def widths(sl: SheetLayout, periods: int, charts: int) -> dict[int, float]:
+    """Column widths in characters: the label column as wide as the longest label (up to LABEL_MAX, longer ones
+    wrap), the Name column as the longest name, the note column wrapped at a fixed width (narrow on a sheet without
+    notes, so the Summary's charts sit beside its figures)."""
+    lines = [item for _, item in sl.rows if isinstance(item, Line)]
+    longest = max((len(x.label) for x in lines), default=30)
+    out: dict[int, float] = {
+        LABEL: min(LABEL_MAX, max(30, longest + 1)),
+        NAME: max(12, round(max((len(x.name) for x in lines), default=0) * NAME_CHAR) + 2),
+        UNIT: max(8, max((len(x.unit_text) for x in lines), default=0) + 2),
+        VALUE: 18 if any(not x.series for x in lines) else 6,  # a timeline's rows have no single value
+        NOTE: NOTE_TIMELINE if sl.has_series else NOTE_WIDE,
+    }
+    if not sl.has_series and lines and not any(x.note for x in lines):
+        out[NOTE] = NOTE_NARROW
+    for t in range(periods if sl.has_series else 0):
+        out[FIRST_PERIOD + t] = PERIOD_WIDTH
+    for k in range(CHART_COLUMNS if charts else 0):
+        out[NOTE + 1 + k] = DEFAULT_WIDTH
+    return out
+
+
+def row_text(item: Line | Section | Text, note: str) -> list[tuple[int, str]]:
+    """The wrapped texts of a row: (column, text)."""
+    if isinstance(item, Line):
+        return [(LABEL, item.label), (NOTE, note)]
+    return []
+
+
+def heights(sl: SheetLayout, cols: dict[int, float], notes: dict[int, str]) -> list[float]:
+    """Each row's height in points, from row 0 to the sheet's last row: wrapped labels and notes make it taller."""
+    out = [ROW_HEIGHT] * (sl.last_row + 1)
+    out[0] = TITLE_HEIGHT
+    for row, item in sl.rows:
+        if isinstance(item, Line):
+            lines = max(wrapped_lines(item.label, cols[LABEL]), wrapped_lines(notes.get(row, ""), cols[NOTE]))
+            out[row] = max(ROW_HEIGHT, lines * LINE_HEIGHT + 2.25)
+    return out
+
+
+def chart_spans(charts: int) -> list[tuple[int, int]]:
+    """The rows each chart of the sheet covers: charts stack from row 4, ROWS_PER_CHART rows apart, each as tall
+    as a row short of that (the last row is the gap to the next)."""
+    spans = []
+    for slot in range(charts):
+        first = HEADER_ROW + 1 + slot * ROWS_PER_CHART
+        spans.append((first, first + ROWS_PER_CHART - 2))
+    return spans
+
+
+def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float], paper: Paper, charts: int,
+              last_row: int, last_col: int) -> PagePlan:
+    """One page wide for a sheet of single values or a yearly timeline; a monthly timeline prints the start on its
+    first page across and then a year a page, with the labels repeated."""
+    rows = row_heights + [ROW_HEIGHT] * max(0, last_row + 1 - len(row_heights))
+    sections = {row for row, item in sl.rows if isinstance(item, Section)}
+    keep = chart_spans(charts)
+    points = [column_points(cols.get(c, DEFAULT_WIDTH)) for c in range(last_col + 1)]
+    if not (sl.has_series and last_col - FIRST_PERIOD + 1 > PERIODS_PER_PAGE + 1):
+        widths_printed = [cols.get(c, DEFAULT_WIDTH) for c in range(last_col + 1)]
+        return one_page_wide(paper, widths_printed, rows, HEADER_ROW, keep, sections)
+    col_breaks = list(range(FIRST_PERIOD + 1, last_col + 1, PERIODS_PER_PAGE))
+    starts = [0, *col_breaks, last_col + 1]
+    first_page = sum(points[: starts[1]])
+    later = max(points[LABEL] + sum(points[a:b]) for a, b in itertools.pairwise(starts[1:]))
+    scale = fit_scale(max(first_page, later), paper.width)
+    breaks = row_breaks(rows, scale, paper, HEADER_ROW + 1, keep, sections, rows[HEADER_ROW])
+    return PagePlan(scale, last_row, last_col, breaks, col_breaks, HEADER_ROW, LABEL, keep)
