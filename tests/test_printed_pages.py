@@ -12,7 +12,7 @@ import yaml
 
 from tests.conftest import EXAMPLE, ROOT
 from workbook import api
-from workbook.excel.layout import Layout
+from workbook.excel.layout import UNIT, Layout
 from workbook.pdf import exports, pages_by_sheet, to_pdf
 
 SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml"]
@@ -81,7 +81,7 @@ def test_the_monthly_detail_prints_in_the_appendix_a_year_a_page_across(site_pri
         plan = site_printed.layout.pages[title]
         widths = [b - a for a, b in zip(plan.col_breaks, plan.col_breaks[1:], strict=False)]
         assert set(widths) == {12}, widths  # twelve months a page
-        assert plan.repeat_cols is not None  # with the labels on each page
+        assert plan.repeat_cols == UNIT  # with the labels, names and units on each page
         assert pages <= plan.pages  # LibreOffice leaves out a page with nothing on it
 
 

@@ -86,7 +86,7 @@ def chart_spans(charts: int) -> list[tuple[int, int]]:
 def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float], paper: Paper, charts: int,
               last_row: int, last_col: int) -> PagePlan:
     """One page wide for a sheet of single values or a yearly timeline; a monthly timeline prints the start on its
-    first page across and then a year a page, with the labels repeated."""
+    first page across and then a year a page, with the labels, names and units repeated."""
     rows = row_heights + [ROW_HEIGHT] * max(0, last_row + 1 - len(row_heights))
     sections = {row for row, item in sl.rows if isinstance(item, Section)}
     keep = chart_spans(charts)
@@ -97,7 +97,8 @@ def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float],
     col_breaks = list(range(FIRST_PERIOD + 1, last_col + 1, PERIODS_PER_PAGE))
     starts = [0, *col_breaks, last_col + 1]
     first_page = sum(points[: starts[1]])
-    later = max(points[LABEL] + sum(points[a:b]) for a, b in itertools.pairwise(starts[1:]))
+    repeated = sum(points[: UNIT + 1])  # Label, Name and Unit on every page across
+    later = max(repeated + sum(points[a:b]) for a, b in itertools.pairwise(starts[1:]))
     scale = fit_scale(max(first_page, later), paper.width)
     breaks = row_breaks(rows, scale, paper, HEADER_ROW + 1, keep, sections, rows[HEADER_ROW])
-    return PagePlan(scale, last_row, last_col, breaks, col_breaks, HEADER_ROW, LABEL, keep)
+    return PagePlan(scale, last_row, last_col, breaks, col_breaks, HEADER_ROW, UNIT, keep)

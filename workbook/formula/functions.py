@@ -49,8 +49,11 @@ def _twin(node: Func, scalar: Any) -> Func:
 
 
 def _alike(args: tuple[Any, ...], name: str) -> list[Node]:
+    """The arguments in one unit: that of the first that is not a bare 0 (zero is zero in any unit, so
+    MAX(0, a - b) stays in a - b's unit rather than converting a - b to a number and back)."""
     nodes = [as_node(a) for a in args]
-    return [nodes[0]] + [convert(n, nodes[0].unit, f"{name}() needs like units") for n in nodes[1:]]
+    unit_of = next((n.unit for n in nodes if not (isinstance(n, Const) and n.value == 0)), nodes[0].unit)
+    return [convert(n, unit_of, f"{name}() needs like units") for n in nodes]
 
 
 def max_(*args: Any) -> Node:
