@@ -121,6 +121,7 @@ class Site:
     values: dict[str, Value]
     digest: str  # SHA-256 of the site file's bytes, shown on the Cover
     scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
+    generation: Any = None  # the raw `generation:` section (workbook.models.generation_inputs reads it)
 
     def get(self, key: str) -> Value | None:
         return self.values.get(key)
@@ -362,7 +363,7 @@ def _suggest(key: str, known: list[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-TOP_LEVEL = {"site", "description", "catalog", "scenarios"}
+TOP_LEVEL = {"site", "description", "catalog", "scenarios", "generation"}  # generation: models.generation_inputs
 MAX_NAME = 100  # characters of a site name: it titles every sheet and the file's properties
 MAX_SCENARIOS = 20  # each clones the lines its changes reach: more would not be read, and slow every build
 
@@ -451,7 +452,7 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     if not isinstance(description, str | None):
         raise InputError("is not text", file=path, key="description", value=description, expected="text")
     return Site(path, name.strip(), _one_line(description or ""), values,
-                hashlib.sha256(raw_bytes).hexdigest(), scenarios)
+                hashlib.sha256(raw_bytes).hexdigest(), scenarios, data.get("generation"))
 
 
 # A rule between two keys of one unit, checked once every value is parsed (a Spec checks one key alone):

@@ -9,17 +9,21 @@ COMPARISON = "Scenario comparison"
 POWER = "Power chain"
 FABRIC = "Fabric"
 COOLING = "Cooling"
+ENVELOPE = "Power envelope"  # the GPUs and compute a fixed feed holds, by fleet, at TDP and power-capped
 TCO = "TCO"
 PL = "P&L"
 CASH = "Cash flows"
 SCENARIOS = "Scenarios"
 SCENARIOS_YEARLY = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
 SENSITIVITY = "Sensitivity"
+UPGRADE_COMPARISON = "Upgrade comparison"  # a generation upgrade's plans side by side (a view)
+UPGRADE_PLANS = "Upgrade plans"  # the fleets' racks, moving instead, each plan's compute by month
+UPGRADE = "Upgrade"  # one plan: `Upgrade (build_ahead)`
 CHECKS = "Checks"
 
 # The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
-ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY,
-         SENSITIVITY, CHECKS)
+ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, UPGRADE_COMPARISON, UPGRADE_PLANS,
+         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, SENSITIVITY, CHECKS)
 
 
 MAX_TITLE = 31  # Excel's limit on a sheet name

@@ -133,6 +133,11 @@ def largest(line: Line) -> Node:
     return RowAgg("MAX", line, lambda row: row.max(axis=1, keepdims=True), line.unit)
 
 
+def smallest(line: Line) -> Node:
+    """MIN over the row (e.g. the deepest point of a capacity trough)."""
+    return RowAgg("MIN", line, lambda row: row.min(axis=1, keepdims=True), line.unit)
+
+
 def all_over(line: Line) -> Node:
     """AND over a row of conditions: TRUE when the condition holds in every period (a check on a row)."""
     if not line.is_bool:

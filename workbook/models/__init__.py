@@ -18,8 +18,9 @@ from types import ModuleType
 from workbook import scenarios, sensitivity, sheets
 from workbook.book import Book
 from workbook.inputs import Rule, Site, Spec
-from workbook.models import cooling, fabric, oob, power, printing, summary, tco, ups
+from workbook.models import cooling, fabric, generation, oob, power, printing, summary, tco, ups
 from workbook.models.base import AllInputs, Inputs, Scope
+from workbook.models.generation_inputs import load_upgrade
 
 PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco, printing]
 ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
@@ -64,6 +65,22 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
     return Fleet(i, net, chain, cool, backed, management)
 
 
+def define_upgrade(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> generation.GenerationOut | None:
+    """A generation upgrade, when the site file has one: the next fleet as a second instance of the engineering
+    models (namespace `next`), and the plans that move the hall from one fleet to the other."""
+    engineering = [spec for m in ENGINEERING for spec in m.INPUTS]
+    upgrade = load_upgrade(site, engineering, [r for m in ENGINEERING for r in getattr(m, "RULES", [])])
+    if upgrade is None:
+        return None
+    nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
+    plan_inputs = Inputs(book, site, generation.INPUTS_TITLE, generation.PREFIX, upgrade.specs)
+    hall = {"price": inputs.tco.electricity_price, "pue": fleet.power.pue_energy}
+    return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall)
+
+
+NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
+
+
 def build_book(site: Site) -> Book:
     """Every line of the site's workbook, defined once; evaluation and rendering both read this."""
     book = Book(site.name)
@@ -72,12 +89,15 @@ def build_book(site: Site) -> Book:
     inputs = model_inputs(book, site, PRESENTATION)
     fleet = define_fleet(book, inputs)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, fleet.fabric, fleet.oob)
+    upgrade = define_upgrade(book, site, inputs, fleet)
     book.scenarios = scenarios.add_scenarios(book, site, all_specs(), all_rules())
     all_pass = summary.define_checks(book)
     s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
     cooling.summarise(s, fleet.cooling)
     tco.summarise(book, s, money)
+    if upgrade is not None:
+        generation.summarise(book, s, upgrade)
     book.tables.append(sensitivity.tornado(
         book, all_specs(), all_rules(), [money.owned_cost_per_gpu_hour.id, money.break_even_utilisation.id],
         float(inputs.tco.choice("sensitivity_swing"))))

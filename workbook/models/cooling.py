@@ -101,6 +101,8 @@ class CoolingOut:
     heat_load: Line
     liquid_heat: Line
     air_heat: Line
+    node_liquid_heat: Line
+    node_air_heat: Line
     coolant_flow: Line
     coolant_flow_gpm: Line
     air_flow: Line

@@ -35,6 +35,8 @@ INPUTS = with_limits([
     Spec("power.gpu_tdp", "GPU board power (TDP)", "W", lo_open=True, **{**_W, "lo": 0.0}),
     Spec("power.gpus_per_node", "GPUs per node", "GPUs", "a count of GPUs", "8", lo=0, lo_open=True,
          integer=True, fmt=COUNT),
+    Spec("power.gpu_throughput", "Throughput per GPU, in H100-equivalents (a named benchmark)", "H100-eq",
+         "a throughput relative to an H100 SXM", "2.2", lo=0.0, lo_open=True, hi=100.0, fmt="0.00"),
     Spec("power.cpus_per_node", "CPUs per node", "count", "a count of CPUs", "2", lo=0, integer=True,
          fmt=COUNT),
     Spec("power.cpu_tdp", "CPU TDP", "W", **_W),
@@ -131,6 +133,7 @@ class PowerOut:
     nodes: Line
     nodes_per_rack: Line
     racks: Line
+    rack_peak_power: Line
     racks_total: Line
     pdus: Line
     gpu_board_power: Line

@@ -1,0 +1,194 @@
+"""The generation upgrade: the example hall (inputs/example-b200-upgrade.yaml) moving from 32 racks of DGX H100 to
+16 racks of liquid-cooled B200, worked by hand; an infeasible plan; random plans against LibreOffice; bad input."""
+
+from __future__ import annotations
+
+import copy
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+from tests.parity import Built, check
+from workbook.api import Model, build, load
+from workbook.inputs import InputError
+
+UPGRADE = ROOT / "inputs" / "example-b200-upgrade.yaml"
+FLEETS = ROOT / "inputs" / "fleets"
+
+
+def row(model: Model, line_id: str) -> np.ndarray:
+    return np.asarray(model.values[line_id]).reshape(-1)
+
+
+def one(model: Model, line_id: str) -> float:
+    return float(row(model, line_id)[0])
+
+
+@pytest.fixture(scope="module")
+def upgrade() -> Model:
+    return load(UPGRADE)
+
+
+def variant(tmp_path: Path, change: Any, name: str = "variant") -> Path:
+    """The upgrade site with its generation section changed, beside a copy of the next fleet's file."""
+    site = yaml.safe_load(UPGRADE.read_text())
+    change(site["generation"])
+    shutil.copytree(FLEETS, tmp_path / "fleets", dirs_exist_ok=True)
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(site, sort_keys=False))
+    return path
+
+
+def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> None:
+    """DGX H100: 4 nodes x 10.2 kW = 40.8 kW a rack, all to air, 4 x 8 GPUs x 1.0 = 32 H100-eq. B200 (the `next`
+    instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 34.8 kW to the cold plates, 4 x 8 x 2.2 = 70.4."""
+    assert one(upgrade, "generation.current_rack_power") == pytest.approx(40.8)
+    assert one(upgrade, "generation.current_rack_liquid") == 0
+    assert one(upgrade, "generation.current_rack_compute") == pytest.approx(32.0)
+    assert one(upgrade, "generation.next_rack_power") == pytest.approx(one(upgrade, "next.power.rack_peak_power"))
+    assert one(upgrade, "generation.next_rack_power") == pytest.approx(57.2)
+    assert one(upgrade, "generation.next_rack_compute") == pytest.approx(4 * 8 * 2.2)
+    assert one(upgrade, "generation.next_racks") == 16 and one(upgrade, "generation.current_racks") == 32
+
+
+def test_build_ahead_by_hand(upgrade: Model) -> None:
+    """Zone b holds 16 H100 racks in 24 positions. Month 6 the liquid retrofit adds 400 kW (to 1,200) and 900 kW
+    of liquid cooling. Month 7: 8 B200 racks into the 8 free positions: zone b draws 16 x 40.8 + 8 x 57.2 =
+    1,110.4 kW <= 1,200; air 16 x 40.8 + 8 x 22.4 = 832 <= 900; compute 1,024 + 8 x 70.4 = 1,587.2. Month 9 the 16
+    H100 racks leave: 8 x 70.4 + 16 x 32 (zone a) = 1,075.2, still above the start's 1,024: no trough. Month 10
+    the other 8 arrive: 16 x 70.4 + 512 = 1,638.4."""
+    compute = row(upgrade, "build_ahead.generation.compute")
+    assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1587.2, 1075.2, 1638.4])
+    assert row(upgrade, "build_ahead.generation.b_power_used")[7] == pytest.approx(1110.4)
+    assert row(upgrade, "build_ahead.generation.b_air_used")[7] == pytest.approx(832.0)
+    assert one(upgrade, "build_ahead.generation.trough_depth") == 0
+    assert one(upgrade, "build_ahead.generation.infeasible_months") == 0
+    assert one(upgrade, "checks.all_pass") == 1
+
+
+def test_decommission_first_by_hand(upgrade: Model) -> None:
+    """Zone b is emptied in month 3 and the B200 racks arrive in month 7: months 3 to 6 deliver only zone a's
+    16 x 32 = 512, a trough 512 deep and 4 months long."""
+    compute = row(upgrade, "decom_first.generation.compute")
+    assert compute[[2, 3, 6, 7]] == pytest.approx([1024, 512, 512, 1638.4])
+    assert one(upgrade, "decom_first.generation.trough_depth") == 512
+    assert one(upgrade, "decom_first.generation.trough_months") == 4
+
+
+def test_the_costs_by_hand(upgrade: Model) -> None:
+    """The build-ahead plan pays 16 racks x 2.2 MUSD, the 3.5 MUSD retrofit in month 6, and gets 16 x 240,000 for
+    the H100 racks in month 9; every month the hall's power x 1.3 (annual PUE) x 0.08 USD/kWh x 730 h."""
+    cost = row(upgrade, "build_ahead.generation.cost_flow")
+    power = row(upgrade, "build_ahead.generation.power_used")
+    energy = power * 1.3 * 0.08 * 730
+    assert cost[6] == pytest.approx(3_500_000 + energy[6])
+    assert cost[7] == pytest.approx(8 * 2_200_000 + energy[7])
+    assert cost[9] == pytest.approx(energy[9] - 16 * 240_000)
+    assert one(upgrade, "build_ahead.generation.cost") == pytest.approx(cost.sum())
+    months = row(upgrade, "build_ahead.generation.compute").sum()
+    assert one(upgrade, "build_ahead.generation.cost_per_compute") == pytest.approx(cost.sum() / months)
+
+
+def test_moving_keeps_the_hall_and_pays_the_second_site(upgrade: Model) -> None:
+    """The hall keeps its 1,024; from month 15 (14 months of lead time) the 16 B200 racks add 1,126.4 at the
+    second site, whose capex is 11 MUSD/MW x the next fleet's contracted feed."""
+    compute = row(upgrade, "generation.move_compute")
+    assert compute[[14, 15]] == pytest.approx([1024, 1024 + 16 * 70.4])
+    feed = one(upgrade, "next.power.contracted_feed")
+    assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * feed)
+    assert one(upgrade, "generation.move_trough_depth") == 0
+
+
+def test_an_infeasible_plan_fails_in_its_months_and_on_the_master_check(tmp_path: Path, libreoffice: str) -> None:
+    """The first 8 B200 racks go to zone a in month 7, which has no liquid cooling and 41 kW positions for a
+    57.2 kW rack: zone a fails from month 7 on (never a silent negative), the plan's check and the master fail."""
+    def to_zone_a(gen: dict[str, Any]) -> None:
+        gen["plans"]["build_ahead"]["deliveries"][0]["zone"] = "a"
+
+    path = variant(tmp_path, to_zone_a, "infeasible")
+    model, layout = build(path, tmp_path / "infeasible.xlsx")
+    fits = row(model, "build_ahead.generation.a_fits")
+    assert list(fits[:7]) == [True] * 7 and not fits[7:].any()
+    assert one(model, "build_ahead.generation.infeasible_months") == len(fits) - 7
+    assert one(model, "build_ahead.generation.fits") == 0 and one(model, "checks.all_pass") == 0
+    assert one(model, "decom_first.generation.fits") == 1
+    outcome = check([Built(path, tmp_path / "infeasible.xlsx", model, layout)], tmp_path)
+    assert outcome.problems == []
+
+
+def random_plan(rng: random.Random) -> dict[str, Any]:
+    """Deliveries of the 16 B200 racks and decommissionings of zone b's 16 H100 racks, in random batches."""
+    def batches(total: int) -> list[dict[str, Any]]:
+        out, left = [], total
+        while left:
+            racks = rng.randint(1, left)
+            out.append({"zone": "b", "month": rng.randint(1, 60), "racks": racks})
+            left -= racks
+        return out
+
+    return {"deliveries": batches(16), "decommissions": batches(rng.randint(0, 16))}
+
+
+def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> None:
+    """Six random plans, each a site; every formula cell and every line equal to LibreOffice's recalculation.
+    On failure the sites are left in outputs/fuzz-failures/ with the seed in their name."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    built = []
+    for k in range(6):
+        plans = {"build_ahead": random_plan(rng), "decom_first": random_plan(rng)}
+        path = variant(tmp_path, lambda gen, p=plans: gen.__setitem__("plans", copy.deepcopy(p)), f"plan_{seed}_{k}")
+        model, layout = build(path, tmp_path / f"{path.stem}.xlsx")
+        built.append(Built(path, tmp_path / f"{path.stem}.xlsx", model, layout))
+    outcome = check(built, tmp_path)
+    if outcome.problems:
+        keep = ROOT / "outputs" / "fuzz-failures"
+        keep.mkdir(parents=True, exist_ok=True)
+        for b in built:
+            shutil.copy(b.site_file, keep / b.site_file.name)
+    assert outcome.problems == [], f"seed {seed}: {outcome.problems[:5]}"
+    assert outcome.workbooks == 6
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    (lambda g: g.__setitem__("next_fleet", "../example.yaml"), "generation.next_fleet"),
+    (lambda g: g.__setitem__("next_fleet", "fleets/missing.yaml"), "generation.next_fleet"),
+    (lambda g: g.__setitem__("next_fleet", "variant.yaml"), "generation.next_fleet"),
+    (lambda g: g["zones"][0].__setitem__("name", "Zone A"), "generation.zones[1].name"),
+    (lambda g: g["zones"][1].__setitem__("name", "a"), "generation.zones[2].name"),
+    (lambda g: g["zones"][0].__setitem__("feed", "800 m"), "generation.zone_a_feed"),
+    (lambda g: g["zones"][0].pop("positions"), "generation.zone_a_positions"),
+    (lambda g: g["projects"][0].__setitem__("zone", "c"), "generation.projects[1].zone"),
+    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("zone", "c"),
+     "generation.plans.build_ahead.deliveries[1].zone"),
+    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("month", 0),
+     "generation.build_ahead_del_1_month"),
+    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("racks", 2.5),
+     "generation.build_ahead_del_1_racks"),
+    (lambda g: g["plans"].__setitem__("Build-Ahead", {}), "generation.plans.Build-Ahead"),
+    (lambda g: g.__setitem__("plans", {}), "generation.plans"),
+    (lambda g: g.__setitem__("zones", [{"name": f"z{k}"} for k in range(9)]), "generation.zones"),
+    (lambda g: g.__setitem__("speed", 3), "generation.speed"),
+])
+def test_bad_upgrade_input_is_refused_naming_the_file_and_the_key(tmp_path: Path, change: Any, key: str) -> None:
+    path = variant(tmp_path, change)
+    with pytest.raises(InputError) as err:
+        load(path)
+    assert err.value.file == path and err.value.key == key
+    assert "\n" not in str(err.value)
+
+
+def test_a_bad_next_fleet_file_is_named(tmp_path: Path) -> None:
+    path = variant(tmp_path, lambda g: None)
+    fleet = tmp_path / "fleets" / "b200-liquid-512.yaml"
+    fleet.write_text(fleet.read_text().replace("gpu_tdp", "gpu_tdpp") if "gpu_tdp" in fleet.read_text()
+                     else fleet.read_text().replace("fan_power:", "fan_powr:"))
+    with pytest.raises(InputError) as err:
+        load(path)
+    assert err.value.file == fleet

@@ -1,0 +1,227 @@
+"""The `generation:` section of a site file: the next fleet, the hall's zones, the facility projects and the plans.
+
+A generation upgrade has lists (zones, projects, plans of deliveries and decommissionings), so its keys are made
+from the file: `zones: [{name: a, positions: 24, ...}]` gives the inputs `generation.zone_a_positions`, ...; each
+is validated as any input (unit, range) and becomes a live input line. Which zone a rack goes to, and how many
+entries a plan has, shape the workbook: they are structure, read from the file. The next fleet is a site file of
+its own (power, fabric and cooling sections, no tco), beside this one, validated as a site is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value
+from workbook.yaml_reader import clip
+
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
+MAX_ZONES, MAX_PROJECTS, MAX_PLANS, MAX_ENTRIES = 8, 8, 3, 36
+SECTION = "generation"
+_COUNT = dict(integer=True, fmt="#,##0")
+_KW = dict(unit="kW", expect="a power", example="1200 kW", lo=0.0, hi=1e6)
+
+# field: (label, spec keyword arguments). A project adds to a zone's capacities the same fields (but old_racks).
+ZONE_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "positions": ("rack positions", dict(unit="racks", expect="a count", example="24", lo=0, hi=10_000, **_COUNT)),
+    "feed": ("power the zone can draw (IT)", _KW),
+    "kw_per_position": ("power one rack position can take", dict(_KW, example="45 kW", hi=1000.0)),
+    "air_cooling": ("air cooling capacity (heat to air)", _KW),
+    "liquid_cooling": ("liquid cooling capacity (heat to liquid)", _KW),
+    "floor_rating": ("floor loading rating", dict(unit="kg/m^2", expect="a floor loading", example="1200 kg/m^2",
+                                                  lo=0.0, hi=100_000.0)),
+    "old_racks": ("compute racks of the current fleet at the start",
+                  dict(unit="racks", expect="a count", example="16", lo=0, hi=10_000, **_COUNT)),
+}
+_MONTH_NO = dict(unit="month no.", expect="a month of the timeline", lo=0, hi=600, **_COUNT)
+PROJECT_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "cost": ("cost", dict(unit="USD", expect="an amount of money", example="2500000 USD", lo=0.0, fmt="#,##0")),
+    "done_month": ("month it is done (capacity added from then)", dict(_MONTH_NO, example="6")),
+    "stop_months": ("months the zone stops before it is done (0: no stop)",
+                    dict(unit="no. of months", expect="a number of months", example="2", lo=0, hi=600, **_COUNT)),
+}
+ENTRY_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "month": ("month", dict(_MONTH_NO, example="7", lo=1)),
+    "racks": ("compute racks", dict(unit="racks", expect="a count", example="4", lo=1, hi=10_000, **_COUNT)),
+}
+SCALARS = [
+    Spec("generation.new_rack_price", "Price of a compute rack of the next fleet, installed", "USD",
+         "an amount of money", "1500000 USD", lo=0.0, fmt="#,##0"),
+    Spec("generation.old_rack_value", "Value of a decommissioned rack of the current fleet (resale, or its value "
+         "kept for inference; 0 to retire it)", "USD", "an amount of money", "150000 USD", fmt="#,##0"),
+    Spec("generation.move_capex_per_mw", "Moving instead: the second site's capex per MW of contracted feed",
+         "USD/MW", "money per MW", "12000000 USD/MW", lo=0.0, fmt="#,##0"),
+    Spec("generation.move_lead_time", "Moving instead: months until the second site takes the next fleet",
+         "no. of months", "a number of months", "12", lo=1, hi=600, integer=True, fmt="#,##0"),
+]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A delivery or decommissioning of a plan: its inputs' keys (month, racks) and its zone (structure)."""
+
+    key: str  # "build_ahead_delivery_1": inputs generation.<key>_month and _racks
+    zone: str
+
+
+@dataclass
+class Upgrade:
+    """What the file says about the upgrade: the next fleet's site, the names (structure) and every input."""
+
+    next_site: Site
+    zones: list[str]
+    projects: dict[str, str]  # project -> its zone
+    plans: dict[str, tuple[list[Entry], list[Entry]]]  # plan -> (deliveries, decommissionings)
+    specs: list[Spec] = field(default_factory=list)
+
+
+def load_upgrade(site: Site, fleet_specs: list[Spec], fleet_rules: list[Any]) -> Upgrade | None:
+    """The upgrade the site file describes, its inputs added to the site's values; None without `generation:`.
+    Raises InputError naming the file and the key."""
+    raw = site.generation
+    if raw is None:
+        return None
+    place = dict(file=site.path)
+    if not isinstance(raw, dict):
+        raise InputError("is not a mapping", key=SECTION, value=raw, expected="next_fleet:, zones:, projects:, "
+                         "plans: and the prices of the upgrade", **place)
+    known = {"next_fleet", "zones", "projects", "plans", *(s.key.split(".")[1] for s in SCALARS)}
+    for k in raw:
+        if k not in known:
+            raise InputError("unknown key", key=clip(f"{SECTION}.{k}"), expected=f"one of {', '.join(sorted(known))}",
+                             **place)
+    up = Upgrade(_next_site(site, raw.get("next_fleet"), fleet_specs, fleet_rules), [], {}, {})
+    for spec in SCALARS:
+        _add(site, up, spec, raw.get(spec.key.split(".")[1], _MISSING))
+    _zones(site, up, raw.get("zones", _MISSING))
+    _projects(site, up, raw.get("projects", []))
+    _plans(site, up, raw.get("plans", _MISSING))
+    return up
+
+
+_MISSING: Any = object()
+
+
+def _next_site(site: Site, name: Any, specs: list[Spec], rules: list[Any]) -> Site:
+    """The next fleet's site file, beside this one."""
+    key = f"{SECTION}.next_fleet"
+    expected = "a site file beside this one (power:, fabric:, cooling:), e.g. fleets/b200.yaml"
+    if name is _MISSING or name is None:
+        raise InputError("is missing", file=site.path, key=key, expected=expected)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_./-]{1,200}\.ya?ml", name) or ".." in name:
+        raise InputError("is not a .yaml file name in this folder or below it", file=site.path, key=key, value=name,
+                         expected=expected)
+    path = site.path.parent / name
+    if not path.is_file() or path.resolve() == site.path.resolve():
+        raise InputError("is not a site file beside this one", file=site.path, key=key, value=name,
+                         expected=expected)
+    nxt = load_site(path, specs, rules=rules)
+    if nxt.generation is not None:
+        raise InputError("has a generation: section of its own (one upgrade at a time)", file=path, key=SECTION)
+    return nxt
+
+
+def _add(site: Site, up: Upgrade, spec: Spec, raw: Any) -> None:
+    """One input: validated as any input, added to the site's values and to the upgrade's specs."""
+    if raw is _MISSING:
+        raise InputError("is missing", file=site.path, key=spec.key, expected=f"{spec.expect}, e.g. {spec.example}")
+    try:
+        value, source = split_value(raw)
+    except InputError as e:
+        raise e.located(file=site.path, key=spec.key) from None
+    site.values[spec.key] = Value(parse_value(value, spec, site.path, spec.key), str(value),
+                                  source or f"site file {site.path.name}")
+    up.specs.append(spec)
+
+
+def _spec(key: str, label: str, kwargs: dict[str, Any]) -> Spec:
+    args = dict(kwargs)
+    return Spec(f"{SECTION}.{key}", label, args.pop("unit"), args.pop("expect"), args.pop("example"), **args)
+
+
+def _items(site: Site, raw: Any, key: str, most: int, least: int = 0) -> list[dict[str, Any]]:
+    """A list of mappings each with a `name` (or a plan's entries), within its size limits."""
+    if raw is _MISSING and least:
+        raise InputError("is missing", file=site.path, key=f"{SECTION}.{key}", expected=f"a list of {key}")
+    if not isinstance(raw, list) or not least <= len(raw) <= most:
+        raise InputError(f"is not a list of {least} to {most} mappings", file=site.path, key=f"{SECTION}.{key}",
+                         value=raw, expected=f"a list of {key}: - {{name: ..., ...}}")
+    for k, item in enumerate(raw, start=1):
+        if not isinstance(item, dict):
+            raise InputError("is not a mapping", file=site.path, key=f"{SECTION}.{key}[{k}]", value=item)
+    return raw
+
+
+def _name(site: Site, item: dict[str, Any], where: str, taken: list[str]) -> str:
+    name = item.get("name")
+    if not isinstance(name, str) or not NAME.match(name) or name in taken:
+        raise InputError("is not a new name of 1 to 12 lower-case letters, digits or _, starting with a letter",
+                         file=site.path, key=f"{SECTION}.{where}.name", value=name)
+    return name
+
+
+def _fields(site: Site, up: Upgrade, item: dict[str, Any], where: str, key: str,
+            fields: dict[str, tuple[str, dict[str, Any]]], label: str, optional: bool = False) -> None:
+    extra = set(item) - set(fields) - {"name", "zone"}
+    if extra:
+        raise InputError("unknown field", file=site.path, key=clip(f"{SECTION}.{where}.{sorted(map(str, extra))[0]}"),
+                         expected=f"one of {', '.join(fields)}")
+    for f, (what, kwargs) in fields.items():
+        if f not in item and optional:  # a project that adds nothing of this: 0 in the field's unit
+            item = {**item, f: {"value": f"0 {kwargs['unit']}" if kwargs["unit"] != "racks" else 0,
+                                "source": "not given: adds nothing"}}
+        spec = _spec(f"{key}_{f}", f"{label}: {what}", kwargs)
+        _add(site, up, spec, item.get(f, _MISSING))
+
+
+def _zones(site: Site, up: Upgrade, raw: Any) -> None:
+    for k, item in enumerate(_items(site, raw, "zones", MAX_ZONES, least=1), start=1):
+        name = _name(site, item, f"zones[{k}]", up.zones)
+        up.zones.append(name)
+        _fields(site, up, item, f"zones[{k}]", f"zone_{name}", ZONE_FIELDS, f"Zone {name}")
+
+
+def _zone_of(site: Site, item: dict[str, Any], where: str, zones: list[str]) -> str:
+    zone = item.get("zone")
+    if zone not in zones:
+        raise InputError("is not one of the zones", file=site.path, key=f"{SECTION}.{where}.zone", value=zone,
+                         expected=f"one of {', '.join(zones)}")
+    return str(zone)
+
+
+def _projects(site: Site, up: Upgrade, raw: Any) -> None:
+    adds = {f: (f"adds {what}", kw) for f, (what, kw) in ZONE_FIELDS.items() if f != "old_racks"}
+    for k, item in enumerate(_items(site, raw, "projects", MAX_PROJECTS), start=1):
+        name = _name(site, item, f"projects[{k}]", list(up.projects) + up.zones)
+        up.projects[name] = _zone_of(site, item, f"projects[{k}]", up.zones)
+        _fields(site, up, {x: item[x] for x in item if x in PROJECT_FIELDS or x in ("name", "zone")},
+                f"projects[{k}]", f"project_{name}", PROJECT_FIELDS, f"Project {name}")
+        rest = {x: item[x] for x in item if x not in PROJECT_FIELDS}
+        _fields(site, up, rest, f"projects[{k}]", f"project_{name}", adds, f"Project {name}", optional=True)
+
+
+def _plans(site: Site, up: Upgrade, raw: Any) -> None:
+    if not isinstance(raw, dict) or not 1 <= len(raw) <= MAX_PLANS:
+        raise InputError(f"is not a mapping of 1 to {MAX_PLANS} plans", file=site.path, key=f"{SECTION}.plans",
+                         value=None if raw is _MISSING else raw,
+                         expected="plans: {build_ahead: {deliveries: [...], decommissions: [...]}}")
+    for plan, body in raw.items():
+        if not isinstance(plan, str) or not NAME.match(plan) or plan in up.zones or plan in up.projects:
+            raise InputError("is not a new name of 1 to 12 lower-case letters, digits or _", file=site.path,
+                             key=clip(f"{SECTION}.plans.{plan}"))
+        if not isinstance(body, dict) or set(body) - {"deliveries", "decommissions"}:
+            raise InputError("is not a mapping of deliveries: and decommissions:", file=site.path,
+                             key=f"{SECTION}.plans.{plan}", value=body)
+        lists = []
+        for kind, word in (("deliveries", "delivery"), ("decommissions", "decommissioning")):
+            entries = []
+            where = f"plans.{plan}.{kind}"
+            for k, item in enumerate(_items(site, body.get(kind, []), where, MAX_ENTRIES), start=1):
+                zone = _zone_of(site, item, f"{where}[{k}]", up.zones)
+                key = f"{plan}_{kind[:3]}_{k}"
+                _fields(site, up, item, f"{where}[{k}]", key, ENTRY_FIELDS, f"Plan {plan}: {word} {k} (zone {zone})")
+                entries.append(Entry(key, zone))
+            lists.append(entries)
+        up.plans[plan] = (lists[0], lists[1])
+
