@@ -67,6 +67,8 @@ def test_build_ahead_by_hand(upgrade: Model) -> None:
     assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1587.2, 1075.2, 1638.4])
     assert row(upgrade, "build_ahead.generation.b_power_used")[7] == pytest.approx(1110.4)
     assert row(upgrade, "build_ahead.generation.b_air_used")[7] == pytest.approx(832.0)
+    # positions free: zone a's 8 all along; zone b's 8 until month 7, then 0, 16 in month 9, 8 from month 10
+    assert row(upgrade, "build_ahead.generation.free_positions")[[0, 7, 9, 10]] == pytest.approx([16, 8, 24, 16])
     assert one(upgrade, "build_ahead.generation.trough_depth") == 0
     assert one(upgrade, "build_ahead.generation.infeasible_months") == 0
     assert one(upgrade, "checks.all_pass") == 1

@@ -31,7 +31,8 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) 
         c.set_size({"width": WIDTH, "height": HEIGHT})
         slot = placed.get(chart.sheet, 0)
         placed[chart.sheet] = slot + 1
-        sheets[chart.sheet].insert_chart(4 + slot * ROWS_PER_CHART, NOTE + 1, c)
+        # a little below the row's top edge, where a page may break
+        sheets[chart.sheet].insert_chart(4 + slot * ROWS_PER_CHART, NOTE + 1, c, {"y_offset": 3})
 
 
 def _rows(lines: list[Line], layout: Layout, what: str) -> tuple[str, list[int], int]:

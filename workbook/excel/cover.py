@@ -29,7 +29,12 @@ SHEET_PURPOSE = {
     sheets.SENSITIVITY: "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build "
                         "time)",
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
+    sheets.ENVELOPE: "the GPUs and compute a fixed feed holds, each fleet, at full power and power-capped",
+    sheets.UPGRADE_COMPARISON: "the upgrade's plans and moving instead, side by side",
+    sheets.UPGRADE_PLANS: "each fleet's rack, moving instead, and each plan's delivered compute by month",
+    sheets.UPGRADE: "one plan month by month: racks, capacity and use zone by zone, whether it fits, compute, cost",
 }
+APPENDIX = " (in the PDF's monthly appendix)"
 
 HOW_TO_READ = [
     "Blue numbers on yellow are inputs. Everything else that is a number is a live formula.",
@@ -78,7 +83,9 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     r += 4
     ws.write(r, 0, "Sheets", styles.bold)
     for title in layout.sheets:
-        ws.write_url(r, 1, f"internal:'{title}'!A1", string=f"{title}: {SHEET_PURPOSE.get(title, 'workings')}")
+        purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
+        where = APPENDIX if title in layout.appendix else ""
+        ws.write_url(r, 1, f"internal:'{title}'!A1", string=f"{title}: {purpose}{where}")
         r += 1
     heights[0] = 21.0
     layout.pages[COVER] = plan = one_page_wide(paper, [58, TEXT_WIDTH], heights[: r + 1], None, one_page=True)

@@ -11,7 +11,7 @@ from typing import Any
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.book import Book
-from workbook.document import Document, full_workbook
+from workbook.document import Document, appendix_sheets, full_workbook
 from workbook.formula.expr import MONTHS, YEARS
 from workbook.formula.line import Line
 from workbook.presentation import Chart, Section, Text
@@ -55,6 +55,7 @@ class Layout:
     charts: list[Chart] = field(default_factory=list)
     settings: list[Any] = field(default_factory=list)  # the site's structural choices the document shows
     pages: dict[str, Any] = field(default_factory=dict)  # sheet -> its PagePlan, filled as the sheets are written
+    appendix: set[str] = field(default_factory=set)  # the monthly sheets the reviewer's PDF prints apart
 
     def address(self, line_id: str, absolute: bool = False) -> str:
         sheet, row, col = self.cells[line_id]
@@ -119,7 +120,8 @@ def plan(book: Book, document: Document | None = None) -> Layout:
         sheets[title] = sl
     charts = [c for c in book.charts if c.sheet in sheets and all(line.id in cells for line in _chart_lines(c))]
     return Layout(sheets, cells, {None: 1, MONTHS: book.periods, YEARS: book.years}, document,
-                  document.as_values(book), charts, [s for s in book.settings if document.keep(s.key)])
+                  document.as_values(book), charts, [s for s in book.settings if document.keep(s.key)],
+                  appendix=set(appendix_sheets(book)) & set(sheets))
 
 
 def _chart_lines(chart: Chart) -> list[Line]:

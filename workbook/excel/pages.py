@@ -20,6 +20,8 @@ SLACK = 0.94  # of the printable area a plan uses: room for the spreadsheet's ow
 ROW_HEIGHT = 15.0  # points: the height of a row of 10-point text
 LINE_HEIGHT = 12.75  # points per line of wrapped 10-point text
 DEFAULT_WIDTH = 8.43  # a column's width in characters where none is set
+ORPHAN, SHRINK, MIN_SCALE = 0.25, 0.15, 45  # a last page under a quarter full is avoided by printing up to 15%
+# smaller, never below 45%
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def column_points(width: float) -> float:
 
 def wrapped_lines(text: str, width: float) -> int:
     """How many lines `text` takes wrapped in a column `width` characters wide (words kept whole)."""
-    per_line = max(1, int(width * 1.2) - 1)  # 10-point text in a column sized for 11-point digits
+    per_line = max(1, int(width * 1.45) - 1)  # 10-point Carlito/Calibri text in a column sized for 11-point digits
     lines, used = 1, 0
     for word in text.split():
         need = len(word) if used == 0 else used + 1 + len(word)
@@ -130,7 +132,14 @@ def one_page_wide(paper: Paper, widths: list[float], heights: list[float], heade
     if one_page:
         scale = min(scale, fit_scale(sum(heights), paper.height))
     repeat = heights[header_row] if header_row is not None else 0.0
-    breaks = row_breaks(heights, scale, paper, (header_row or 0) + 1, list(keep), set(sections), repeat)
+    args = (paper, (header_row or 0) + 1, list(keep), set(sections), repeat)
+    breaks = row_breaks(heights, scale, *args)
+    if breaks and sum(heights[breaks[-1]:]) * scale / 100 < ORPHAN * paper.height:
+        for smaller in range(scale - 1, max(MIN_SCALE, math.floor(scale * (1 - SHRINK))) - 1, -1):
+            fewer = row_breaks(heights, smaller, *args)
+            if len(fewer) < len(breaks):  # a last page of a few rows: printed a little smaller, it goes
+                scale, breaks = smaller, fewer
+                break
     return PagePlan(scale, len(heights) - 1, len(widths) - 1, breaks, [], header_row, None, list(keep))
 
 

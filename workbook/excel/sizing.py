@@ -48,6 +48,8 @@ def widths(sl: SheetLayout, periods: int, charts: int) -> dict[int, float]:
     }
     if not sl.has_series and lines and not any(x.note for x in lines):
         out[NOTE] = NOTE_NARROW
+    elif charts:  # the charts print beside the notes: narrower notes, more lines
+        out[NOTE] = NOTE_TIMELINE
     for t in range(periods if sl.has_series else 0):
         out[FIRST_PERIOD + t] = PERIOD_WIDTH
     for k in range(CHART_COLUMNS if charts else 0):
@@ -74,12 +76,12 @@ def heights(sl: SheetLayout, cols: dict[int, float], notes: dict[int, str]) -> l
 
 
 def chart_spans(charts: int) -> list[tuple[int, int]]:
-    """The rows each chart of the sheet covers: charts stack from row 4, ROWS_PER_CHART rows apart, each as tall
-    as a row short of that (the last row is the gap to the next)."""
+    """The rows each chart of the sheet covers: charts stack from row 4, ROWS_PER_CHART rows apart (a chart is
+    set a few pixels below its first row's edge, so it reaches into the last of its rows)."""
     spans = []
     for slot in range(charts):
         first = HEADER_ROW + 1 + slot * ROWS_PER_CHART
-        spans.append((first, first + ROWS_PER_CHART - 2))
+        spans.append((first, first + ROWS_PER_CHART - 1))
     return spans
 
 

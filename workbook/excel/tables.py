@@ -44,7 +44,8 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
         ws.write_string(last + 2, 0, f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}",
                         styles.sentence)
     for k, spec in enumerate(table.charts):
-        ws.insert_chart(last + 3 + k * CHART_ROWS, 0, _tornado_chart(wb, ws.name, spec, first, last))
+        chart = _tornado_chart(wb, ws.name, spec, first, last)
+        ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
     ws.freeze_panes(TABLE_ROW + 1, 1)
     heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
     heights[0], heights[1], heights[TABLE_ROW] = 21.0, 30.0, 45.0

@@ -413,7 +413,12 @@ def convert(n: Node, to_unit: pint.Unit, what: str) -> Node:
     except pint.DimensionalityError:
         return Bad(n, to_unit, f"{what}: got {n.unit:~P} [{_dims(n.unit)}], "
                    f"expected {to_unit:~P} [{_dims(to_unit)}]")
-    return n if f == 1.0 else scaled(n, f, to_unit)
+    if f == 1.0:
+        return n
+    if isinstance(n, AddSub) and isinstance(n.b, Scale) and n.b.inner.unit == to_unit and not is_offset(n.a.unit):
+        # (a - b/1000)*1000 reads a*1000 - b: b is already in the wanted unit, so convert a alone
+        return AddSub(n.op, convert(n.a, to_unit, what), n.b.inner)
+    return scaled(n, f, to_unit)
 
 
 def scaled(n: Node, f: float, to_unit: pint.Unit) -> Node:

@@ -18,11 +18,11 @@ from types import ModuleType
 from workbook import scenarios, sensitivity, sheets
 from workbook.book import Book
 from workbook.inputs import Rule, Site, Spec
-from workbook.models import cooling, fabric, generation, oob, power, printing, summary, tco, ups
+from workbook.models import cooling, envelope, fabric, generation, oob, power, printing, summary, tco, ups
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.generation_inputs import load_upgrade
 
-PRESENTATION: list[ModuleType] = [power, fabric, cooling, tco, printing]
+PRESENTATION: list[ModuleType] = [power, fabric, cooling, envelope, tco, printing]
 ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
 
 
@@ -65,7 +65,8 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
     return Fleet(i, net, chain, cool, backed, management)
 
 
-def define_upgrade(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> generation.GenerationOut | None:
+def define_upgrade(book: Book, site: Site, inputs: AllInputs,
+                   fleet: Fleet) -> tuple[generation.GenerationOut, Fleet] | None:
     """A generation upgrade, when the site file has one: the next fleet as a second instance of the engineering
     models (namespace `next`), and the plans that move the hall from one fleet to the other."""
     engineering = [spec for m in ENGINEERING for spec in m.INPUTS]
@@ -75,7 +76,7 @@ def define_upgrade(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> g
     nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
     plan_inputs = Inputs(book, site, generation.INPUTS_TITLE, generation.PREFIX, upgrade.specs)
     hall = {"price": inputs.tco.electricity_price, "pue": fleet.power.pue_energy}
-    return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall)
+    return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
@@ -90,6 +91,10 @@ def build_book(site: Site) -> Book:
     fleet = define_fleet(book, inputs)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, fleet.fabric, fleet.oob)
     upgrade = define_upgrade(book, site, inputs, fleet)
+    fleets = [("Current fleet" if upgrade else "This site's fleet", fleet, inputs.power.gpu_throughput)]
+    if upgrade is not None:
+        fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))
+    envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
     book.scenarios = scenarios.add_scenarios(book, site, all_specs(), all_rules())
     all_pass = summary.define_checks(book)
     s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
@@ -97,7 +102,7 @@ def build_book(site: Site) -> Book:
     cooling.summarise(s, fleet.cooling)
     tco.summarise(book, s, money)
     if upgrade is not None:
-        generation.summarise(book, s, upgrade)
+        generation.summarise(book, s, upgrade[0])
     book.tables.append(sensitivity.tornado(
         book, all_specs(), all_rules(), [money.owned_cost_per_gpu_hour.id, money.break_even_utilisation.id],
         float(inputs.tco.choice("sensitivity_swing"))))

@@ -145,8 +145,10 @@ def _zone(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, plan: str, zone:
                    "racks x compute per rack, nothing while the zone is stopped (H100-equivalents)", fmt="#,##0")
     stranded = calc(f"{zone}_stranded_power", f"Zone {zone}: power available but not used", "kW",
                     max_(0, avail["feed"] - power), fmt=KW)
+    free = calc(f"{zone}_free_positions", f"Zone {zone}: rack positions free", "racks",
+                max_(0, avail["positions"] - old_racks - new_racks), fmt=COUNT)
     return {"old": old_racks, "new": new_racks, "fits": fits, "compute": compute, "stranded": stranded,
-            "positions": avail["positions"], "power": power}
+            "positions": avail["positions"], "power": power, "free": free}
 
 
 def _fits(old_racks: Line, new_racks: Line, power: Line, liquid: Line, air: Line, avail: dict[str, Line],
@@ -177,6 +179,7 @@ def define_plan(scope: Scope, i: Inputs, up: Upgrade, plan: str, old: FleetRack,
                       _sum(z["stranded"] for z in zones.values()), fmt=KW)
     power = s.calc("power_used", "Power used (synchronised peak)", "kW", _sum(z["power"] for z in zones.values()),
                    fmt=KW)
+    s.calc("free_positions", "Rack positions free", "racks", _sum(z["free"] for z in zones.values()), fmt=COUNT)
     new_racks = s.calc("new_racks", f"Racks of the {new.label}", "racks", _sum(z["new"] for z in zones.values()),
                        fmt=COUNT)
     s.calc("old_racks", f"Racks of the {old.label}", "racks", _sum(z["old"] for z in zones.values()),

@@ -55,6 +55,7 @@ MONTH = Const(1, "fmonth")  # one period of the timeline
 DOLLAR = Const(1, "USD")  # the tolerance of a tie-out: to the dollar
 CURVE_POINTS = 10  # utilisation points on the cost curve: step, 2 x step, ...
 USD = "#,##0"
+BREAK_EVEN = '[>1]"never (over 100%)";0.0%'  # a break-even utilisation above 100% is never reached: said so
 NO_SERVICE = "no month in service within the timeline"
 NO_HOURS = "no GPU-hours used in the timeline (utilisation 0, or no month in service)"
 
@@ -495,7 +496,8 @@ def _answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, p: Inputs, when: Sched
     s.calc("break_even_utilisation", "Break-even utilisation (vs on-demand rent)", "%",
            safe_div(fixed - total(pv["extras"]), gap, "none: energy costs as much as on-demand rent"),
            "the utilisation at which the NPVs of owning and of renting on demand are equal: (NPV of owning at zero "
-           "utilisation - NPV of rent extras) / (on-demand rent - energy, per unit); above 100%: never", fmt=PERCENT)
+           "utilisation - NPV of rent extras) / (on-demand rent - energy, per unit); above 100%: never",
+           fmt=BREAK_EVEN)
     s.calc("payback_month", "Payback month (undiscounted: ignores the cost of capital)", "months",
            payback["plain"], "the first month in service when cumulative owning <= cumulative renting", fmt=COUNT)
     s.calc("discounted_payback_month", "Payback month (discounted at the cost of capital)", "months",

@@ -1,0 +1,189 @@
+"""The power envelope: the GPUs and compute a fixed feed holds, from each fleet's own power chain, at TDP and
+power-capped. A hand calculation of the example at 1 MW, rules that hold for every input, and the workbook of two
+fleets side by side recalculated in LibreOffice."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import EXAMPLE, ROOT
+from tests.parity import Built, check
+from tests.test_documents import unresolved_references
+from workbook import sheets
+from workbook.api import Model
+from workbook.book import Book
+from workbook.document import Document
+from workbook.excel.writer import write_book
+from workbook.inputs import Site, load_site
+from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, define_fleet, model_inputs, summary
+from workbook.models import envelope as envelope_model
+from workbook.models.base import Scope
+from workbook.models.envelope import EnvelopeOut
+
+B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
+SITES = sorted((ROOT / "inputs").glob("*.yaml"))
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def specs() -> list:
+    """Every model's inputs and the envelope's (its own until build_book lists it among the models)."""
+    known = all_specs()
+    return known + ([] if envelope_model in PRESENTATION else envelope_model.INPUTS)
+
+
+def envelope_book(site_path: Path, *others: tuple[str, Path, str]) -> tuple[Book, Site, EnvelopeOut]:
+    """The engineering models of the site's fleet and of each other (label, site file, namespace) fleet, then the
+    envelope over all of them, as build_book would call it after define_fleet."""
+    book = Book("envelope")
+    for title in sheets.ORDER:
+        book.sheets.setdefault(title, [])
+    site = load_site(site_path, specs(), rules=all_rules())
+    inputs = model_inputs(book, site, [*ENGINEERING, envelope_model])
+    fleet = define_fleet(book, inputs)
+    fleets = [("Site fleet", fleet, fleet.inputs.power.gpu_throughput)]
+    for label, path, namespace in others:
+        other = load_site(path, specs(), rules=all_rules())
+        more = define_fleet(book, model_inputs(book, other, ENGINEERING, namespace), namespace)
+        fleets.append((label, more, more.inputs.power.gpu_throughput))
+    out = envelope_model.define(Scope(book, envelope_model.PREFIX), inputs.envelope, fleets)
+    summary.define_checks(book)
+    return book, site, out
+
+
+@functools.cache
+def example_book() -> tuple[Book, dict[str, np.ndarray]]:
+    book, _, _ = envelope_book(EXAMPLE)
+    return book, book.evaluate()
+
+
+@pytest.fixture(scope="module")
+def example() -> tuple[Book, dict[str, np.ndarray]]:
+    return example_book()
+
+
+def value(values: dict[str, np.ndarray], line_id: str) -> float:
+    return float(values[line_id].reshape(-1)[0])
+
+
+# ---------------------------------------------------------------- the example by hand
+
+
+def test_the_example_at_one_mw_by_hand(example: tuple[Book, dict[str, np.ndarray]]) -> None:
+    """The example's own figures (Power chain): a DGX H100 peaks at 10.2 kW (the vendor maximum: components
+    9.457 kW + GPU excursion 0.596 kW = 10.053 kW is below it); 47.808 kW of switches and 40.326 kW of optics over
+    128 nodes = 0.68855 kW a node; storage 30 kW + management 8 kW; feed headroom 10%, design PUE 1.4, so a kW
+    of peak IT takes 1.1 x 1.4 = 1.54 kW of feed.
+
+    Fixed part: 38 kW x 1.54 = 58.52 kW. Feed per node: (10.2 + 0.68855) x 1.54 = 16.7684 kW (the chain's own:
+    (2,204.870 - 58.52) / 128). At 1 MW: ROUNDDOWN((1,000 - 58.52) / 16.7684) = ROUNDDOWN(56.15) = 56 nodes,
+    448 GPUs, 448 GPUs and 448 H100-equivalents per MW (2.45 kW left over).
+
+    Capped at 70%: 8 x 700 W x 0.3 / 0.94 = 1.7872 kW saved at the wall per node, x 1.54 = 2.7523 kW of feed, so
+    14.0160 kW a node: ROUNDDOWN(941.48 / 14.0160) = ROUNDDOWN(67.17) = 67 nodes, 536 GPUs (88 more), each at
+    0.7^0.3333 = 88.79% throughput: 475.9 H100-equivalents per MW, a net gain of 475.9 / 448 - 1 = 6.2%."""
+    _, v = example
+    per_node = (10.2 + (47.808 + 40.326) / 128) * 1.1 * 1.4
+    capped = per_node - 8 * 0.7 * 0.3 / 0.94 * 1.54
+    assert value(v, "envelope.feed_per_peak_it") == pytest.approx(1.54, rel=1e-12)
+    assert value(v, "envelope.fixed_feed") == pytest.approx(58.52, rel=1e-12)
+    assert value(v, "envelope.feed_per_node") == pytest.approx(per_node, rel=1e-12)
+    assert per_node == pytest.approx(16.7684, abs=1e-4) and capped == pytest.approx(14.0160, abs=1e-4)
+    assert (value(v, "envelope.nodes"), value(v, "envelope.gpus")) == (56, 448)
+    assert value(v, "envelope.gpus_per_mw") == value(v, "envelope.compute_per_mw") == 448
+    assert value(v, "envelope.feed_left") == pytest.approx(941.48 - 56 * per_node, rel=1e-9)
+    assert value(v, "envelope.capped_feed_per_node") == pytest.approx(capped, rel=1e-12)
+    assert (value(v, "envelope.capped_nodes"), value(v, "envelope.capped_gpus")) == (67, 536)
+    assert value(v, "envelope.extra_gpus") == 88
+    assert value(v, "envelope.cap_throughput") == pytest.approx(0.7 ** 0.3333, rel=1e-12)
+    assert value(v, "envelope.capped_compute_per_mw") == pytest.approx(536 * 0.7 ** 0.3333, rel=1e-12)
+    assert value(v, "envelope.compute_gain") == pytest.approx(536 * 0.7 ** 0.3333 / 448 - 1, rel=1e-12)
+    assert 0.062 < value(v, "envelope.compute_gain") < 0.063
+    assert bool(v["envelope.node_fits"].reshape(-1)[0])
+
+
+def test_the_fleets_own_feed_holds_the_fleets_own_nodes(example: tuple[Book, dict[str, np.ndarray]]) -> None:
+    """The envelope is the power chain read backwards: given the example's own contracted feed (2.2049 MW, a hair
+    more for rounding), it holds exactly the example's 128 nodes."""
+    book, v = example
+    feed = value(v, "power.contracted_feed")
+    at = book.evaluate({"envelope.feed": feed * (1 + 1e-9)})
+    assert value(at, "envelope.nodes") == value(v, "power.nodes") == 128
+
+
+def test_a_feed_too_small_for_one_node_fails_its_check(example: tuple[Book, dict[str, np.ndarray]]) -> None:
+    """50 kW: 58.52 kW of storage and management alone does not fit, so no node does (0, not a negative count)."""
+    book, _ = example
+    v = book.evaluate({"envelope.feed": 0.05}, strict=False)
+    assert value(v, "envelope.nodes") == value(v, "envelope.capped_nodes") == 0
+    assert not bool(v["envelope.node_fits"].reshape(-1)[0])
+    assert np.isnan(v["envelope.compute_gain"]).all()  # shown as "no node fits", not #DIV/0!
+
+
+@pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
+def test_one_mw_holds_a_node_of_every_site(site: Path) -> None:
+    book, _, _ = envelope_book(site)
+    v = book.evaluate()
+    assert bool(v["envelope.node_fits"].reshape(-1)[0])
+    assert value(v, "envelope.capped_gpus") >= value(v, "envelope.gpus") > 0
+
+
+# ---------------------------------------------------------------- rules for every input
+
+
+@SETTINGS
+@given(feeds=st.lists(st.floats(0.01, 1000.0), min_size=2, max_size=12),
+       cap=st.floats(0.1, 1.0), exponent=st.floats(0.0, 1.0), pue=st.floats(1.0, 3.0),
+       tdp=st.floats(100.0, 2000.0), headroom=st.floats(0.0, 1.0))
+def test_more_feed_never_fits_fewer_gpus_and_a_cap_never_fewer(feeds: list[float], cap: float, exponent: float,
+                                                              pue: float, tdp: float, headroom: float) -> None:
+    book, _ = example_book()
+    feeds = sorted(feeds)
+    v = book.evaluate({"envelope.feed": np.array(feeds), "envelope.power_cap": cap,
+                       "envelope.cap_exponent": exponent, "power.pue": pue, "power.gpu_tdp": tdp,
+                       "power.feed_headroom": headroom}, strict=False)
+    gpus, capped = v["envelope.gpus"].reshape(-1), v["envelope.capped_gpus"].reshape(-1)
+    assert np.all(np.diff(gpus) >= 0) and np.all(np.diff(capped) >= 0)
+    assert np.all(capped >= gpus)
+    # whole nodes: they fit the feed left for nodes (none when storage and management take it all), one more not
+    room = np.maximum(v["envelope.feed_for_nodes"].reshape(-1), 0)
+    nodes, per_node = v["envelope.nodes"].reshape(-1), v["envelope.feed_per_node"].reshape(-1)
+    assert np.all(nodes * per_node <= room * (1 + 1e-9))
+    assert np.all((nodes + 1) * per_node > room * (1 - 1e-9))
+
+
+@SETTINGS
+@given(feed=st.floats(0.01, 1000.0), exponent=st.floats(0.0, 1.0))
+def test_a_cap_at_tdp_changes_nothing(feed: float, exponent: float) -> None:
+    book, _ = example_book()
+    v = book.evaluate({"envelope.feed": feed, "envelope.power_cap": 1.0, "envelope.cap_exponent": exponent},
+                      strict=False)
+    assert value(v, "envelope.capped_gpus") == value(v, "envelope.gpus")
+    assert value(v, "envelope.capped_compute") == pytest.approx(value(v, "envelope.compute"), rel=1e-12)
+
+
+# ---------------------------------------------------------------- two fleets side by side, in LibreOffice
+
+
+def test_two_fleets_side_by_side_agree_with_libreoffice(tmp_path: Path, libreoffice: str) -> None:
+    """The example's H100 fleet and the B200 build's fleet (namespace fleet_new) in one envelope: their lines,
+    the rows of the two charts and the checks, recalculated in LibreOffice and compared line by line."""
+    book, site, out = envelope_book(EXAMPLE, ("B200 fleet", B200, "fleet_new"))
+    values = book.evaluate()
+    assert [f.label for f in out.fleets] == ["Site fleet", "B200 fleet"]
+    assert out.fleets[1].nodes.id == "envelope.fleet_new_nodes"
+    b200 = value(values, "envelope.fleet_new_gpus_per_mw")
+    assert 0 < b200 < value(values, "envelope.gpus_per_mw")  # a B200 node draws more than a DGX H100
+    assert value(values, "envelope.fleet_new_compute_per_mw") > value(values, "envelope.compute_per_mw")
+    xlsx = tmp_path / "envelope.xlsx"
+    layout = write_book(book, values, site, xlsx, Document("envelope", tuple(book.sheets)))
+    assert sheets.ENVELOPE in layout.sheets and len(layout.charts) == 2
+    assert unresolved_references(xlsx) == []
+    outcome = check([Built(EXAMPLE, xlsx, Model(site, book, values), layout)], tmp_path)
+    assert outcome.problems == []
+    assert outcome.lines == sum(line.kind != "input" for line in book.lines.values())

@@ -1,0 +1,196 @@
+"""Power envelope: for a fixed contracted feed, the GPUs of each fleet that fit and the compute they buy; and the
+same with the GPUs power-capped.
+
+The question a site is asked in ("how much compute does 1 MW buy?") is answered from each fleet's own power
+chain, never recomputed: its contracted feed already holds every overhead as the chain applies it (the node at
+its synchronised peak, the network and optics, storage and management, the feed headroom and the design-day
+PUE). Of that feed, storage and management are a fixed part that does not grow with the nodes; the rest,
+divided by the fleet's nodes, is the all-in feed of one more node (its share of the switches and optics at the
+fleet's own average). Whole nodes that fit are then ROUNDDOWN((feed - fixed part) / feed per node): a formula,
+no goal seek.
+
+Power capping lowers each GPU's board power to cap x TDP. The node saves the GPUs' board power above the cap,
+at the wall (through the PSU efficiency, as the chain computes node power), and that saving carries the same
+headroom and PUE as the rest of the node. The synchronised excursion above TDP is kept whole: a power cap is
+enforced by a control loop that is slower than a training step's swings, so the feed still has to carry them
+(conservative [E]). Throughput per GPU at the cap follows throughput ~ power^exponent, the cube-root law of
+dynamic power near the top of the DVFS curve (an input with its source).
+
+The model is called once, with every fleet of the book (the site's own, and a second generation under its
+namespace), so the fleets sit side by side on one sheet and in its charts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from workbook.book import SheetBuilder
+from workbook.formula.functions import floor, max_, safe_div
+from workbook.formula.line import COUNT, PERCENT, Line
+from workbook.inputs import Spec
+from workbook.models.base import Inputs, Scope
+from workbook.presentation import Chart
+from workbook.sheets import ENVELOPE as TITLE
+
+if TYPE_CHECKING:  # the fleet is built by workbook.models, which imports this module
+    from workbook.models import Fleet
+
+PREFIX = "envelope"
+
+INPUTS = [
+    Spec("envelope.feed", "Contracted feed to fill (the fixed power envelope)", "MW", "a power", "1 MW",
+         lo=0.01, hi=1000.0),
+    Spec("envelope.power_cap", "GPU power cap, share of TDP", "%", "a fraction", "0.7", lo=0.1, hi=1.0,
+         fmt=PERCENT),
+    Spec("envelope.cap_exponent", "Throughput-power exponent near the top of the DVFS curve", "ratio", "a ratio",
+         "0.3333", lo=0.0, hi=1.0),
+]
+
+# One fleet as the envelope takes it: its label (row labels, chart categories), the fleet, and the throughput
+# per GPU in H100 SXM equivalents (`power.gpu_throughput` of that fleet).
+FleetSpec = tuple[str, "Fleet", Line]
+
+
+@dataclass(frozen=True)
+class FleetEnvelope:
+    """One fleet's figures in the envelope, at TDP and power-capped."""
+
+    label: str
+    fixed_feed: Line
+    feed_per_node: Line
+    nodes: Line
+    gpus: Line
+    compute: Line
+    gpus_per_mw: Line
+    compute_per_mw: Line
+    capped_feed_per_node: Line
+    capped_nodes: Line
+    capped_gpus: Line
+    extra_gpus: Line
+    capped_compute: Line
+    capped_gpus_per_mw: Line
+    capped_compute_per_mw: Line
+    compute_gain: Line
+    node_fits: Line
+
+
+@dataclass(frozen=True)
+class EnvelopeOut:
+    feed: Line
+    power_cap: Line
+    cap_throughput: Line
+    fleets: tuple[FleetEnvelope, ...]
+
+
+def define(scope: Scope, i: Inputs, fleets: list[FleetSpec]) -> EnvelopeOut:
+    """Every fleet in the same envelope, then the fleets side by side (the chart's rows)."""
+    s = scope.sheet(TITLE)
+    s.section("Envelope and power cap")
+    s.text("Each fleet's feed per node is its own power chain's: node synchronised peak + its share of the "
+           "network and optics, with the feed headroom and the design-day PUE. Whole nodes only.")
+    share = s.calc("cap_throughput", "Throughput per GPU at the cap, share of uncapped", "%",
+                   i.power_cap ** i.cap_exponent,
+                   "cap ^ exponent: throughput ~ power^(1/3) near the top of the DVFS curve (0.7 -> 89%)",
+                   fmt=PERCENT)
+    out = tuple(_fleet(s, i, share, *spec) for spec in fleets)
+    _side_by_side(scope, s, out)
+    return scope.outputs(EnvelopeOut, feed=i.feed, power_cap=i.power_cap, fleets=out)
+
+
+def _key(fleet: Fleet, key: str) -> str:
+    """A fleet's line key: plain for the site's own fleet, after its namespace for another (`fleet_new_nodes`).
+    The namespace is read from the id of the fleet's GPU count (`fleet_new.power.gpus`)."""
+    namespace = fleet.power.gpus.id.removesuffix("power.gpus").rstrip(".")
+    return f"{namespace}_{key}" if namespace else key
+
+
+def _fleet(s: SheetBuilder, i: Inputs, share: Line, label: str, fleet: Fleet, throughput: Line
+           ) -> FleetEnvelope:
+    """One fleet at TDP: its fixed feed, feed per node and the whole nodes that fit; then power-capped."""
+    p, chain = fleet.inputs.power, fleet.power
+
+    def k(key: str) -> str:
+        return _key(fleet, key)
+
+    s.section(f"{label}: at TDP")
+    per_kw = s.calc(k("feed_per_peak_it"), "Feed per kW of peak IT load", "ratio",
+                    (1 + p.feed_headroom) * chain.contracted_feed / chain.critical_it_capacity,
+                    "(1 + feed headroom) x design-day PUE, as the power chain applies them (its contracted feed "
+                    "/ critical IT capacity)")
+    fixed = s.calc(k("fixed_feed"), "Feed for storage and management (does not grow with nodes)", "kW",
+                   (chain.storage_power + chain.management_power) * per_kw)
+    s.calc(k("network_per_node"), "Network switches and optics per node (this fleet's average)", "kW",
+           (chain.network_power + chain.optics_power) / chain.nodes,
+           "in the feed per node below; switch counts step, so a fleet far from this size differs a little")
+    per_node = s.calc(k("feed_per_node"), "Feed per node, all in", "kW",
+                      (chain.contracted_feed - fixed) / chain.nodes,
+                      "(contracted feed - fixed part) / nodes = (node synchronised peak + network and optics "
+                      "per node) x feed per kW of peak IT")
+    room = s.calc(k("feed_for_nodes"), "Envelope feed left for nodes", "kW", i.feed - fixed,
+                  "envelope feed - fixed part")
+    lines = _whole_nodes(s, fleet, "", i.feed, room, per_node, throughput)
+    s.calc(k("feed_left"), "Feed left over (less than a node)", "kW", room - lines["nodes"] * per_node)
+    lines["node_fits"] = s.check(k("node_fits"), f"{label}: at least one node fits the power envelope",
+                                 lines["nodes"] >= 1)
+
+    s.section(f"{label}: power-capped")
+    s.calc(k("capped_gpu_power"), "GPU board power at the cap", "W", p.gpu_tdp * i.power_cap, "TDP x cap")
+    saving = s.calc(k("cap_saving"), "Board power the cap saves per node, at the wall", "kW",
+                    chain.node_gpu_power * (1 - i.power_cap) / p.psu_efficiency,
+                    "GPU board power per node x (1 - cap) / PSU efficiency; the synchronised excursion above "
+                    "TDP is kept whole (a cap acts slower than a step's swings) [E]")
+    capped = s.calc(k("capped_feed_per_node"), "Feed per node, all in, at the cap", "kW",
+                    per_node - saving * per_kw, "feed per node - saving x feed per kW of peak IT")
+    lines.update(_whole_nodes(s, fleet, "capped_", i.feed, room, capped, throughput * share))
+    lines["extra_gpus"] = s.calc(k("extra_gpus"), "More GPUs the envelope holds at the cap", "GPUs",
+                                 lines["capped_gpus"] - lines["gpus"], fmt=COUNT)
+    lines["compute_gain"] = s.calc(
+        k("compute_gain"), "Net gain in compute per MW from capping", "%",
+        safe_div(lines["capped_compute"] - lines["compute"], lines["compute"], "no node fits"),
+        "(H100-equivalents at the cap - at TDP) / at TDP: more GPUs, each slower", fmt=PERCENT)
+    return FleetEnvelope(label=label, fixed_feed=fixed, feed_per_node=per_node, capped_feed_per_node=capped,
+                         **lines)
+
+
+def _whole_nodes(s: SheetBuilder, fleet: Fleet, pre: str, feed: Line, room: Line, per_node: Line,
+                 throughput: Any) -> dict[str, Line]:
+    """Whole nodes in the room left for nodes, their GPUs and compute, and both per MW of the envelope feed.
+    `pre` names the capped set (`capped_`); `throughput` is per GPU in H100 SXM equivalents."""
+    at = "at the cap" if pre else "at TDP"
+
+    def key(name: str) -> str:
+        return _key(fleet, name)
+
+    nodes = s.calc(key(f"{pre}nodes"), f"Whole nodes the envelope holds, {at}", "nodes",
+                   max_(0, floor(room / per_node)), "ROUNDDOWN(feed left for nodes / feed per node), at least 0",
+                   fmt=COUNT)
+    gpus = s.calc(key(f"{pre}gpus"), f"GPUs, {at}", "GPUs", nodes * fleet.inputs.power.gpus_per_node,
+                  "nodes x GPUs per node", fmt=COUNT)
+    compute = s.calc(key(f"{pre}compute"), f"Compute in H100 SXM equivalents, {at}", "H100-eq", gpus * throughput,
+                     "GPUs x throughput per GPU" + (" x throughput share at the cap" if pre else ""))
+    return {
+        f"{pre}nodes": nodes, f"{pre}gpus": gpus, f"{pre}compute": compute,
+        f"{pre}gpus_per_mw": s.calc(key(f"{pre}gpus_per_mw"), f"GPUs per MW of envelope feed, {at}", "GPU/MW",
+                                    gpus / feed, fmt=COUNT),
+        f"{pre}compute_per_mw": s.calc(key(f"{pre}compute_per_mw"),
+                                       f"H100 SXM equivalents per MW of envelope feed, {at}", "H100-eq/MW",
+                                       compute / feed, fmt=COUNT),
+    }
+
+
+def _side_by_side(scope: Scope, s: SheetBuilder, fleets: tuple[FleetEnvelope, ...]) -> None:
+    """The fleets' per-MW figures on consecutive rows, each chart's rows under one heading (a chart reads
+    consecutive rows; its categories are the rows' labels)."""
+    charts = (("gpus_per_mw", "GPUs per MW of envelope feed, by fleet", "GPUs per MW"),
+              ("compute_per_mw", "H100 SXM equivalents per MW of envelope feed, by fleet", "H100 SXM eq. per MW"))
+    for field, title, axis in charts:
+        s.section(title)
+        rows = []
+        for f in fleets:
+            at_tdp, capped = getattr(f, field), getattr(f, f"capped_{field}")
+            for line, how in ((at_tdp, "at TDP"), (capped, "power-capped")):
+                key = line.id.removeprefix(f"{s.prefix}.")
+                rows.append(s.show(line, f"{key}_by_fleet", f"{f.label}, {how}"))
+        scope.book.charts.append(Chart(s.title, f"{title}: at TDP and power-capped", "column", rows,
+                                       y_title=axis))
