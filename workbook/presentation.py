@@ -54,3 +54,4 @@ class View:
     columns: list[tuple[str, str, list[Line]]]  # (header, what the column changes, one line per row)
     chart_rows: list[int] = field(default_factory=list)  # rows drawn as series of a column chart
     chart_title: str = ""
+    cases: str = "scenario"  # what the columns are, the chart's category axis title

@@ -20,7 +20,8 @@ CURRENT_ROW = 3  # the line between the note and the table saying where the tabl
 # whole, e.g. "Owned cost per GPU-hour used (USD/GPU-h): change at high". Together as wide as 52, 12 and 17s.
 LABEL_WIDTH, UNIT_WIDTH, INPUT_VALUE_WIDTH, RESULT_WIDTH = 52, 12, 9, 20
 CHART_ROWS = 20  # rows a 360-pixel chart takes, with a gap
-VIEW_WIDTH, VIEW_TEXT_MAX = 20, 44  # a view's case columns: wide enough for a figure, or for a guard's words
+# a view's case columns: wide enough for a figure, or for a guard's words; a view prints on one page down to 60%
+VIEW_WIDTH, VIEW_TEXT_MAX, VIEW_ONE_PAGE = 20, 44, 60
 
 
 def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, paper: Paper,
@@ -143,14 +144,17 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
             })
         chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
         chart.set_y_axis({"name": view.units[view.chart_rows[0]], "num_format": view.fmts[view.chart_rows[0]],
-                          "num_font": {"size": 9}})
-        chart.set_x_axis({"name": "scenario"})
+                          "num_font": {"size": 9}, "min": 0})  # bars from zero: their lengths compare
+        chart.set_x_axis({"name": view.cases})
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 720, "height": 360})
-        ws.insert_chart(last_row + 3, 0, chart)
+        ws.insert_chart(last_row + 3, 0, chart, {"y_offset": 3})
     ws.freeze_panes(first_row, first_col)
     heights = [ROW_HEIGHT] * (last_row + 3 + (CHART_ROWS if view.chart_rows else 0))
     heights[0], heights[head + 1] = 21.0, changes_height
     spans = [(last_row + 3, last_row + 2 + CHART_ROWS)] if view.chart_rows else []
-    plans[ws.name] = plan = one_page_wide(paper, [52, 12, *widths], heights, head, spans)
+    plan = one_page_wide(paper, [52, 12, *widths], heights, head, spans, one_page=True)
+    if plan.scale < VIEW_ONE_PAGE:  # too small on one page: as many pages as it takes
+        plan = one_page_wide(paper, [52, 12, *widths], heights, head, spans)
+    plans[ws.name] = plan
     apply(ws, paper, plan)

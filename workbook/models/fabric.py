@@ -55,7 +55,7 @@ PREFIX = "fabric"
 _PORTS = dict(expect="a count of ports", lo=0, integer=True, fmt=COUNT)
 _RADIX = dict(expect="a count of switch ports (a positive even number)", example="64", lo=0, lo_open=True,
               integer=True, even=True, fmt=COUNT)
-_W = dict(expect="a power", example="15 W", lo=0.0)
+_W = dict(expect="a power", example="15 W", lo=0.0, fmt="#,##0.0")  # a copper cable draws 0.1 W
 _RATIO = dict(expect="a ratio of ports down to ports up", example="1", lo=1.0, hi=16.0)
 _M = dict(expect="a length", example="50 m", lo=0.0, lo_open=True)
 _RATE = dict(expect="a data rate", example="400 Gbit/s", lo=0.0, lo_open=True, fmt=COUNT)

@@ -359,7 +359,8 @@ def _compare(book: Book, plans: dict[str, PlanOut], move: PlanOut, per_mw: Line,
         "site instead. Every cell refers to a live line (the plans' sheets and Upgrade plans).",
         [r[0] for r in rows] + ["Facility capex per MW of the next fleet's feed"],
         [r[1] for r in rows] + ["USD/MW"], [r[2] for r in rows] + [USD], columns,
-        chart_rows=[rows.index(rows[5])], chart_title="Cost per unit of delivered compute (USD per H100-eq-month)"))
+        chart_rows=[rows.index(rows[5])], chart_title="Cost per unit of delivered compute (USD per H100-eq-month)",
+        cases="plan"))
 
 
 def summarise(book: Book, s: SheetBuilder, out: GenerationOut) -> None:

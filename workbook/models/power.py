@@ -25,7 +25,7 @@ from workbook.sheets import POWER as TITLE
 
 PREFIX = "power"
 
-_W = dict(expect="a power", example="700 W", lo=0.0)
+_W = dict(expect="a power", example="700 W", lo=0.0, fmt=COUNT)  # whole watts: datasheets give them so
 _KW = dict(expect="a power", example="40 kW", lo=0.0)
 _RATIO = dict(expect="a fraction", example="0.1", lo=0.0, hi=1.0, fmt=PERCENT)
 
@@ -97,9 +97,9 @@ INPUTS = with_limits([
     Spec("power.rack_supply", "Rack power supply", "", "a supply", "three-phase",
          choices=("three-phase", "single-phase")),
     Spec("power.rack_voltage", "Rack supply voltage (line to line for three-phase)", "V", "a voltage",
-         "415 V", lo=0.0, lo_open=True),
+         "415 V", lo=0.0, lo_open=True, fmt=COUNT),
     Spec("power.pdu_breaker", "Rack PDU breaker rating (per phase)", "A", "a current", "63 A", lo=0.0,
-         lo_open=True),
+         lo_open=True, fmt=COUNT),
     Spec("power.continuous_load_share", "Continuous load allowed on a breaker", "%", **{**_RATIO,
          "example": "0.8", "lo": 0.1}),
     Spec("power.max_pdus_per_rack", "Most PDUs a rack can hold", "PDUs/rack", "a count of PDUs", "6", lo=0,

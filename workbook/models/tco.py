@@ -511,7 +511,7 @@ def _answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, p: Inputs, when: Sched
 def _delay(s: SheetBuilder, i: Inputs, capex: dict[str, Line], running: dict[str, Any], rent: dict[str, Line],
            rate: Line) -> None:
     s.section("A month of delay (service starts one month later)")
-    hours = s.calc("delay_gpu_hours", "GPU-hours lost", "GPU-h", rent["used"] * MONTH,
+    hours = s.calc("delay_gpu_hours", "A month of delay: GPU-hours lost", "GPU-h", rent["used"] * MONTH,
                    "GPU-hours the cluster would have delivered in the month", fmt=USD)
     replace = s.calc("delay_rent", "Renting the lost GPU-hours on demand", "USD", hours * i.on_demand_price,
                      fmt=USD)
