@@ -58,17 +58,23 @@ def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> N
 
 
 def test_build_ahead_by_hand(upgrade: Model) -> None:
-    """Zone b holds 16 H100 racks in 24 positions. Month 6 the liquid retrofit adds 400 kW (to 1,200) and 900 kW
-    of liquid cooling. Month 7: 8 B200 racks into the 8 free positions: zone b draws 16 x 40.8 + 8 x 57.2 =
-    1,110.4 kW <= 1,200; air 16 x 40.8 + 8 x 22.4 = 832 <= 900; compute 1,024 + 8 x 70.4 = 1,587.2. Month 9 the 16
-    H100 racks leave: 8 x 70.4 + 16 x 32 (zone a) = 1,075.2, still above the start's 1,024: no trough. Month 10
-    the other 8 arrive: 16 x 70.4 + 512 = 1,638.4."""
+    """Zone b holds 16 H100 racks in 24 positions; zone a 16 and the current fleet's 7 network, storage and
+    management racks. Month 6 the liquid retrofit adds a row of 12 positions, 600 kW (to 1,400) and 900 kW of
+    liquid cooling. Month 7: 8 B200 racks and the next fleet's 8 support racks into zone b: 16 + 8 + 8 = 32 of
+    36 positions; power 16 x 40.8 + 8 x 57.2 + 8 x 18.019 (the larger support rack: (47.81 + 40.33 + 30 + 8) / 7)
+    = 1,254.55 kW <= 1,400; heat to liquid 8 x 34.8 = 278.4, to air the rest, 976.15 <= 1,000. Compute 1,024 +
+    8 x 70.4 = 1,587.2. Month 9 the 16 H100 racks leave: 8 x 70.4 + 16 x 32 (zone a) = 1,075.2, still above the
+    start's 1,024: no trough. Month 10 the other 8 arrive: 16 x 70.4 + 512 = 1,638.4."""
     compute = row(upgrade, "build_ahead.generation.compute")
     assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1587.2, 1075.2, 1638.4])
-    assert row(upgrade, "build_ahead.generation.b_power_used")[7] == pytest.approx(1110.4)
-    assert row(upgrade, "build_ahead.generation.b_air_used")[7] == pytest.approx(832.0)
-    # positions free: zone a's 8 all along; zone b's 8 until month 7, then 0, 16 in month 9, 8 from month 10
-    assert row(upgrade, "build_ahead.generation.free_positions")[[0, 7, 9, 10]] == pytest.approx([16, 8, 24, 16])
+    support = (47.81 + 40.33 + 30 + 8) / 7
+    assert one(upgrade, "generation.current_support_power") == pytest.approx(support, abs=0.01)
+    assert row(upgrade, "build_ahead.generation.zone_b_power_used")[7] == pytest.approx(
+        16 * 40.8 + 8 * 57.2 + 8 * one(upgrade, "generation.current_support_power"))
+    assert row(upgrade, "build_ahead.generation.zone_b_air_used")[7] == pytest.approx(1254.553 - 278.4, abs=0.01)
+    # positions free: zone a 1 all along; zone b 8, then 20 with the new row, 4, 20, 12
+    assert row(upgrade, "build_ahead.generation.free_positions")[[0, 6, 7, 9, 10]] == pytest.approx(
+        [9, 21, 5, 21, 13])
     assert one(upgrade, "build_ahead.generation.trough_depth") == 0
     assert one(upgrade, "build_ahead.generation.infeasible_months") == 0
     assert one(upgrade, "checks.all_pass") == 1
@@ -89,21 +95,23 @@ def test_the_costs_by_hand(upgrade: Model) -> None:
     cost = row(upgrade, "build_ahead.generation.cost_flow")
     power = row(upgrade, "build_ahead.generation.power_used")
     energy = power * 1.3 * 0.08 * 730
+    assert cost[0] == 0  # the Start column (time 0) has no month of service, as in the TCO
     assert cost[6] == pytest.approx(3_500_000 + energy[6])
     assert cost[7] == pytest.approx(8 * 2_200_000 + energy[7])
     assert cost[9] == pytest.approx(energy[9] - 16 * 240_000)
     assert one(upgrade, "build_ahead.generation.cost") == pytest.approx(cost.sum())
-    months = row(upgrade, "build_ahead.generation.compute").sum()
+    months = row(upgrade, "build_ahead.generation.compute")[1:].sum()
+    assert one(upgrade, "build_ahead.generation.compute_months") == pytest.approx(months)
     assert one(upgrade, "build_ahead.generation.cost_per_compute") == pytest.approx(cost.sum() / months)
 
 
 def test_moving_keeps_the_hall_and_pays_the_second_site(upgrade: Model) -> None:
-    """The hall keeps its 1,024; from month 15 (14 months of lead time) the 16 B200 racks add 1,126.4 at the
-    second site, whose capex is 11 MUSD/MW x the next fleet's contracted feed."""
+    """The hall keeps its 1,024; from month 14 (its lead time, counted as a delivery's month) the 16 B200 racks add
+    1,126.4 at the second site, whose capex is 11 MUSD/MW of the next fleet's critical IT (1.143 MW)."""
     compute = row(upgrade, "generation.move_compute")
-    assert compute[[14, 15]] == pytest.approx([1024, 1024 + 16 * 70.4])
-    feed = one(upgrade, "next.power.contracted_feed")
-    assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * feed)
+    assert compute[[13, 14]] == pytest.approx([1024, 1024 + 16 * 70.4])
+    it_mw = one(upgrade, "next.power.critical_it_capacity") / 1000
+    assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * it_mw)
     assert one(upgrade, "generation.move_trough_depth") == 0
 
 
@@ -115,13 +123,46 @@ def test_an_infeasible_plan_fails_in_its_months_and_on_the_master_check(tmp_path
 
     path = variant(tmp_path, to_zone_a, "infeasible")
     model, layout = build(path, tmp_path / "infeasible.xlsx")
-    fits = row(model, "build_ahead.generation.a_fits")
+    fits = row(model, "build_ahead.generation.zone_a_fits")
     assert list(fits[:7]) == [True] * 7 and not fits[7:].any()
     assert one(model, "build_ahead.generation.infeasible_months") == len(fits) - 7
     assert one(model, "build_ahead.generation.fits") == 0 and one(model, "checks.all_pass") == 0
     assert one(model, "decom_first.generation.fits") == 1
     outcome = check([Built(path, tmp_path / "infeasible.xlsx", model, layout)], tmp_path)
     assert outcome.problems == []
+
+
+def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_path: Path) -> None:
+    """The retrofit (done month 6) stops zone b for 2 months: months 4 and 5 deliver nothing there and draw no
+    power; the added capacity counts from month 6, when the zone runs again."""
+    def stop(gen: dict[str, Any]) -> None:
+        gen["projects"][0]["stop_months"] = 2
+
+    model = load(variant(tmp_path, stop))
+    stopped = row(model, "build_ahead.generation.zone_b_stopped")
+    assert list(np.flatnonzero(stopped)) == [4, 5]
+    assert row(model, "build_ahead.generation.zone_b_power_used")[[3, 4, 5, 6]] == pytest.approx(
+        [652.8, 0, 0, 652.8])
+    assert one(model, "build_ahead.generation.trough_depth") == 512
+    assert one(model, "build_ahead.generation.trough_months") == 2
+
+
+def test_a_month_after_the_timeline_fails_a_check(tmp_path: Path) -> None:
+    """A decommissioning in month 120 of a 96-month timeline would never happen: the plan's check says so."""
+    def late(gen: dict[str, Any]) -> None:
+        gen["plans"]["decom_first"]["decommissions"][0]["month"] = 120
+
+    model = load(variant(tmp_path, late))
+    assert one(model, "decom_first.generation.within_timeline") == 0
+    assert one(model, "checks.all_pass") == 0
+
+
+def test_the_envelope_counts_the_next_fleets_fixed_facility_load(upgrade: Model) -> None:
+    """B200 nodes at 1 MW: the itemised facility adds lighting and offices (50 kW / 0.95 x 1.1 = 57.9 kW) as a fixed
+    load, not a share of each node. 40 nodes would need (40 x 16.93 + 60 + 15) ... by the chain's own formula
+    (677.35 x 1.22 + 50) / 0.95 x 1.1 = 1,014.7 kW > 1,000: 39 fit."""
+    assert one(upgrade, "envelope.next_nodes") == 39
+    assert one(upgrade, "envelope.nodes") == 56  # the H100 fleet's, as in the example
 
 
 def random_plan(rng: random.Random) -> dict[str, Any]:
@@ -177,6 +218,8 @@ def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> Non
     (lambda g: g.__setitem__("plans", {}), "generation.plans"),
     (lambda g: g.__setitem__("zones", [{"name": f"z{k}"} for k in range(9)]), "generation.zones"),
     (lambda g: g.__setitem__("speed", 3), "generation.speed"),
+    (lambda g: g["plans"].__setitem__("move", g["plans"].pop("decom_first")), "generation.plans.move"),
+    (lambda g: g["zones"][1].pop("support_racks"), "generation.zone_b_support_racks"),
 ])
 def test_bad_upgrade_input_is_refused_naming_the_file_and_the_key(tmp_path: Path, change: Any, key: str) -> None:
     path = variant(tmp_path, change)

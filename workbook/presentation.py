@@ -55,3 +55,4 @@ class View:
     chart_rows: list[int] = field(default_factory=list)  # rows drawn as series of a column chart
     chart_title: str = ""
     cases: str = "scenario"  # what the columns are, the chart's category axis title
+    changes_label: str = "Changed inputs"  # the second header row's label: what each column changes

@@ -111,7 +111,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     head, first_col = TABLE_ROW - 1, 2
     ws.write(head, 0, "Label", styles.header)
     ws.write(head, 1, "Unit", styles.header)
-    ws.write(head + 1, 0, "Changed inputs", styles.header_wrap)
+    ws.write(head + 1, 0, view.changes_label, styles.header_wrap)
     ws.write(head + 1, 1, "", styles.header_wrap)
     for k, (header, changes, _) in enumerate(view.columns):
         ws.write(head, first_col + k, header, styles.header)

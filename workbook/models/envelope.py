@@ -114,12 +114,22 @@ def _fleet(s: SheetBuilder, i: Inputs, share: Line, label: str, fleet: Fleet, th
         return _key(fleet, key)
 
     s.section(f"{label}: at TDP")
-    per_kw = s.calc(k("feed_per_peak_it"), "Feed per kW of peak IT load", "ratio",
-                    (1 + p.feed_headroom) * chain.contracted_feed / chain.critical_it_capacity,
-                    "(1 + feed headroom) x design-day PUE, as the power chain applies them (its contracted feed "
-                    "/ critical IT capacity)")
-    fixed = s.calc(k("fixed_feed"), "Feed for storage and management (does not grow with nodes)", "kW",
-                   (chain.storage_power + chain.management_power) * per_kw)
+    if p.has("other_facility_power"):  # an itemised facility: lighting and offices are a fixed load, not a share
+        other = s.calc(k("other_feed"), "Feed for lighting, offices and other facility load (fixed)", "kW",
+                       p.other_facility_power * (1 + p.feed_headroom) / (1 - p.distribution_loss),
+                       "other facility load / (1 - distribution loss) x (1 + feed headroom), as the chain adds it")
+        per_kw = s.calc(k("feed_per_peak_it"), "Feed per kW of peak IT load", "ratio",
+                        (1 + p.feed_headroom) * (chain.contracted_feed - other) / chain.critical_it_capacity,
+                        "(1 + feed headroom) x (contracted feed - the fixed other load) / critical IT capacity")
+        fixed_facility: Any = other
+    else:
+        per_kw = s.calc(k("feed_per_peak_it"), "Feed per kW of peak IT load", "ratio",
+                        (1 + p.feed_headroom) * chain.contracted_feed / chain.critical_it_capacity,
+                        "(1 + feed headroom) x design-day PUE, as the power chain applies them (its contracted "
+                        "feed / critical IT capacity)")
+        fixed_facility = 0
+    fixed = s.calc(k("fixed_feed"), "Feed for storage, management and other fixed loads (do not grow with nodes)",
+                   "kW", (chain.storage_power + chain.management_power) * per_kw + fixed_facility)
     s.calc(k("network_per_node"), "Network switches and optics per node (this fleet's average)", "kW",
            (chain.network_power + chain.optics_power) / chain.nodes,
            "in the feed per node below; switch counts step, so a fleet far from this size differs a little")

@@ -17,6 +17,9 @@ from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_valu
 from workbook.yaml_reader import clip
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
+# A plan is a namespace of ids beside the fleets' (`next`) and the models': these names are taken.
+RESERVED = frozenset({"move", "next", "current", "generation", "envelope", "power", "fabric", "cooling", "tco",
+                      "summary", "checks", "scenario", "sensitivity", "units", "print", "plan"})
 MAX_ZONES, MAX_PROJECTS, MAX_PLANS, MAX_ENTRIES = 8, 8, 3, 36
 SECTION = "generation"
 _COUNT = dict(integer=True, fmt="#,##0")
@@ -31,6 +34,8 @@ ZONE_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
     "liquid_cooling": ("liquid cooling capacity (heat to liquid)", _KW),
     "floor_rating": ("floor loading rating", dict(unit="kg/m^2", expect="a floor loading", example="1200 kg/m^2",
                                                   lo=0.0, hi=100_000.0)),
+    "support_racks": ("network, storage and management racks of the current fleet",
+                      dict(unit="racks", expect="a count", example="7", lo=0, hi=10_000, **_COUNT)),
     "old_racks": ("compute racks of the current fleet at the start",
                   dict(unit="racks", expect="a count", example="16", lo=0, hi=10_000, **_COUNT)),
 }
@@ -50,7 +55,7 @@ SCALARS = [
          "an amount of money", "1500000 USD", lo=0.0, fmt="#,##0"),
     Spec("generation.old_rack_value", "Value of a decommissioned rack of the current fleet (resale, or its value "
          "kept for inference; 0 to retire it)", "USD", "an amount of money", "150000 USD", fmt="#,##0"),
-    Spec("generation.move_capex_per_mw", "Moving instead: the second site's capex per MW of contracted feed",
+    Spec("generation.move_capex_per_mw", "Moving instead: the second site's capex per MW of critical IT",
          "USD/MW", "money per MW", "12000000 USD/MW", lo=0.0, fmt="#,##0"),
     Spec("generation.move_lead_time", "Moving instead: months until the second site takes the next fleet",
          "no. of months", "a number of months", "12", lo=1, hi=600, integer=True, fmt="#,##0"),
@@ -191,7 +196,7 @@ def _zone_of(site: Site, item: dict[str, Any], where: str, zones: list[str]) -> 
 
 
 def _projects(site: Site, up: Upgrade, raw: Any) -> None:
-    adds = {f: (f"adds {what}", kw) for f, (what, kw) in ZONE_FIELDS.items() if f != "old_racks"}
+    adds = {f: (f"adds {what}", kw) for f, (what, kw) in ZONE_FIELDS.items() if f not in ("old_racks", "support_racks")}
     for k, item in enumerate(_items(site, raw, "projects", MAX_PROJECTS), start=1):
         name = _name(site, item, f"projects[{k}]", list(up.projects) + up.zones)
         up.projects[name] = _zone_of(site, item, f"projects[{k}]", up.zones)
@@ -210,6 +215,9 @@ def _plans(site: Site, up: Upgrade, raw: Any) -> None:
         if not isinstance(plan, str) or not NAME.match(plan) or plan in up.zones or plan in up.projects:
             raise InputError("is not a new name of 1 to 12 lower-case letters, digits or _", file=site.path,
                              key=clip(f"{SECTION}.plans.{plan}"))
+        if plan in RESERVED:
+            raise InputError("is a name the workbook uses already", file=site.path, key=f"{SECTION}.plans.{plan}",
+                             expected=f"a plan name other than {', '.join(sorted(RESERVED))}")
         if not isinstance(body, dict) or set(body) - {"deliveries", "decommissions"}:
             raise InputError("is not a mapping of deliveries: and decommissions:", file=site.path,
                              key=f"{SECTION}.plans.{plan}", value=body)
