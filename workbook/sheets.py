@@ -17,12 +17,14 @@ SCENARIOS = "Scenarios"
 SCENARIOS_YEARLY = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
 SENSITIVITY = "Sensitivity"
 UPGRADE_COMPARISON = "Upgrade comparison"  # a generation upgrade's plans side by side (a view)
-UPGRADE_PLANS = "Upgrade plans"  # the fleets' racks, moving instead, each plan's compute by month
+UPGRADE_RACKS = "Upgrade racks"  # what a rack of each fleet needs and gives; the hall at the start; the projects
+UPGRADE_PLANS = "Upgrade plans"  # moving instead, and each plan's compute by month
 UPGRADE = "Upgrade"  # one plan: `Upgrade (build_ahead)`
 CHECKS = "Checks"
 
 # The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
-ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, UPGRADE_COMPARISON, UPGRADE_PLANS,
+ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, UPGRADE_COMPARISON, UPGRADE_RACKS,
+         UPGRADE_PLANS,
          TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, SENSITIVITY, CHECKS)
 
 

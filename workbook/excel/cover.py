@@ -31,7 +31,8 @@ SHEET_PURPOSE = {
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
     sheets.ENVELOPE: "the GPUs and compute a fixed feed holds, each fleet, at full power and power-capped",
     sheets.UPGRADE_COMPARISON: "the upgrade's plans and moving instead, side by side",
-    sheets.UPGRADE_PLANS: "each fleet's rack, moving instead, and each plan's delivered compute by month",
+    sheets.UPGRADE_RACKS: "what a rack of each fleet needs and gives, the hall at the start, the projects",
+    sheets.UPGRADE_PLANS: "moving instead, and each plan's delivered compute by month",
     sheets.UPGRADE: "one plan month by month: racks, capacity and use zone by zone, whether it fits, compute, cost",
 }
 APPENDIX = " (in the PDF's monthly appendix)"

@@ -23,7 +23,7 @@ from workbook.formula.line import COUNT, Line
 from workbook.models.base import Inputs, Scope
 from workbook.models.generation_inputs import Entry, Upgrade
 from workbook.presentation import Chart, View
-from workbook.sheets import UPGRADE, UPGRADE_COMPARISON, UPGRADE_PLANS
+from workbook.sheets import UPGRADE, UPGRADE_COMPARISON, UPGRADE_PLANS, UPGRADE_RACKS
 
 PREFIX = "generation"
 TITLE = UPGRADE
@@ -341,7 +341,8 @@ def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dic
     """The upgrade: both fleets' racks, each plan as an instance of the plan model, moving instead, the chart of
     delivered compute by month and the plans side by side. `current` and `nxt` are the two fleets (Fleet);
     `hall`: the energy price and the annual PUE the hall's energy is billed at."""
-    s = Scope(book, PREFIX).sheet(UPGRADE_PLANS)
+    scope = Scope(book, PREFIX)
+    s = scope.sheet(UPGRADE_RACKS)  # single values: in the reviewer's pack (the monthly sheets are its appendix)
     old = fleet_rack(s, "current", "current fleet", current, current.inputs.power.gpu_throughput)
     new = fleet_rack(s, "next", "next fleet", nxt, nxt.inputs.power.gpu_throughput)
     s.section("At the start, and the facility projects")
@@ -363,6 +364,7 @@ def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dic
                     projects / it_mw, fmt=USD)
     plans = {name: define_plan(Scope(book, PREFIX, name), i, up, name, old, new, hall, baseline)
              for name in up.plans}
+    s = scope.sheet(UPGRADE_PLANS)
     move = _move(s, i, old, new, hall, baseline, it_mw)
     s.section("Delivered compute by month (H100-equivalents)")
     shown = [s.show(p.compute, f"plan_{name}_compute", f"Plan {name}") for name, p in plans.items()]
@@ -424,7 +426,7 @@ def _compare(book: Book, plans: dict[str, PlanOut], move: PlanOut, per_mw: Line,
 
 def summarise(book: Book, s: SheetBuilder, out: GenerationOut) -> None:
     """The upgrade's answers on the Summary, and the chart of delivered compute by month, plans compared."""
-    s.section("Generation upgrade (Upgrade comparison, Upgrade plans)")
+    s.section("Generation upgrade (Upgrade comparison, Upgrade racks, Upgrade plans)")
     s.show(out.baseline, "upgrade_compute_at_start")
     for name, plan in [*out.plans.items(), ("move", out.move)]:
         what = "moving to a second site" if name == "move" else f"plan {name}"
