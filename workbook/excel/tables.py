@@ -131,7 +131,8 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     last_col = first_col + len(view.columns) - 1
     last_row = first_row + len(view.rows) - 1
     ws.set_column(0, 0, 52)
-    ws.set_column(1, 1, 12)
+    unit_width = max([12, *(len(u) + 2 for u in view.units)])
+    ws.set_column(1, 1, unit_width)
     for k, width in enumerate(widths):
         ws.set_column(first_col + k, first_col + k, width)
     if view.chart_rows:
@@ -153,8 +154,8 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     heights = [ROW_HEIGHT] * (last_row + 3 + (CHART_ROWS if view.chart_rows else 0))
     heights[0], heights[head + 1] = 21.0, changes_height
     spans = [(last_row + 3, last_row + 2 + CHART_ROWS)] if view.chart_rows else []
-    plan = one_page_wide(paper, [52, 12, *widths], heights, head, spans, one_page=True)
+    plan = one_page_wide(paper, [52, unit_width, *widths], heights, head, spans, one_page=True)
     if plan.scale < VIEW_ONE_PAGE:  # too small on one page: as many pages as it takes
-        plan = one_page_wide(paper, [52, 12, *widths], heights, head, spans)
+        plan = one_page_wide(paper, [52, unit_width, *widths], heights, head, spans)
     plans[ws.name] = plan
     apply(ws, paper, plan)

@@ -416,9 +416,9 @@ def _compare(book: Book, plans: dict[str, PlanOut], move: PlanOut, per_mw: Line,
     columns.append(("move", "a second site", [pick(move) for *_, pick in rows] + [move_per_mw]))
     book.views.append(View(
         UPGRADE_COMPARISON, "Upgrade comparison",
-        "Each plan of the site file upgrades the hall in place; the last column moves the next fleet to a second "
-        "site instead. Every cell refers to a live line (the plans' sheets and Upgrade plans).",
-        [r[0] for r in rows] + ["Facility capex per MW of the next fleet's feed"],
+        "Each plan upgrades the hall in place; the last column moves the next fleet to a second site. "
+        "Every cell refers to a live line.",
+        [r[0] for r in rows] + ["Facility capex per MW of the next fleet's critical IT"],
         [r[1] for r in rows] + ["USD/MW"], [r[2] for r in rows] + [USD], columns,
         chart_rows=[5], chart_title="Cost per unit of delivered compute (USD per H100-eq-month)",
         cases="plan", changes_label="What it is"))

@@ -680,7 +680,7 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
                 f"{line.label.removesuffix(f' [{name}]')} = "
                 f"{shown_value(float(line.value.reshape(-1)[0]), line.unit_text)}"
                 for line in mapping.values() if line.kind == "input")
-            columns.append((name, changed, [mapping.get(line.id, line) for line in lines]))
+            columns.append((name.replace("_", " "), changed, [mapping.get(line.id, line) for line in lines]))
         book.views.append(View(
             COMPARISON, "Scenario comparison",
             "Each column is a live calculation: the base case, then each scenario of the site file (its changed "
