@@ -237,3 +237,60 @@ def test_a_bad_next_fleet_file_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError) as err:
         load(path)
     assert err.value.file == fleet
+
+
+def _mutated(rng: random.Random, base: dict[str, Any]) -> dict[str, Any]:
+    """The generation section with one to three hostile changes: a value replaced, a key dropped, an entry
+    repeated (the same kinds of value tests/fuzz.py throws at the rest of a site file)."""
+    from tests.fuzz import HOSTILE_VALUES
+
+    def paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        out = [prefix] if prefix else []
+        items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else []
+        for k, v in items:
+            out += paths(v, (*prefix, k))
+        return out
+
+    data = copy.deepcopy(base)
+    for _ in range(rng.randint(1, 3)):
+        *parent, last = rng.choice(paths(data["generation"]))
+        node = data["generation"]
+        for k in parent:
+            node = node[k]
+        roll = rng.random()
+        if roll < 0.7:
+            node[last] = copy.deepcopy(rng.choice([*HOSTILE_VALUES, 1, 600, 601, "a", "zz"]))
+        elif roll < 0.85:
+            del node[last]
+        elif isinstance(node, list):
+            node.append(copy.deepcopy(node[0]))
+    return data
+
+
+def test_hostile_upgrade_sections_load_or_are_refused_in_one_line(tmp_path: Path) -> None:
+    """Forty mutated generation sections: each loads, or is refused with an InputError naming the file and a key
+    in one line; never an internal error. A failing case is kept in outputs/fuzz-failures/ with its seed."""
+    seed = random.SystemRandom().randrange(2**32)
+    rng = random.Random(seed)
+    base = yaml.safe_load(UPGRADE.read_text())
+    shutil.copytree(FLEETS, tmp_path / "fleets")
+    for case in range(40):
+        path = tmp_path / f"hostile_{seed}_{case}.yaml"
+        path.write_text(yaml.safe_dump(_mutated(rng, base), sort_keys=False, allow_unicode=True),
+                        encoding="utf-8", errors="surrogatepass")
+        try:
+            load(path)
+        except InputError as e:
+            if e.file is not None and e.key is not None and "\n" not in str(e):
+                continue
+            _keep(path)
+            pytest.fail(f"seed {seed} case {case}: {str(e)[:300]!r}")
+        except Exception as e:
+            _keep(path)
+            pytest.fail(f"seed {seed} case {case}: {type(e).__name__}: {str(e)[:300]}")
+
+
+def _keep(path: Path) -> None:
+    keep = ROOT / "outputs" / "fuzz-failures"
+    keep.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, keep / path.name)
