@@ -94,6 +94,9 @@ RULES = [
 ]
 
 
+PER_NODE = ("node_liquid_heat", "node_air_heat")  # outputs the generation upgrade reads, not Summary figures
+
+
 @dataclass(frozen=True)
 class CoolingOut:
     """The cooling model's lines that other models and the Summary use."""
@@ -306,7 +309,9 @@ def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: Powe
 
 
 def summarise(s: SheetBuilder, cooling: CoolingOut) -> None:
-    """Cooling figures on the Summary sheet: every output, in the order the Cooling sheet has them."""
+    """Cooling figures on the Summary sheet: every output of the whole hall, in the order the Cooling sheet has
+    them (a node's heat split is for the models that place racks, not a figure to read first)."""
     s.section("Cooling")
     for field in dataclasses.fields(cooling):
-        s.show(getattr(cooling, field.name))
+        if field.name not in PER_NODE:
+            s.show(getattr(cooling, field.name))
