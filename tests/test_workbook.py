@@ -445,3 +445,11 @@ def test_the_cumulative_chart_ends_with_the_useful_life_and_the_share_axis_at_10
     assert columns == {round(lead + life) + 1}  # the start and every month to the end of the useful life
     curve = charts["Owned cost per GPU-hour against utilisation (levelised, USD)"]
     assert "<c:max val=\"1\"/>" in curve and "<c:min val=\"0\"/>" in curve
+
+
+def test_every_check_says_what_it_compares(built: Built) -> None:
+    """A check the model wrote no note for gets its rule in words, from its own formula with labels for cells."""
+    checks = [x for x in built.model.book.lines.values() if x.kind == "check"]
+    assert checks and all(x.note for x in checks), [x.id for x in checks if not x.note]
+    feed = built.model.book.lines["power.feed_within_site"]
+    assert feed.note == "[Contracted utility feed] <= [Utility power available at the site]"

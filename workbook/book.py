@@ -9,12 +9,24 @@ their presentation (sections, sentences, charts, views, tables).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from workbook.formula.expr import MONTHS, YEARS, FormulaError, Operand, Prev, UnitError, as_node, unit_errors
+from workbook.formula.expr import (
+    MONTHS,
+    YEARS,
+    Context,
+    FormulaError,
+    Node,
+    Operand,
+    Prev,
+    UnitError,
+    as_node,
+    unit_errors,
+)
 from workbook.formula.line import (
     BOOL,
     NUMBER,
@@ -112,6 +124,31 @@ class Book:
 
 
 
+class _Words(Context):
+    """Renders a condition with each line's label in place of its cell: the rule of a check, in words."""
+
+    def ref(self, line: Line) -> str:
+        return f"[{line.label}]"
+
+    prev_ref = row_range = ref
+
+    def header(self) -> str:
+        return "[the year]"
+
+
+def in_words(condition: Node) -> str:
+    """A check's rule as its note, where the model gave none: `[Contracted utility feed] <= [Utility power
+    available at the site]`; the Checks sheet then says what each TRUE compares."""
+    try:
+        text = condition.render(_Words())
+    except (NotImplementedError, ValueError):
+        return ""
+    for op in ("<=", ">=", "<>"):
+        text = text.replace(op, f" {op} ")
+    text = re.sub(r"(?<![<>= ])([<>=])(?![<>= ])", r" \1 ", text)
+    return text if len(text) <= 300 else ""
+
+
 class SheetBuilder:
     """Adds lines to one sheet of a book, with ids prefixed by the model's name."""
 
@@ -196,6 +233,7 @@ class SheetBuilder:
         if not node.is_bool:
             raise UnitError("must be a comparison, TRUE when all is well", line=self._id(key), label=label,
                             kind="check")
+        note = note or in_words(node)
         if node.series:  # true in every period: the row on the model's sheet, its AND on the Checks sheet
             from workbook.formula.functions import all_over
 
