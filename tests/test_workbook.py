@@ -395,15 +395,21 @@ def test_the_master_check_reads_as_a_check_and_the_comparison_names_its_changes(
     assert not any(re.search(r"\b[a-z]+\.[a-z_]+\b", c) for c in changes), changes  # no internal ids
 
 
-def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None:
-    """USD axes read 90,000,000 (not 90000000); the utilisation axis of the cost curve reads 0-100%."""
-    formats = {}
+def charts(built: Built) -> dict[str, str]:
+    """Each chart's XML in the built file, by its title (its part name where it has none)."""
+    out = {}
     with zipfile.ZipFile(built.path) as z:
         for name in z.namelist():
             if name.startswith("xl/charts/chart"):
                 xml = z.read(name).decode()
                 title = re.search(r"<a:t>([^<]*)</a:t>", xml)
-                formats[title.group(1) if title else name] = re.findall(r'<c:numFmt formatCode="([^"]*)"', xml)
+                out[title.group(1) if title else name] = xml
+    return out
+
+
+def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None:
+    """USD axes read 90,000,000 (not 90000000); the utilisation axis of the cost curve reads 0-100%."""
+    formats = {title: re.findall(r'<c:numFmt formatCode="([^"]*)"', xml) for title, xml in charts(built).items()}
     assert "#,##0" in formats["NPV of owning and renting by scenario (USD)"]
     assert "#,##0" in formats["Cumulative cash out: owning vs renting (USD)"]
     assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.000"]
@@ -431,19 +437,13 @@ def test_every_name_label_and_note_reads_whole(built: Built) -> None:
 
 def test_the_cumulative_chart_ends_with_the_useful_life_and_the_share_axis_at_100_percent(built: Built) -> None:
     lead, life = (float(built.model.values[k].reshape(-1)[0]) for k in ("tco.lead_time", "tco.useful_life"))
-    charts = {}
-    with zipfile.ZipFile(built.path) as z:
-        for name in z.namelist():
-            if name.startswith("xl/charts/chart"):
-                xml = z.read(name).decode()
-                title = re.search(r"<a:t>([^<]*)</a:t>", xml)
-                charts[title.group(1) if title else name] = xml
-    cumulative = charts["Cumulative cash out: owning vs renting (USD)"]
+    by_title = charts(built)
+    cumulative = by_title["Cumulative cash out: owning vs renting (USD)"]
     ranges = re.findall(r"<c:f>'[^']+'!\$([A-Z]+)\$\d+:\$([A-Z]+)\$\d+</c:f>", cumulative)
     assert ranges
     columns = {column_index_from_string(b) - column_index_from_string(a) + 1 for a, b in ranges}
     assert columns == {round(lead + life) + 1}  # the start and every month to the end of the useful life
-    curve = charts["Owned cost per GPU-hour against utilisation (levelised, USD)"]
+    curve = by_title["Owned cost per GPU-hour against utilisation (levelised, USD)"]
     assert "<c:max val=\"1\"/>" in curve and "<c:min val=\"0\"/>" in curve
 
 

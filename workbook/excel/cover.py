@@ -8,7 +8,7 @@ import xlsxwriter
 
 from workbook import __version__, sheets
 from workbook.excel.layout import Layout
-from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
 from workbook.excel.styles import Styles
 from workbook.inputs import Site
 from workbook.sheets import COVER
@@ -53,7 +53,7 @@ HOW_TO_READ = [
 
 def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout, paper: Paper) -> None:
     ws: Any = wb.add_worksheet(COVER)
-    heights = [ROW_HEIGHT] * 200
+    tall: dict[int, float] = {0: TITLE_HEIGHT}  # rows taller than one line of text
     ws.set_column(0, 0, 58)  # the longest setting's label whole
     ws.set_column(1, 1, TEXT_WIDTH)
     ws.write(0, 0, "GPU site workbook", styles.title)
@@ -69,12 +69,12 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     r = 2
     for label, text in rows:
         ws.write(r, 0, label, styles.bold_top)
-        heights[r] = _wrapped(ws, r, text, styles)
+        tall[r] = _wrapped(ws, r, text, styles)
         r += 1
     r += 1
     ws.write(r, 0, "How to read", styles.bold_top)
     for line in HOW_TO_READ:
-        heights[r] = _wrapped(ws, r, line, styles)
+        tall[r] = _wrapped(ws, r, line, styles)
         r += 1
     r += 1
     ws.write(r, 0, "Colours", styles.bold)
@@ -88,8 +88,8 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
         where = APPENDIX if title in layout.appendix else ""
         ws.write_url(r, 1, f"internal:'{title}'!A1", string=f"{title}: {purpose}{where}")
         r += 1
-    heights[0] = 21.0
-    layout.pages[COVER] = plan = one_page_wide(paper, [58, TEXT_WIDTH], heights[: r + 1], None, one_page=True)
+    heights = [tall.get(k, ROW_HEIGHT) for k in range(r + 1)]
+    layout.pages[COVER] = plan = one_page_wide(paper, [58, TEXT_WIDTH], heights, None, one_page=True)
     apply(ws, paper, plan)
 
 

@@ -18,6 +18,7 @@ from workbook.excel.styles import PAGE_HEADER
 MARGIN_SIDE, MARGIN_TOP, MARGIN_BOTTOM, MARGIN_HEADER = 0.4, 0.7, 0.5, 0.3  # inches
 SLACK = 0.94  # of the printable area a plan uses: room for the spreadsheet's own rounding of widths and heights
 ROW_HEIGHT = 15.0  # points: the height of a row of 10-point text
+TITLE_HEIGHT = 21.0  # points: a sheet's 14-point title row
 LINE_HEIGHT = 12.75  # points per line of wrapped 10-point text
 DEFAULT_WIDTH = 8.43  # a column's width in characters where none is set
 ORPHAN, SHRINK, MIN_SCALE = 0.25, 0.15, 45  # a last page under a quarter full is avoided by printing up to 15%

@@ -15,6 +15,7 @@ from workbook.excel.pages import (
     DEFAULT_WIDTH,
     LINE_HEIGHT,
     ROW_HEIGHT,
+    TITLE_HEIGHT,
     PagePlan,
     Paper,
     column_points,
@@ -24,9 +25,8 @@ from workbook.excel.pages import (
     wrapped_lines,
 )
 from workbook.formula.line import Line
-from workbook.presentation import Section, Text
+from workbook.presentation import Section
 
-TITLE_HEIGHT = 21.0  # the 14-point title row
 LABEL_MAX, NOTE_WIDE, NOTE_TIMELINE, NOTE_NARROW = 58, 70, 40, 12
 PERIOD_WIDTH = 10.5  # -41,752,700 whole
 NAME_CHAR = 1.05  # a 9-point monospaced character (Consolas, or DejaVu Sans Mono where it is missing) in column units
@@ -55,13 +55,6 @@ def widths(sl: SheetLayout, periods: int, charts: int) -> dict[int, float]:
     for k in range(CHART_COLUMNS if charts else 0):
         out[NOTE + 1 + k] = DEFAULT_WIDTH
     return out
-
-
-def row_text(item: Line | Section | Text, note: str) -> list[tuple[int, str]]:
-    """The wrapped texts of a row: (column, text)."""
-    if isinstance(item, Line):
-        return [(LABEL, item.label), (NOTE, note)]
-    return []
 
 
 def heights(sl: SheetLayout, cols: dict[int, float], notes: dict[int, str]) -> list[float]:

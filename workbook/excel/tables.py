@@ -10,7 +10,16 @@ import numpy as np
 import xlsxwriter
 
 from workbook.excel.fast_formulas import write_formula
-from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, PagePlan, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.pages import (
+    LINE_HEIGHT,
+    ROW_HEIGHT,
+    TITLE_HEIGHT,
+    PagePlan,
+    Paper,
+    apply,
+    one_page_wide,
+    wrapped_lines,
+)
 from workbook.excel.styles import Styles
 
 TABLE_ROW = 4  # header row of the table; the note sits above it
@@ -49,7 +58,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
         ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
     ws.freeze_panes(TABLE_ROW + 1, 1)
     heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
-    heights[0], heights[1], heights[TABLE_ROW] = 21.0, 30.0, 45.0
+    heights[0], heights[1], heights[TABLE_ROW] = TITLE_HEIGHT, 30.0, 45.0
     spans = [(last + 3 + k * CHART_ROWS, last + 2 + (k + 1) * CHART_ROWS) for k in range(len(table.charts))]
     widths = table_widths(table)
     plans[ws.name] = plan = one_page_wide(paper, widths, heights, TABLE_ROW, spans)
@@ -152,7 +161,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
         ws.insert_chart(last_row + 3, 0, chart, {"y_offset": 3})
     ws.freeze_panes(first_row, first_col)
     heights = [ROW_HEIGHT] * (last_row + 3 + (CHART_ROWS if view.chart_rows else 0))
-    heights[0], heights[head + 1] = 21.0, changes_height
+    heights[0], heights[head + 1] = TITLE_HEIGHT, changes_height
     spans = [(last_row + 3, last_row + 2 + CHART_ROWS)] if view.chart_rows else []
     plan = one_page_wide(paper, [52, unit_width, *widths], heights, head, spans, one_page=True)
     if plan.scale < VIEW_ONE_PAGE:  # too small on one page: as many pages as it takes

@@ -256,7 +256,7 @@ def _note(line: Line, layout: Layout) -> str:
 def paper_of(site: Site) -> Paper:
     """The paper the site file chose (print.paper), A4 where the site has none (a site loaded without it)."""
     choice = site.get("print.paper")
-    return PAPERS["letter" if choice is not None and choice.magnitude == "letter" else "a4"]
+    return PAPERS[str(choice.magnitude) if choice is not None else "a4"]
 
 
 def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper) -> None:

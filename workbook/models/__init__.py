@@ -50,6 +50,7 @@ class Fleet:
     cooling: cooling.CoolingOut
     ups: ups.UpsOut
     oob: oob.OobOut
+    namespace: str = ""  # "" for the site's own fleet; e.g. `next` for an upgrade's next fleet
 
 
 def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
@@ -62,7 +63,7 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
     management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
-    return Fleet(i, net, chain, cool, backed, management)
+    return Fleet(i, net, chain, cool, backed, management, namespace)
 
 
 def define_upgrade(book: Book, site: Site, inputs: AllInputs,

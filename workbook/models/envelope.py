@@ -99,10 +99,8 @@ def define(scope: Scope, i: Inputs, fleets: list[FleetSpec]) -> EnvelopeOut:
 
 
 def _key(fleet: Fleet, key: str) -> str:
-    """A fleet's line key: plain for the site's own fleet, after its namespace for another (`fleet_new_nodes`).
-    The namespace is read from the id of the fleet's GPU count (`fleet_new.power.gpus`)."""
-    namespace = fleet.power.gpus.id.removesuffix("power.gpus").rstrip(".")
-    return f"{namespace}_{key}" if namespace else key
+    """A fleet's line key: plain for the site's own fleet, after its namespace for another (`fleet_new_nodes`)."""
+    return f"{fleet.namespace}_{key}" if fleet.namespace else key
 
 
 def _fleet(s: SheetBuilder, i: Inputs, share: Line, label: str, fleet: Fleet, throughput: Line
