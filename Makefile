@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 SITE   ?= inputs/example.yaml
 STAMP  := $(VENV)/.installed
 
-.PHONY: workbook workbooks pdf test lint bench verify libreoffice clean
+.PHONY: workbook workbooks pdf quote test lint bench verify libreoffice clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ workbook: $(STAMP)
 ## build one site's workbook and export it to PDF beside it (outputs/<site>.pdf), with LibreOffice
 pdf: $(STAMP) libreoffice
 	$(PY) -m workbook pdf $(SITE)
+
+## the vendor's quoting copy of one site's bill of materials (VENDOR="Name" to name the vendor on its cover)
+quote: $(STAMP)
+	$(PY) -m workbook quote $(SITE) $(if $(VENDOR),--vendor "$(VENDOR)")
 
 ## build every site in inputs/, one process per core (JOBS=n to choose; a progress bar when on a terminal)
 workbooks: $(STAMP)

@@ -36,7 +36,7 @@ from workbook.formula.line import (
     pint_text,
     reads_previous,
 )
-from workbook.presentation import Chart, Section, Text, View
+from workbook.presentation import Chart, Grid, Section, Text, View
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.units import unit as parse_unit
@@ -56,6 +56,8 @@ class Book:
     tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
     scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
     views: list[View] = field(default_factory=list)
+    grids: list[Grid] = field(default_factory=list)  # tables of lines, one cell each (the bill of materials)
+    bom: Any = None  # the bill of materials' rows (models.bom.BomOut): the vendor's copy lists them
     _names: dict[str, str] = field(default_factory=dict, repr=False)  # defined name -> line id (each once)
 
     def timeline(self, months: int) -> None:

@@ -43,6 +43,22 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
     v = sub.add_parser("verify", help="recalculate workbooks in LibreOffice and compare every formula cell")
     v.add_argument("workbooks", nargs="+", type=Path, metavar="OUT.xlsx")
+    r = sub.add_parser("import-inputs", help="write the inputs a reviewer changed on a built workbook's Inputs "
+                                              "sheet back into the site file it was built from")
+    r.add_argument("workbook", type=Path, metavar="REVIEWED.xlsx")
+    r.add_argument("--site", type=Path, required=True, metavar="SITE.yaml",
+                   help="the site file the workbook was built from (edited in place)")
+    q = sub.add_parser("quote", help="write the vendor's quoting copy of a site's bill of materials (quantities "
+                                     "and specs; cells for unit price, lead time and comment; protected)")
+    q.add_argument("site", type=Path, metavar="SITE.yaml")
+    q.add_argument("--vendor", default="", metavar="NAME", help="the vendor the copy is for (on its cover)")
+    q.add_argument("-o", "--output", type=Path, help="output .xlsx; default outputs/<site>-quote[-<vendor>].xlsx")
+    iq = sub.add_parser("import-quote", help="read a vendor's returned quoting copy (untrusted) and add its prices "
+                                             "and lead times to the site's quotes file, for the next build")
+    iq.add_argument("returned", type=Path, metavar="RETURNED.xlsx")
+    iq.add_argument("--site", type=Path, required=True, metavar="SITE.yaml",
+                    help="the site file the copy was made from")
+    iq.add_argument("--vendor", default=None, metavar="NAME", help="the vendor (default: the name on its cover)")
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
@@ -197,4 +213,51 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_VERIFY if failed else 0
 
 
-COMMANDS = {"build": _build, "pdf": _pdf, "evaluate": _evaluate, "verify": _verify}
+def _import_inputs(args: argparse.Namespace) -> int:
+    """One line per site-file key changed (`power.pue: 1.4 -> 1.45`), or `no changes`."""
+    from workbook.returned.review import import_inputs
+
+    changes = import_inputs(args.workbook, args.site)
+    for change in changes:
+        print(change)
+    if not changes:
+        print("no changes")
+    return 0
+
+
+def _quote(args: argparse.Namespace) -> int:
+    """The vendor's copy, written all or nothing."""
+    import datetime
+    import re
+
+    from workbook import vendor_copy
+    from workbook.api import load
+    from workbook.excel.output import write_atomically
+
+    vendor = " ".join(args.vendor.split())
+    if len(vendor) > 100:
+        raise InputError("--vendor: a vendor's name of at most 100 characters", value=vendor[:40])
+    slug = re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
+    out = args.output or Path("outputs") / f"{args.site.stem}-quote{'-' + slug if slug else ''}.xlsx"
+    if out.suffix.lower() != ".xlsx":
+        raise InputError(f"{out}: -o/--output names the vendor's copy: a file name ending in .xlsx")
+    model = load(args.site)
+    data = vendor_copy.render(model, vendor or "(vendor)", datetime.datetime.now(datetime.UTC).date())
+    write_atomically(out, data)
+    print(f"wrote {out} ({len(vendor_copy.quote_rows(model.book, model.values))} lines to quote)")
+    return 0
+
+
+def _import_quote(args: argparse.Namespace) -> int:
+    """The quote's lines, and where they were written."""
+    from workbook.returned.quote_import import import_quote
+
+    path, entry = import_quote(args.returned, args.site, args.vendor)
+    for key, line in entry["lines"].items():
+        print(f"{key}: {line['unit_price']:,.2f} USD, {line['lead_time_weeks']:g} weeks")
+    print(f"wrote {path} ({len(entry['lines'])} lines quoted by {entry['vendor']}; the next build uses them)")
+    return 0
+
+
+COMMANDS = {"build": _build, "pdf": _pdf, "evaluate": _evaluate, "verify": _verify,
+            "import-inputs": _import_inputs, "quote": _quote, "import-quote": _import_quote}

@@ -8,6 +8,7 @@ quantity as text (`700 W`, `0.08 USD/kWh`, `30 degC`), a word for a choice, or `
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import difflib
 import functools
 import hashlib
@@ -98,6 +99,7 @@ class Spec:
     structural: bool = False  # a number that shapes the workbook (e.g. timeline length): not a live input
     why: str = ""  # why lo..hi is the range a real site can have (templates/limits.yaml)
     optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
+    date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -122,6 +124,8 @@ class Site:
     digest: str  # SHA-256 of the site file's bytes, shown on the Cover
     scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
     generation: Any = None  # the raw `generation:` section (workbook.models.generation_inputs reads it)
+    parts: dict[str, str] = field(default_factory=dict)  # catalog kind -> "ENTRY: description" (the BOM's specs)
+    quotes: Any = None  # the raw `quotes:` section: the vendor chosen per BOM line (workbook.quotes reads it)
 
     def get(self, key: str) -> Value | None:
         return self.values.get(key)
@@ -274,7 +278,36 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
         if m is None or (m.group(1) and int(m.group(1)) < 1):
             raise _fail(where, key, raw, "is not a redundancy scheme the tool knows", spec)
         return (int(m.group(1) or 1), int(m.group(2) or 0))
+    if spec.date:
+        return _date(raw, spec, where, key)
     return _quantity(raw, spec, where, key)
+
+
+EPOCH = datetime.date(1899, 12, 30)  # a spreadsheet's day 0: day 1 is 1900-01-01 after Excel's 1900 leap-day bug
+_DATE = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\s*$")
+
+
+def serial(day: datetime.date) -> float:
+    """A date as a spreadsheet stores it: days since 1899-12-30 (Excel and LibreOffice agree from 1900-03-01)."""
+    return float((day - EPOCH).days)
+
+
+def _date(raw: Any, spec: Spec, where: Where, key: str) -> float:
+    """A calendar date written YYYY-MM-DD (YAML may already have read it as a date)."""
+    if isinstance(raw, datetime.datetime):
+        raw = raw.date()
+    if not isinstance(raw, datetime.date):
+        m = _DATE.match(raw) if isinstance(raw, str) else None
+        try:
+            day = datetime.date(int(m[1]), int(m[2]), int(m[3])) if m else None
+        except ValueError:
+            day = None
+        if day is None:
+            raise _fail(where, key, raw, "is not a date written YYYY-MM-DD", spec)
+        raw = day
+    if not datetime.date(2000, 1, 1) <= raw <= datetime.date(2100, 12, 31):
+        raise _fail(where, key, str(raw), "is not a date between 2000-01-01 and 2100-12-31", spec)
+    return serial(raw)
 
 
 def split_value(raw: Any) -> tuple[Any, str]:
@@ -363,7 +396,7 @@ def _suggest(key: str, known: list[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-TOP_LEVEL = {"site", "description", "catalog", "scenarios", "generation"}  # generation: models.generation_inputs
+TOP_LEVEL = {"site", "description", "catalog", "scenarios", "generation", "quotes"}  # read by their own modules
 MAX_NAME = 100  # characters of a site name: it titles every sheet and the file's properties
 MAX_SCENARIOS = 20  # each clones the lines its changes reach: more would not be read, and slow every build
 
@@ -452,7 +485,8 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     if not isinstance(description, str | None):
         raise InputError("is not text", file=path, key="description", value=description, expected="text")
     return Site(path, name.strip(), _one_line(description or ""), values,
-                hashlib.sha256(raw_bytes).hexdigest(), scenarios, data.get("generation"))
+                hashlib.sha256(raw_bytes).hexdigest(), scenarios, data.get("generation"),
+                catalog_parts(data.get("catalog"), catalog_path), data.get("quotes"))
 
 
 # A rule between two keys of one unit, checked once every value is parsed (a Spec checks one key alone):
@@ -483,6 +517,20 @@ def _table(kind: str) -> str:
 
 def _kind(table: str) -> str:
     return table[:-2] if table.endswith("es") and _table(table[:-2]) == table else table.removesuffix("s")
+
+
+def catalog_parts(choice: Any, catalog_path: Path = CATALOG_PATH) -> dict[str, str]:
+    """The chosen catalog entries by kind, as a bill of materials names a part: "DGX-H100: NVIDIA DGX H100 (...)".
+    (The choice is validated by _catalog_defaults.)"""
+    if not isinstance(choice, dict):
+        return {}
+    catalog = load_catalog(catalog_path)
+    out = {}
+    for kind, entry_name in choice.items():
+        entry = (catalog.get(_table(str(kind))) or {}).get(entry_name) if isinstance(entry_name, str) else None
+        if isinstance(entry, dict):
+            out[str(kind)] = f"{entry_name}: {entry.get('description', '')}".rstrip(": ")
+    return out
 
 
 def _catalog_defaults(choice: Any, where: Path, catalog_path: Path) -> dict[str, tuple[Any, str, Where]]:

@@ -7,7 +7,7 @@ the Excel writer draws them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workbook.formula.line import Line
@@ -56,3 +56,61 @@ class View:
     chart_title: str = ""
     cases: str = "scenario"  # what the columns are, the chart's category axis title
     changes_label: str = "Changed inputs"  # the second header row's label: what each column changes
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A grid cell that holds an input line's value as a plain, locked number: a quantity the reader may not
+    change (the vendor's copy)."""
+
+    line: Line
+
+
+@dataclass(frozen=True)
+class Blank:
+    """A grid cell for an input line that the reader fills in: empty, unlocked, validated (a vendor's price).
+    Formulas read it as 0 until it is filled, as the line's value is."""
+
+    line: Line
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A grid cell of free text the reader fills in: empty, unlocked, stored as text (a vendor's comment)."""
+
+    key: str
+
+
+@dataclass
+class GridColumn:
+    """A column of a grid: its header, its width in characters, and whether its text wraps."""
+
+    header: str
+    width: float
+    wrap: bool = False
+
+
+@dataclass
+class Grid:
+    """A table whose rows are things (a bill of materials) and whose cells are lines or text: each line sits in
+    one cell of it, with its defined name, instead of a row of its own. A row that is a Section is a heading."""
+
+    sheet: str
+    title: str
+    note: str
+    columns: list[GridColumn]
+    rows: list[list[Any] | Section] = field(default_factory=list)
+
+    def lines(self) -> list[tuple[int, int, Line]]:
+        """(row, column, line) of every line the grid holds, rows counted from its first."""
+        from workbook.formula.line import Line as LineType
+
+        out = []
+        for r, row in enumerate(self.rows):
+            if isinstance(row, Section):
+                continue
+            for c, cell in enumerate(row):
+                line = cell.line if isinstance(cell, Fixed | Blank) else cell
+                if isinstance(line, LineType):
+                    out.append((r, c, line))
+        return out

@@ -10,6 +10,7 @@ POWER = "Power chain"
 FABRIC = "Fabric"
 COOLING = "Cooling"
 ENVELOPE = "Power envelope"  # the GPUs and compute a fixed feed holds, by fleet, at TDP and power-capped
+BOM = "BOM"  # the bill of materials: every quantity, priced (budget or quoted), the TCO's IT capex
 TCO = "TCO"
 PL = "P&L"
 CASH = "Cash flows"
@@ -24,7 +25,7 @@ CHECKS = "Checks"
 
 # The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
 ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, UPGRADE_COMPARISON, UPGRADE_RACKS,
-         UPGRADE_PLANS,
+         UPGRADE_PLANS, BOM,
          TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, SENSITIVITY, CHECKS)
 
 

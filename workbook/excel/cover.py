@@ -21,6 +21,8 @@ SHEET_PURPOSE = {
     sheets.FABRIC: "compute rails, leaf/spine/core counts, links, transceivers and their power; storage and OOB "
                    "networks",
     sheets.COOLING: "heat to liquid and air, coolant flow, CDUs, air flow, heat rejection, cold-plate ride-through",
+    sheets.BOM: "the bill of materials: every quantity with its reason, budget or quoted unit price, extended cost, "
+                "variance and lead time; its total is the TCO's IT capex",
     sheets.TCO: "rent vs buy over a monthly timeline: capex, running costs, rent, NPV, IRR, break-even",
     sheets.PL: "the cost of the cluster by year (roll-ups of the monthly cash flows), tied to the cash flows",
     sheets.CASH: "the monthly timeline: capex, running costs, tax, residual value, rent, discounting, payback",

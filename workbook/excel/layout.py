@@ -37,6 +37,7 @@ class SheetLayout:
         return self.axis is not None
     tables: list[Any] = field(default_factory=list)  # build-time value tables written on this sheet
     views: list[Any] = field(default_factory=list)  # side-by-side reference tables written on this sheet
+    grids: list[Any] = field(default_factory=list)  # tables of lines, one cell each, written on this sheet
 
     @property
     def last_row(self) -> int:
@@ -94,6 +95,11 @@ def plan(book: Book, document: Document | None = None) -> Layout:
                  and all(document.holds(line) for _, _, lines in v.columns for line in lines)]
         if (tables or views) and any(isinstance(x, Line) for x in items):
             raise ValueError(f"sheet {title!r} holds a table or a view, and lines: give the lines their own sheet")
+        grids = [g for g in book.grids if g.sheet == title]
+        if grids:
+            sheets[title] = SheetLayout(title, grids=grids)
+            cells.update(_grid_cells(title, grids, items))
+            continue
         if not items and not tables and not views and title not in (INPUTS_SHEET, CHECKS_SHEET):
             continue  # a model with no lines for this site has no sheet
         if title == CHECKS_SHEET:
@@ -122,6 +128,31 @@ def plan(book: Book, document: Document | None = None) -> Layout:
     return Layout(sheets, cells, {None: 1, MONTHS: book.periods, YEARS: book.years}, document,
                   document.as_values(book), charts, [s for s in book.settings if document.keep(s.key)],
                   appendix=set(appendix_sheets(book)) & set(sheets))
+
+
+GRID_HEADER_ROW = 3  # a grid: title, note, blank, then its header row
+
+
+def grid_first_row(grids: list[Any], k: int) -> int:
+    """The sheet row of grid k's header: grids follow one another with two blank rows between."""
+    row = GRID_HEADER_ROW
+    for grid in grids[:k]:
+        row += 1 + len(grid.rows) + 2
+    return row
+
+
+def _grid_cells(title: str, grids: list[Any], items: list[Line | Section | Text]) -> dict[str, tuple[str, int, int]]:
+    """Where each line of a sheet of grids sits: the cell the grid gives it. Every line of the sheet must be in a
+    grid (a line with no cell would be written nowhere)."""
+    cells: dict[str, tuple[str, int, int]] = {}
+    for k, grid in enumerate(grids):
+        top = grid_first_row(grids, k) + 1
+        for r, c, line in grid.lines():
+            cells[line.id] = (title, top + r, c)
+    stray = [x.id for x in items if isinstance(x, Line) and x.id not in cells]
+    if stray:
+        raise ValueError(f"sheet {title!r} holds grids and lines outside them: {', '.join(stray[:5])}")
+    return cells
 
 
 def _chart_lines(chart: Chart) -> list[Line]:

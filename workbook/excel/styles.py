@@ -53,6 +53,9 @@ class Styles:
         self.bad = wb.add_format({"bg_color": BAD_FILL, "font_color": BAD_FONT})
         self.input_text = wb.add_format({**base, "font_color": INPUT_FONT, "bg_color": INPUT_FILL,
                                          "border": 1, "border_color": "#BFBFBF"})
+        self.entry = wb.add_format({**base, "font_color": INPUT_FONT, "bg_color": INPUT_FILL, "border": 1,
+                                    "border_color": "#BFBFBF", "num_format": "@", "text_wrap": True,
+                                    "locked": not unlock_inputs})  # free text typed in: stored as text
 
     def period_header(self, monthly: bool) -> Any:
         """A period column's header: its number (0 = the start), shown as M1, M2... or Y1, Y2...; roll-ups

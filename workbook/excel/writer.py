@@ -23,6 +23,7 @@ from workbook.excel import pages, sizing
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
 from workbook.excel.fast_formulas import write_formula
+from workbook.excel.grids import write_grids
 from workbook.excel.layout import (
     COLUMNS,
     FIRST_PERIOD,
@@ -150,6 +151,9 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
             for view in sl.views:
                 write_view(wb, ws, styles, view, values, site.name, paper, layout.pages)
             continue
+        if sl.grids:
+            write_grids(wb, ws, styles, layout, sl.grids, values, site.name, paper)
+            continue
         _write_rows(wb, ws, styles, layout, title, values, site.name)
         if title in (CHECKS_SHEET, SUMMARY):
             _colour_checks(ws, styles, sl, layout.as_values)
@@ -202,7 +206,7 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
     fmt = styles.value(line.fmt, line.kind)
     if line.kind == "input":
         ws.write_number(row, VALUE, float(value.reshape(-1)[0]), fmt)
-        _validate(ws, line, row)
+        validate(ws, line, row)
         return
     if frozen:  # it reads lines this document does not hold: its value, computed from the full book
         for t in range(value.shape[1] if line.series else 1):
@@ -220,7 +224,8 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         write_formula(ws, row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
 
 
-def _validate(ws: Any, line: Line, row: int) -> None:
+def validate(ws: Any, line: Line, row: int, col: int = VALUE) -> None:
+    """An input cell's data validation: its bounds, in words when a typed value is refused."""
     lo, hi, lo_open = line.bounds
     kind = "integer" if line.integer else "decimal"
     percent = "%" in line.fmt
@@ -240,7 +245,7 @@ def _validate(ws: Any, line: Line, row: int) -> None:
     else:
         return
     unit = f" {line.unit_text}" if line.unit_text and not percent else ""
-    ws.data_validation(row, VALUE, row, VALUE, {
+    ws.data_validation(row, col, row, col, {
         "validate": kind, **rule,
         "input_title": line.label[:32],
         "input_message": f"{'A whole number' if line.integer else 'A number'} {words}{unit}."[:255],

@@ -17,12 +17,12 @@ from types import ModuleType
 
 from workbook import scenarios, sensitivity, sheets
 from workbook.book import Book
-from workbook.inputs import Rule, Site, Spec
-from workbook.models import cooling, envelope, fabric, generation, oob, power, printing, summary, tco, ups
+from workbook.inputs import InputError, Rule, Site, Spec
+from workbook.models import bom, cooling, envelope, fabric, generation, oob, power, printing, summary, tco, ups
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.generation_inputs import load_upgrade
 
-PRESENTATION: list[ModuleType] = [power, fabric, cooling, envelope, tco, printing]
+PRESENTATION: list[ModuleType] = [power, fabric, cooling, envelope, bom, tco, printing]
 ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
 
 
@@ -80,6 +80,24 @@ def define_upgrade(book: Book, site: Site, inputs: AllInputs,
     return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
+def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> bom.BomOut:
+    """The bill of materials of the site's fleet, priced by the vendors' quotes where a quote was imported."""
+    from workbook.quotes import chosen_quotes, quote_inputs, quotes_path
+
+    quotes = chosen_quotes(site)
+    b = inputs.bom
+    q = quote_inputs(book, site, quotes, b.price_date if b.has("price_date") else None)
+    out = bom.define(Scope(book, bom.PREFIX), b, inputs.power, inputs.tco, fleet.power, fleet.fabric, fleet.cooling,
+                     fleet.oob, site.parts, quotes, q)
+    priced = sorted(item.key for item, _, _ in out.rows if item.price is not None)
+    for key in quotes:
+        if key not in priced:
+            raise InputError("is not a priced line of this site's bill of materials", file=quotes_path(site.path),
+                             key=key, expected=f"one of {', '.join(priced)}")
+    book.bom = out
+    return out
+
+
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
 
 
@@ -90,7 +108,8 @@ def build_book(site: Site) -> Book:
         book.sheets.setdefault(title, [])
     inputs = model_inputs(book, site, PRESENTATION)
     fleet = define_fleet(book, inputs)
-    money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, fleet.fabric, fleet.oob)
+    bill = define_bom(book, site, inputs, fleet)
+    money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill)
     upgrade = define_upgrade(book, site, inputs, fleet)
     fleets = [("Current fleet" if upgrade else "This site's fleet", fleet, inputs.power.gpu_throughput)]
     if upgrade is not None:

@@ -117,6 +117,7 @@ class CoolingOut:
     cdu_pump_power: Line
     rack_weight: Line
     floor_load: Line
+    rack_liquid_heat: Line  # > 0: a rack has a coolant manifold (the bill of materials counts them)
 
 
 def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut) -> CoolingOut:

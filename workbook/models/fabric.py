@@ -328,6 +328,32 @@ class FabricOut:
     switches_power: Line
     optics_power: Line
     power: Line
+    # what the bill of materials counts, by tier and end (its own rows, priced by type)
+    leaves: Line
+    spines: Line
+    cores: Line
+    storage_leaves: Line
+    storage_spines: Line
+    storage_cores: Line
+    node_leaf_links: Line
+    leaf_spine_links: Line
+    spine_core_links: Line
+    storage_endpoints: Line
+    storage_leaf_spine_links: Line
+    storage_spine_core_links: Line
+    node_transceivers: Line
+    node_leaf_switch_transceivers: Line
+    leaf_spine_transceivers: Line
+    spine_core_transceivers: Line
+    storage_leaf_transceivers: Line
+    storage_leaf_spine_transceivers: Line
+    storage_spine_core_transceivers: Line
+    node_leaf_single_mode: Line
+    leaf_spine_single_mode: Line
+    spine_core_single_mode: Line
+    node_leaf_run: Line
+    leaf_spine_run: Line
+    spine_core_run: Line
 
 
 def define(scope: Scope, i: Inputs, p: Inputs) -> FabricOut:

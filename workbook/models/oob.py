@@ -22,6 +22,7 @@ from workbook.models.power import PowerOut
 class OobOut:
     oob_switches: Line
     oob_switches_power: Line
+    oob_endpoints: Line  # one copper patch cable each (the bill of materials)
 
 
 def define(scope: Scope, i: Inputs, fabric: FabricOut, power: PowerOut, cooling: CoolingOut) -> OobOut:

@@ -41,8 +41,7 @@ from workbook.formula.functions import (
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope, shown_value
-from workbook.models.fabric import FabricOut
-from workbook.models.oob import OobOut
+from workbook.models.bom import BomOut
 from workbook.models.power import PowerOut
 from workbook.presentation import Chart, View
 from workbook.sheets import CASH as CASH_SHEET
@@ -73,7 +72,7 @@ INPUTS = with_limits([
          choices=("critical-it", "feed")),
     Spec("tco.sensitivity_swing", "Sensitivity swing (+/- on each input)", "%", "a fraction", "0.2",
          lo=0.01, hi=0.9, structural=True),
-    Spec("tco.server_price", "Price per node (server, installed)", "USD", **_USD),
+    Spec("tco.server_price", "Price per node (server, installed)", "USD", **_USD),  # the BOM's budget prices:
     Spec("tco.switch_price", "Price per network switch", "USD", **_USD),
     Spec("tco.transceiver_price", "Price per optical transceiver (multimode, the catalog optic)", "USD", **_USD),
     Spec("tco.single_mode_transceiver_price", "Price per single-mode transceiver (runs beyond multimode reach)",
@@ -95,7 +94,8 @@ INPUTS = with_limits([
          choices=("annuity", "stated"), when=("tco.facility_model", "build")),
     Spec("tco.facility_exit_value", "Facility value at the end of the IT life, share of build cost", "%",
          when=("tco.facility_residual", "stated"), **_SHARE),
-    Spec("tco.lead_time", "Lead time from order to service", "months", "a duration", "4 months", lo=0, hi=60,
+    Spec("tco.lead_time", "Lead time from order to service (the site's: facility works, contracts)", "months",
+         "a duration", "4 months", lo=0, hi=60,
          integer=True, fmt=COUNT),
     Spec("tco.deposit_share", "Deposit paid at order, share of IT capex", "%", **_SHARE),
     Spec("tco.cost_of_capital", "Cost of capital (WACC, nominal, annual)", "%", **{**_SHARE, "example": "0.1"}),
@@ -191,21 +191,22 @@ class TcoOut:
                 self.delay_cost]
 
 
-def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, fabric: FabricOut, oob: OobOut) -> TcoOut:
-    """Rent against buy for the cluster the engineering models size; `p` is the power chain's inputs (GPUs)."""
+def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut) -> TcoOut:
+    """Rent against buy for the cluster the engineering models size and the bill of materials prices; `p` is the
+    power chain's inputs (GPUs)."""
     scope.book.timeline(int(i.choice("horizon")))
     s = scope.sheet(TITLE)
     s.section("Conventions")
     for text in CONVENTIONS:
         s.text(text)
-    capex = _capex(s, i, power, fabric, oob)
+    capex = _capex(s, i, power, bom)
     running = _running_costs(s, i, power, capex)
     rent = _rent(s, i, p)
     s.section("Timing and the cost of capital")
     rate = s.calc("monthly_rate", "Cost of capital per month", "%", (1 + i.cost_of_capital) ** (Const(1) / 12) - 1,
                   "(1 + annual rate)^(1/12) - 1", fmt="0.000%")
     c = scope.sheet(CASH_SHEET)
-    when = _schedule(c, i, rate)
+    when = _schedule(c, i, rate, capex["lead"])
     span = s.calc("timeline_length", "Timeline length after the start", "months", total(when.length),
                   "SUM of the period lengths", fmt=COUNT)
     s.check("life_within_timeline", "The lead time and the useful life fit the timeline",
@@ -217,23 +218,18 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, fabric: FabricOu
             else None)
     _profit_and_loss(scope, i, when, capex, flows, debt)
     curve = _cost_curve(s, i, answers)
-    shown = float(i.lead_time.value.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
+    lead = scope.book.evaluate(lines=[capex["lead"].id])[capex["lead"].id]
+    shown = float(lead.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
     return scope.outputs(TcoOut, curve_utilisation=curve[0], curve_owned=curve[1], service_months=round(shown))
 
 
-def _capex(s: SheetBuilder, i: Inputs, power: PowerOut, fabric: FabricOut, oob: OobOut) -> dict[str, Line]:
+def _capex(s: SheetBuilder, i: Inputs, power: PowerOut, bom: BomOut) -> dict[str, Line]:
     s.section("Capex (paid on the deployment schedule)")
-    servers = s.calc("servers_capex", "Servers", "USD", power.nodes * i.server_price, fmt=USD)
-    network = s.calc(
-        "network_capex", "Network: switches, transceivers, cables", "USD",
-        fabric.switches_total * i.switch_price
-        + fabric.multimode_transceivers_total * i.transceiver_price
-        + fabric.single_mode_transceivers_total * i.single_mode_transceiver_price
-        + fabric.cables_total * i.cable_price + oob.oob_switches * i.oob_switch_price,
-        "compute, storage and out-of-band network counts from the Fabric sheet x unit prices (multimode and "
-        "single-mode transceivers at their own prices)", fmt=USD)
-    it = s.calc("it_capex", "IT capex", "USD", servers + network + i.storage_capex, "servers + network + storage",
-                fmt=USD)
+    lead = s.calc("service_lead", "Lead time from order to service (the longer of the two below)", "months",
+                  max_(i.lead_time, bom.equipment_lead_months),
+                  "MAX(the site's order-to-service lead time, the equipment's critical path from the BOM)", fmt=COUNT)
+    it = s.calc("it_capex", "IT capex (the bill of materials' total)", "USD", bom.total,
+                "BOM sheet: every quantity x its unit price, quoted where a vendor quoted", fmt=USD)
     critical = i.choice("facility_price_basis") == "critical-it"
     basis = power.critical_it_capacity if critical else power.contracted_feed
     capacity = s.calc("facility_capacity", "Capacity the facility is priced on", "kW", basis,
@@ -245,7 +241,7 @@ def _capex(s: SheetBuilder, i: Inputs, power: PowerOut, fabric: FabricOut, oob: 
         facility = s.calc("facility_capex", "Facility capex (build, per MW of capacity)", "USD",
                           capacity * i.build_cost, "capacity x build cost per MW", fmt=USD)
     capex = s.calc("capex", "Total capex", "USD", it + facility, fmt=USD)
-    return {"it": it, "facility": facility, "capex": capex, "capacity": capacity}
+    return {"it": it, "facility": facility, "capex": capex, "capacity": capacity, "lead": lead}
 
 
 def _running_costs(s: SheetBuilder, i: Inputs, power: PowerOut, capex: dict[str, Line]) -> dict[str, Any]:
@@ -294,14 +290,14 @@ def _rent(s: SheetBuilder, i: Inputs, p: Inputs) -> dict[str, Line]:
     return {"used": used, "hourly": hourly, "rent": rent}
 
 
-def _schedule(c: SheetBuilder, i: Inputs, rate: Line) -> Schedule:
+def _schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
     """The monthly timeline: flags for order, delivery, construction, service and exit; years; discounting."""
     c.section("Timeline (the Start column is time 0, the order date)")
     month = c.calc("month", "Month (end of period)", "months", lambda me: prev(me) + MONTH, opening=0, fmt=COUNT)
     length = c.calc("period_length", "Period length", "months", flag(month > 0 * MONTH) * MONTH, fmt=COUNT)
     year = c.calc("year", "Year of the timeline", "count", ceil(month / (12 * MONTH)),
                   "ROUNDUP(month / 12): 0 at the start, then 1, 2... (the P&L sums by it)", fmt=COUNT)
-    lead, life = i.lead_time, i.useful_life
+    life = i.useful_life
     end = lead + life
     in_service = c.calc("in_service", "In service (flag)", "flag", flag(month > lead) * flag(month <= end),
                         "after delivery (the lead time) until the end of the useful life", fmt=COUNT)

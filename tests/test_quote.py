@@ -1,0 +1,306 @@
+"""The vendor's quoting copy, and the returned file read back: the round trip, the protection, nothing internal
+in the copy, and every crafted file refused in one line with nothing written."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import openpyxl
+import pytest
+
+from tests.conftest import EXAMPLE
+from workbook.api import build, load
+from workbook.cli import main
+from workbook.quotes import quotes_path
+from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_SHEET, SPEC
+from workbook.verify import recalculate, verify_files
+
+MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+FIRST = 5  # openpyxl's row of the first quote line (1-based): title, note, blank, header
+
+
+@pytest.fixture(scope="module")
+def issued(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A copy of the example site and the vendor's copy made from it with the CLI."""
+    folder = tmp_path_factory.mktemp("quote")
+    site = folder / "example.yaml"
+    shutil.copy(EXAMPLE, site)
+    out = folder / "copy.xlsx"
+    assert main(["quote", str(site), "--vendor", "Acme Networks", "-o", str(out)]) == 0
+    return site, out
+
+
+def fresh_site(tmp_path: Path, issued: tuple[Path, Path]) -> Path:
+    site = tmp_path / "example.yaml"
+    shutil.copy(issued[0], site)
+    return site
+
+
+def rows(ws: Any) -> dict[str, int]:
+    """Line key -> openpyxl row."""
+    return {ws.cell(r, KEY + 1).value: r for r in range(FIRST, ws.max_row + 1) if ws.cell(r, KEY + 1).value}
+
+
+def filled(issued: tuple[Path, Path], out: Path, prices: dict[str, tuple[Any, Any, Any]],
+           edit: Callable[[Any], None] | None = None) -> Path:
+    """The vendor's copy filled as a vendor would with openpyxl: key -> (unit price, lead weeks, comment)."""
+    wb = openpyxl.load_workbook(issued[1])
+    ws = wb[QUOTE_SHEET]
+    at = rows(ws)
+    for key, (price, lead, comment) in prices.items():
+        ws.cell(at[key], PRICE + 1).value = price
+        ws.cell(at[key], LEAD + 1).value = lead
+        if comment is not None:
+            cell = ws.cell(at[key], COMMENT + 1)
+            cell.value = comment
+            cell.data_type = "s"  # typed text, as Excel stores "=..." typed after an apostrophe
+    if edit is not None:
+        edit(wb)
+    wb.save(out)
+    return out
+
+
+def rezip(src: Path, out: Path, replace: dict[str, bytes] | None = None, add: dict[str, bytes] | None = None) -> Path:
+    """A copy of an .xlsx with members replaced or added (a crafted file)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, (replace or {}).get(info.filename, zin.read(info.filename)))
+        for name, data in (add or {}).items():
+            zout.writestr(name, data)
+    return out
+
+
+def run_import(returned: Path, site: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    status = main(["import-quote", str(returned), "--site", str(site)])
+    return status, capsys.readouterr().err
+
+
+def v(model: Any, line_id: str) -> float:
+    return float(model.values[line_id].reshape(-1)[0])
+
+
+# ---------------------------------------------------------------- the copy
+
+
+def test_the_copy_is_protected_and_only_the_quote_cells_are_editable(issued: tuple[Path, Path]) -> None:
+    """Every cell is locked but the unit price, lead time and comment of each line, in our file and in the file
+    LibreOffice writes back after opening it (its protection survives a round trip through LibreOffice)."""
+    lo = recalculate([issued[1]], issued[1].parent / "lo")[issued[1].resolve()]
+    for path in (issued[1], lo):
+        wb = openpyxl.load_workbook(path)
+        at = rows(wb[QUOTE_SHEET])
+        wanted = {(r, c) for key, r in at.items() if key != "total" for c in (PRICE + 1, LEAD + 1, COMMENT + 1)}
+        for ws in wb.worksheets:
+            assert ws.protection.sheet, (path.name, ws.title)
+            unlocked = {(c.row, c.column) for row in ws.iter_rows(min_row=1, max_row=ws.max_row + 2,
+                                                                  max_col=ws.max_column + 2)
+                        for c in row if c.protection.locked is False}
+            assert unlocked == (wanted if ws.title == QUOTE_SHEET else set()), (path.name, ws.title)
+        assert len(wanted) == 3 * 21  # 21 lines to quote on the example
+
+
+def test_the_copy_holds_nothing_internal(issued: tuple[Path, Path]) -> None:
+    """No budget price, extended cost or TCO figure among its cell values; no internal line name, sheet name, note
+    or source anywhere in its XML; its defined names are its own (`quote_*`) and point at its own sheet."""
+    model = load(issued[0])
+    with zipfile.ZipFile(issued[1]) as z:
+        xml = {name: z.read(name).decode() for name in z.namelist()}
+    text = "\n".join(xml.values())
+    shown = set()  # every number in a cell (a shared string's index is not a number)
+    for name, body in xml.items():
+        if name.startswith("xl/worksheets/"):
+            for cell in ElementTree.fromstring(body).iter(f"{MAIN}c"):
+                value = cell.find(f"{MAIN}v")
+                if cell.get("t") in (None, "n") and value is not None:
+                    shown.add(float(value.text))
+    quantities = {v(model, qty.id) for _, qty, _ in model.book.bom.rows}
+    money = {v(model, line.id) for line in model.book.lines.values() if line.unit_text.startswith("USD")}
+    assert len(money) > 100
+    leaked = {x for x in money - quantities - {0.0} if x == x} & shown
+    assert not leaked
+    internal_names = {line.name for line in model.book.lines.values()}
+    assert not [n for n in internal_names if re.search(rf"\b{re.escape(n)}\b", text)]
+    for title in ("TCO", "Cash flows", "P&amp;L", "Inputs", "Power chain", "Checks", "Sensitivity"):
+        assert f'name="{title}"' not in xml["xl/workbook.xml"]
+    for phrase in ("estimate", "budget", "street price", "[E]", "Epoch AI", "catalog"):
+        assert phrase not in text, phrase
+    names = re.findall(r'<definedName name="([^"]+)"[^>]*>([^<]+)<', xml["xl/workbook.xml"])
+    assert names and all((n.startswith(("quote_", "_xlnm")) and "'Quote'!" in ref) or n.startswith("_xlnm")
+                         for n, ref in names)
+
+
+def test_the_copy_recalculates_in_libreoffice(issued: tuple[Path, Path]) -> None:
+    report = verify_files([issued[1]])[0]
+    assert not report.problems
+    assert report.compared == 22  # 21 line totals and the total
+
+
+# ---------------------------------------------------------------- the round trip
+
+
+def test_round_trip_prices_the_bom_at_the_quote(tmp_path: Path, issued: tuple[Path, Path],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Nodes quoted at 262,000 (budget 270,000) in 14 weeks, leaf switches at 28,000 (budget 30,000) in 20 weeks:
+    variance 128 x -8,000 + 32 x -2,000 = -1,088,000; capex falls by as much; the network's 20 weeks set the
+    critical path: ROUNDUP(20 / (730 / 168)) = 5 months before service. The comment, which begins with =, stays
+    text in the quotes file and in the rebuilt workbook, which verifies in LibreOffice cell by cell."""
+    site = fresh_site(tmp_path, issued)
+    before = load(site)
+    injection = "=cmd|' /C calc'!A0 price valid 30 days"
+    back = filled(issued, tmp_path / "back.xlsx", {"nodes": (262000, 14, injection), "leaf_switches": (28000, 20, "")})
+    status, err = run_import(back, site, capsys)
+    assert status == 0, err
+    quotes = quotes_path(site).read_text()
+    assert "Acme Networks" in quotes and "262000.0" in quotes
+    after = load(site)
+    assert v(after, "bom.nodes_unit_price") == 262000
+    assert v(after, "bom.variance_total") == -1_088_000
+    assert v(after, "tco.it_capex") == pytest.approx(v(before, "tco.it_capex") - 1_088_000, rel=1e-12)
+    assert v(after, "tco.service_lead") == 5
+    assert v(after, "tco.owned_cost_per_gpu_hour") != v(before, "tco.owned_cost_per_gpu_hour")
+    out = tmp_path / "rebuilt.xlsx"
+    build(site, out)
+    report = verify_files([out])[0]
+    assert not report.problems and report.compared > 10000
+    with zipfile.ZipFile(out) as z:
+        sheets = "".join(z.read(n).decode() for n in z.namelist() if n.startswith("xl/worksheets/"))
+        strings = z.read("xl/sharedStrings.xml").decode()
+    assert "cmd|" in strings and "cmd|" not in sheets  # a shared string, never a formula
+    wb = openpyxl.load_workbook(out)
+    basis = [c.value for row in wb["BOM"].iter_rows() for c in row if isinstance(c.value, str) and "cmd|" in c.value]
+    assert basis and all(b.startswith("quoted by Acme Networks") for b in basis)
+
+
+def test_the_cheapest_quote_or_the_chosen_vendor(tmp_path: Path, issued: tuple[Path, Path],
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    site = fresh_site(tmp_path, issued)
+    first = filled(issued, tmp_path / "a.xlsx", {"nodes": (265000, 10, None)})
+    second = filled(issued, tmp_path / "b.xlsx", {"nodes": (261000, 30, None)},
+                    edit=lambda wb: wb["Instructions"].cell(6, 2).__setattr__("value", "Beta Systems"))
+    assert run_import(first, site, capsys)[0] == 0
+    assert run_import(second, site, capsys)[0] == 0  # the vendor named on the cover
+    assert "vendor: Beta Systems" in quotes_path(site).read_text()
+    assert v(load(site), "bom.nodes_unit_price") == 261000  # the cheaper
+    site.write_text(site.read_text() + "\nquotes: {nodes: Acme Networks}\n")
+    assert v(load(site), "bom.nodes_unit_price") == 265000  # the one the site chose
+
+
+def test_a_stale_quote_fails_its_check(tmp_path: Path, issued: tuple[Path, Path],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    site = fresh_site(tmp_path, issued)
+    assert run_import(filled(issued, tmp_path / "a.xlsx", {"nodes": (265000, 10, None)}), site, capsys)[0] == 0
+    date = re.search(r"date: '?(\d{4})-(\d\d)-(\d\d)", quotes_path(site).read_text())
+    year = int(date[1]) + 1
+    site.write_text(site.read_text() + f"\nbom:\n  price_date: {year}-{date[2]}-{date[3]}\n")
+    m = load(site)
+    assert v(m, "bom.quote_nodes_fresh") == 0 and v(m, "checks.all_pass") == 0
+    site.write_text(site.read_text().replace(f"{year}-", f"{year - 1}-"))
+    assert v(load(site), "bom.quote_nodes_fresh") == 1
+
+
+# ---------------------------------------------------------------- crafted files
+
+
+BILLION_LAUGHS = ('<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+                  + "".join(f'<!ENTITY lol{k} "{("&lol" + str(k - 1) + ";") * 10 if k > 1 else "&lol;" * 10}">'
+                            for k in range(1, 10))
+                  + ']><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" '
+                    'uniqueCount="1"><si><t>&lol9;</t></si></sst>').encode()
+EXTERNAL_ENTITY = (b'<?xml version="1.0"?><!DOCTYPE sst [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+                   b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="1" '
+                   b'uniqueCount="1"><si><t>&x;</t></si></sst>')
+
+
+def _bomb() -> bytes:
+    return bytes(150 * 2**20)
+
+
+QUOTE_XML, COVER_XML = "xl/worksheets/sheet2.xml", "xl/worksheets/sheet1.xml"  # as openpyxl saves them
+
+
+def _sheet_xml(path: Path) -> tuple[str, str]:
+    with zipfile.ZipFile(path) as z:
+        return QUOTE_XML, z.read(QUOTE_XML).decode()
+
+
+def _crafted(kind: str, issued: tuple[Path, Path], tmp: Path) -> Path:
+    """One attack, made from a correctly filled copy."""
+    good = filled(issued, tmp / "good.xlsx", {"nodes": (262000, 14, "ok"), "racks": (12345.678, 3, None)})
+    out = tmp / f"{kind}.xlsx"
+    if kind == "entity-expansion":
+        return rezip(good, out, replace={COVER_XML: BILLION_LAUGHS})
+    if kind == "external-entity":
+        return rezip(good, out, replace={QUOTE_XML: EXTERNAL_ENTITY})
+    if kind == "zip-bomb":
+        return rezip(good, out, add={"xl/media/image1.png": _bomb()})
+    if kind == "macro":
+        return rezip(good, tmp / "macro.xlsm", add={"xl/vbaProject.bin": b"\xd0\xcf\x11\xe0" + bytes(512)})
+    if kind == "macro-inside":
+        return rezip(good, out, add={"xl/vbaProject.bin": b"\xd0\xcf\x11\xe0" + bytes(512)})
+    if kind == "external-link":
+        link = (b'<?xml version="1.0"?><externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/'
+                b'main"><externalBook/></externalLink>')
+        return rezip(good, out, add={"xl/externalLinks/externalLink1.xml": link})
+    if kind == "not-xlsx":
+        out.write_text("vendor,price\nnodes,262000\n")
+        return out
+    if kind == "nan-price":
+        name, xml = _sheet_xml(good)
+        return rezip(good, out, replace={name: xml.replace("<v>12345.678</v>", "<v>NaN</v>").encode()})
+    edits: dict[str, Callable[[Any], None]] = {
+        "tampered-quantity": lambda wb: _set(wb, "nodes", QTY, 64),
+        "changed-spec": lambda wb: _set(wb, "nodes", SPEC, "any 8-GPU server"),
+        "formula-price": lambda wb: _set(wb, "nodes", PRICE, "=1+1"),
+        "text-price": lambda wb: _set_text(wb, "nodes", PRICE, "=HYPERLINK(\"http://evil\",\"262000\")"),
+        "negative-price": lambda wb: _set(wb, "nodes", PRICE, -5),
+        "wrong-sheet": lambda wb: setattr(wb[QUOTE_SHEET], "title", "Sheet1"),
+        "added-row": lambda wb: wb[QUOTE_SHEET].insert_rows(FIRST + 1),
+    }
+    return filled(issued, out, {"nodes": (262000, 14, None)}, edit=edits[kind])
+
+
+def _set(wb: Any, key: str, col: int, value: Any) -> None:
+    ws = wb[QUOTE_SHEET]
+    ws.cell(rows(ws)[key], col + 1).value = value
+
+
+def _set_text(wb: Any, key: str, col: int, value: str) -> None:
+    _set(wb, key, col, value)
+    ws = wb[QUOTE_SHEET]
+    ws.cell(rows(ws)[key], col + 1).data_type = "s"
+
+
+ATTACKS = ["entity-expansion", "external-entity", "zip-bomb", "macro", "macro-inside", "external-link", "not-xlsx",
+           "nan-price", "tampered-quantity", "changed-spec", "formula-price", "text-price", "negative-price",
+           "wrong-sheet", "added-row"]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_a_crafted_file_is_refused_in_one_line_and_nothing_is_written(
+        attack: str, tmp_path: Path, issued: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    site = fresh_site(tmp_path, issued)
+    before = site.read_bytes()
+    crafted = _crafted(attack, issued, tmp_path)
+    status, err = run_import(crafted, site, capsys)
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.startswith("error: ") and crafted.name in err, err
+    assert not quotes_path(site).exists()
+    assert site.read_bytes() == before
+    assert len(list(tmp_path.rglob("*"))) == len(list(tmp_path.rglob("*.xls*"))) + 1  # no stray files
+
+
+def test_a_good_file_passes_the_same_checks(tmp_path: Path, issued: tuple[Path, Path],
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The crafted files' base, untouched, is accepted: the refusals are the attacks', not the base's."""
+    site = fresh_site(tmp_path, issued)
+    good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, "ok"), "racks": (12345.678, 3, None)})
+    assert run_import(good, site, capsys)[0] == 0
+    assert run_import(good, site, capsys)[0] == 2  # the same file twice: already imported
+    assert io.StringIO(quotes_path(site).read_text()).read().count("sha256") == 1

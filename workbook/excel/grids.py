@@ -1,0 +1,98 @@
+"""Grids: tables whose rows are things and whose cells are lines or text (the bill of materials, the vendor's
+quote). A line in a grid is written in its one cell, as a formula with its cached value (an input as a styled,
+validated number), and its defined name points at that cell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import xlsxwriter
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from workbook.excel.fast_formulas import write_formula
+from workbook.excel.layout import Layout, grid_first_row
+from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.styles import Styles
+from workbook.formula.line import Line
+from workbook.presentation import Blank, Entry, Fixed, Grid, Section
+
+
+def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grids: list[Grid],
+                values: dict[str, np.ndarray], site: str, paper: Paper) -> None:
+    """The sheet's grids one below the other, sized to their text and planned to print one page wide."""
+    ws.write(0, 0, f"{grids[0].title}: {site}", styles.title)
+    ws.write(1, 0, grids[0].note, styles.subtitle)
+    widths = [max(g.columns[c].width for g in grids if c < len(g.columns))
+              for c in range(max(len(g.columns) for g in grids))]
+    heights = [ROW_HEIGHT] * (grid_first_row(grids, len(grids)))
+    heights[0] = TITLE_HEIGHT
+    sections: set[int] = set()
+    for k, grid in enumerate(grids):
+        head = grid_first_row(grids, k)
+        if k:
+            ws.write(head - 1, 0, grid.title, styles.bold)
+        for c, column in enumerate(grid.columns):
+            ws.write_string(head, c, column.header, styles.header_wrap)
+        heights[head] = LINE_HEIGHT * max(wrapped_lines(col.header, widths[c]) for c, col in
+                                          enumerate(grid.columns)) + 3
+        for r, row in enumerate(grid.rows, start=head + 1):
+            if isinstance(row, Section):
+                for c in range(len(grid.columns)):
+                    ws.write_blank(r, c, None, styles.section)
+                ws.write_string(r, 0, row.title, styles.section)
+                sections.add(r)
+                continue
+            heights[r] = _write_row(wb, ws, styles, layout, grid, row, r, values, widths)
+    for c, width in enumerate(widths):
+        ws.set_column(c, c, width)
+    for r, height in enumerate(heights):
+        ws.set_row(r, height)
+    first = grid_first_row(grids, 0)
+    ws.freeze_panes(first + 1, 2)
+    layout.pages[ws.name] = plan = one_page_wide(paper, widths, heights, first, sections=sections)
+    apply(ws, paper, plan)
+    if layout.document is not None and layout.document.protect:
+        ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grid: Grid, row: list[Any],
+               r: int, values: dict[str, np.ndarray], widths: list[float]) -> float:
+    """One row of a grid; returns its height (its longest wrapped text)."""
+    from workbook.excel.writer import CellContext, cached, validate
+
+    lines = 1
+    for c, cell in enumerate(row):
+        if cell is None:
+            continue
+        if isinstance(cell, Entry):
+            ws.write_blank(r, c, None, styles.entry)
+            continue
+        if isinstance(cell, Fixed | Blank):
+            line = cell.line
+            if isinstance(cell, Fixed):
+                ws.write_number(r, c, float(values[line.id].reshape(-1)[0]), styles.value(line.fmt, "calc"))
+            else:
+                ws.write_blank(r, c, None, styles.value(line.fmt, "input"))
+                validate(ws, line, r, c)
+            wb.define_name(line.name, f"='{ws.name}'!{xl_rowcol_to_cell(r, c, row_abs=True, col_abs=True)}")
+            continue
+        if isinstance(cell, Line):
+            value = values[cell.id]
+            fmt = styles.value(cell.fmt, cell.kind)
+            if cell.kind == "input":
+                ws.write_number(r, c, float(value.reshape(-1)[0]), fmt)
+                validate(ws, cell, r, c)
+            elif cell.id in layout.as_values:
+                ws.write(r, c, cached(cell, value), fmt)
+            else:
+                write_formula(ws, r, c, "=" + cell.formula.render(CellContext(layout, ws.name)), fmt,
+                              cached(cell, value))
+            wb.define_name(cell.name, f"='{ws.name}'!{xl_rowcol_to_cell(r, c, row_abs=True, col_abs=True)}")
+            continue
+        text = str(cell)
+        wrap = grid.columns[c].wrap
+        ws.write_string(r, c, text, styles.text if wrap else styles.label)
+        if wrap:
+            lines = max(lines, wrapped_lines(text, widths[c]))
+    return max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)

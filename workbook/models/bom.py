@@ -1,0 +1,348 @@
+"""The bill of materials: every quantity the models produce, priced, with the reason for each count.
+
+One row per thing a vendor would quote (nodes, racks, PDUs, power cords, switches by tier and network,
+transceivers by end and type, cables by type and length class, CDUs, manifolds, hoses, the fabric manager,
+storage). Each quantity is a live formula on the model line it comes from; each unit price is the budget input,
+or the vendor's quoted price where a quote was imported (workbook.quotes); the TCO's IT capex is the BOM's total.
+The longest lead time of each group (compute, network, power, cooling, storage) sets the equipment's critical
+path, which the TCO's service start waits for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from workbook.book import SheetBuilder
+from workbook.formula.expr import Const, Node
+from workbook.formula.functions import ceil, flag, max_
+from workbook.formula.line import COUNT, Line
+from workbook.inputs import Spec, with_limits
+from workbook.models.base import Inputs, Scope
+from workbook.models.cooling import CoolingOut
+from workbook.models.fabric import FabricOut
+from workbook.models.oob import OobOut
+from workbook.models.power import PowerOut
+from workbook.presentation import Grid, GridColumn, Section
+from workbook.sheets import BOM as TITLE
+
+PREFIX = "bom"
+USD = "#,##0"
+WEEKS = "#,##0"
+GROUPS = {  # group key -> its heading; the order of the sheet
+    "compute": "Compute: GPU nodes",
+    "network": "Network: switches, transceivers, cables, fabric manager",
+    "power": "Power in the racks: cabinets, PDUs, power cords",
+    "cooling": "Liquid cooling: CDUs, manifolds, hoses",
+    "storage": "Storage",
+}
+
+_USD = dict(expect="an amount of money", example="2500 USD", lo=0.0, fmt=USD)
+_WEEKS = dict(expect="a duration in weeks", example="12 weeks", lo=0.0, hi=260.0, fmt=WEEKS)
+
+INPUTS = with_limits([
+    Spec("bom.rack_price", "Price per rack cabinet", "USD", **_USD),
+    Spec("bom.pdu_price", "Price per rack PDU", "USD", **_USD),
+    Spec("bom.node_power_cords", "Power cords per node (one per PSU)", "count", "a count", "6", lo=0.0, hi=1000.0,
+         integer=True, fmt=COUNT),
+    Spec("bom.power_cord_price", "Price per power cord", "USD", **_USD),
+    Spec("bom.node_transceiver_price", "Price per host-side transceiver (multimode)", "USD", **_USD),
+    Spec("bom.storage_port_transceiver_price", "Price per single-port transceiver at a storage endpoint", "USD",
+         **_USD),
+    Spec("bom.single_mode_cable_price", "Price per single-mode fibre cable", "USD", **_USD),
+    Spec("bom.oob_cable_price", "Price per out-of-band copper patch cable", "USD", **_USD),
+    Spec("bom.cable_length_step", "Cable length class: runs rounded up to a multiple of", "m", "a length", "5 m",
+         lo=0.5, hi=100.0, fmt="#,##0.0"),
+    Spec("bom.fabric_managers", "Fabric manager appliances (UFM class)", "count", "a count", "2", lo=0.0, hi=100.0,
+         integer=True, fmt=COUNT),
+    Spec("bom.fabric_manager_price", "Price per fabric manager appliance", "USD", **_USD),
+    Spec("bom.cdu_price", "Price per CDU", "USD", **_USD),
+    Spec("bom.manifold_price", "Price per rack coolant manifold", "USD", **_USD),
+    Spec("bom.hoses_per_rack", "Coolant hoses per liquid-cooled rack", "count", "a count", "2", lo=0.0, hi=1000.0,
+         integer=True, fmt=COUNT),
+    Spec("bom.hose_price", "Price per coolant hose", "USD", **_USD),
+    *(Spec(f"bom.{g}_lead_time", f"Lead time, {g} (budget, until a vendor quotes)", "weeks", **_WEEKS)
+      for g in GROUPS),
+    Spec("bom.install_time", "Installation and commissioning after the last delivery", "weeks", **_WEEKS),
+    Spec("bom.quote_max_age", "A quote older than this is stale", "days", "a duration in days", "90 days",
+         lo=1.0, hi=3650.0, fmt=COUNT),
+    Spec("bom.price_date", "Date the plan is priced at (quotes' age is counted to it)", "days", "a date",
+         "2026-12-01", date=True, optional=True, fmt="yyyy-mm-dd"),
+])
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One vendor's price and lead time for one BOM line, as imported (workbook.quotes)."""
+
+    vendor: str
+    date: float  # a spreadsheet date (days since 1899-12-30)
+    date_text: str  # YYYY-MM-DD
+    unit_price: float  # USD
+    lead_weeks: float
+    comment: str
+    file: str  # the returned file's name
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """One row of the bill of materials. `price` is the budget unit price input, or None for a part priced
+    elsewhere (`included` says where)."""
+
+    key: str
+    group: str
+    label: str
+    spec: str
+    qty: Any  # a node over model lines
+    unit: str
+    why: str
+    price: Line | None = None
+    length: Any = None  # a cable's length class (m), a node
+    included: str = ""
+
+
+@dataclass(frozen=True)
+class BomOut:
+    """The BOM's answers that the TCO reads, and its rows (the vendor's copy lists them)."""
+
+    total: Line
+    variance_total: Line
+    equipment_lead: Line
+    equipment_lead_months: Line
+    rows: tuple[tuple[Item, Line, Line | None], ...]  # (item, its quantity line, its length line)
+
+
+def define(scope: Scope, i: Inputs, p: Inputs, t: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut,
+           oob: OobOut, parts: dict[str, str], quotes: dict[str, Quote], quote_inputs: Inputs | None) -> BomOut:
+    """The BOM sheet: `p` the power chain's inputs (specs), `t` the TCO's (its price inputs), `quotes` the chosen
+    quote per line key, whose inputs (`quote_inputs`) sit on the Inputs sheet."""
+    s = scope.sheet(TITLE)
+    items = _items(i, p, t, power, fabric, cooling, oob, parts)
+    grid = Grid(TITLE, "Bill of materials", NOTE, COLUMNS)
+    rows: list[tuple[Item, Line, Line | None]] = []
+    costs: dict[str, list[tuple[Line, Line, Line]]] = {g: [] for g in GROUPS}
+    for group, heading in GROUPS.items():
+        grid.rows.append(Section(heading))
+        for item in (x for x in items if x.group == group):
+            qty, length, priced = _row(s, i, item, quotes.get(item.key), quote_inputs, grid)
+            rows.append((item, qty, length))
+            if priced is not None:
+                costs[group].append(priced)
+    total, variance, lead, months = _totals(s, i, costs, grid)
+    _checks(s, fabric, oob, rows, quotes, quote_inputs, i)
+    scope.book.grids.append(grid)
+    return BomOut(total, variance, lead, months, tuple(rows))
+
+
+NOTE = ("Every quantity is a live formula on the model line it comes from (its name in the formula bar); unit "
+        "prices are the budget inputs, or a vendor's quoted price where a quote was imported; the TCO's IT capex "
+        "is the total. The facility (colocation fit-out or build) is priced on the TCO sheet.")
+COLUMNS = [GridColumn("Line", 14), GridColumn("Item", 30, wrap=True), GridColumn("Part / spec", 36, wrap=True),
+           GridColumn("Quantity", 10), GridColumn("Unit", 9), GridColumn("Length class (m)", 9),
+           GridColumn("Why this quantity", 40, wrap=True), GridColumn("Unit price (USD)", 12),
+           GridColumn("Price basis and source", 34, wrap=True), GridColumn("Extended (USD)", 14),
+           GridColumn("Budget unit price (USD)", 12), GridColumn("Variance vs budget (USD)", 13),
+           GridColumn("Lead time (weeks)", 9)]
+
+
+def _row(s: SheetBuilder, i: Inputs, item: Item, quote: Quote | None, q: Inputs | None,
+         grid: Grid) -> tuple[Line, Line | None, tuple[Line, Line, Line] | None]:
+    """One item's cells: quantity and length class; with a price, the unit price used (quoted or budget), the
+    extended cost, the budget price, the variance and the lead time (quoted, or the group's budget)."""
+    k = item.key
+    qty = s.calc(f"{k}_qty", item.label, item.unit, item.qty, item.why, fmt=COUNT)
+    length = (s.calc(f"{k}_length", f"{item.label}: length class", "m", item.length,
+                     "the longest run, rounded up to the length step", fmt="#,##0") if item.length is not None
+              else None)
+    if item.price is None:
+        grid.rows.append([k, item.label, item.spec, qty, item.unit, length, item.why, None, item.included,
+                          None, None, None, None])
+        return qty, length, None
+    budget = s.calc(f"{k}_budget_price", f"{item.label}: budget unit price", "USD", item.price, fmt=USD)
+    if quote is not None and q is not None:
+        used = s.calc(f"{k}_unit_price", f"{item.label}: unit price (quoted)", "USD", getattr(q, f"quote_{k}_price"),
+                      fmt=USD)
+        lead_in = getattr(q, f"quote_{k}_lead")
+        basis = f"quoted by {quote.vendor}, {quote.date_text} ({quote.file})"
+        if quote.comment:
+            basis += f"; vendor's comment: {quote.comment}"
+    else:
+        used = s.calc(f"{k}_unit_price", f"{item.label}: unit price (budget)", "USD", budget, fmt=USD)
+        lead_in = getattr(i, f"{item.group}_lead_time")
+        basis = f"budget: {item.price.note}" if item.price.note else "budget"
+    cost = s.calc(f"{k}_cost", f"{item.label}: extended cost", "USD", qty * used, "quantity x unit price", fmt=USD)
+    variance = s.calc(f"{k}_variance", f"{item.label}: variance vs budget", "USD", qty * (used - budget),
+                      "quantity x (unit price - budget unit price)", fmt=USD)
+    lead = s.calc(f"{k}_lead", f"{item.label}: lead time", "weeks", lead_in, fmt=WEEKS)
+    grid.rows.append([k, item.label, item.spec, qty, item.unit, length, item.why, used, basis, cost, budget,
+                      variance, lead])
+    return qty, length, (cost, variance, lead)
+
+
+def _totals(s: SheetBuilder, i: Inputs, costs: dict[str, list[tuple[Line, Line, Line]]],
+            grid: Grid) -> tuple[Line, Line, Line, Line]:
+    """Each group's cost, variance and longest lead time; the total (the TCO's IT capex) and the critical path."""
+    grid.rows.append(Section("Totals and lead times (the longest lead time of each group; the critical path)"))
+    totals, variances, leads = [], [], []
+    for group, priced in costs.items():
+        if not priced:
+            continue
+        name = group.capitalize()
+        total = s.calc(f"total_{group}", f"{name}: total", "USD", _sum([c for c, _, _ in priced]), fmt=USD)
+        variance = s.calc(f"variance_{group}", f"{name}: variance vs budget", "USD",
+                          _sum([v for _, v, _ in priced]), fmt=USD)
+        lead = s.calc(f"lead_{group}", f"{name}: longest lead time", "weeks", max_(*[d for _, _, d in priced]),
+                      "MAX of the group's lead times", fmt=WEEKS)
+        totals.append(total)
+        variances.append(variance)
+        leads.append(lead)
+        grid.rows.append([group, f"{name} total", "", None, "", None, "the group's extended costs added",
+                          None, "", total, None, variance, lead])
+    total = s.calc("total", "Bill of materials: total (the TCO's IT capex)", "USD", _sum(totals), fmt=USD)
+    variance = s.calc("variance_total", "Bill of materials: variance vs budget", "USD", _sum(variances), fmt=USD)
+    path = s.calc("equipment_lead", "Equipment critical path: the longest group lead time + installation",
+                  "weeks", max_(*leads) + i.install_time, "MAX of the groups' lead times + installation",
+                  fmt=WEEKS)
+    months = s.calc("equipment_lead_months", "Equipment critical path in whole months", "months",
+                    ceil(path / Const(1, "fmonth")) * Const(1, "fmonth"),
+                    "ROUNDUP(weeks / weeks in a month): the TCO's service start waits for it", fmt=COUNT)
+    grid.rows.append(["total", "Total", "", None, "", None, "every group's total", None, "", total, None, variance,
+                      path])
+    grid.rows.append(["lead", "Critical path, whole months", "", months, "months", None,
+                      "ROUNDUP(longest group lead time + installation, in months): the TCO's service start",
+                      None, "", None, None, None, None])
+    return total, variance, path, months
+
+
+def _sum(lines: list[Line]) -> Node:
+    out: Node = lines[0]
+    for line in lines[1:]:
+        out = out + line
+    return out
+
+
+def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[Item, Line, Line | None]],
+            quotes: dict[str, Quote], q: Inputs | None, i: Inputs) -> None:
+    """The BOM ties out with the Fabric's counts; every quote is fresh."""
+    qty = {item.key: line for item, line, _ in rows}
+    optics = [line for key, line in qty.items() if key.endswith("_optics_mm") or key.endswith("_optics_sm")]
+    single = [line for key, line in qty.items() if key.endswith("_optics_sm")]
+    cables = [line for key, line in qty.items() if key.endswith("_cables_mm") or key.endswith("_cables_sm")]
+    s.check("transceivers_tie_out", "The BOM's transceivers add up to the Fabric's count",
+            _sum(optics).eq(fabric.transceivers_total))
+    s.check("single_mode_tie_out", "The BOM's single-mode transceivers add up to the Fabric's count",
+            _sum(single).eq(fabric.single_mode_transceivers_total))
+    s.check("cables_tie_out", "The BOM's fibre cables add up to the Fabric's count",
+            _sum(cables).eq(fabric.cables_total))
+    if q is None:
+        return
+    for key, quote in quotes.items():
+        s.check(f"quote_{key}_fresh", f"The quote for {key} ({quote.vendor}) is at most the stale age old",
+                q.price_date - getattr(q, f"quote_{key}_date") <= i.quote_max_age)
+
+
+def _first(line: Line) -> float:
+    return float(line.value.reshape(-1)[0])
+
+
+def _items(i: Inputs, p: Inputs, t: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut, oob: OobOut,
+           parts: dict[str, str]) -> list[Item]:
+    """Every row, in the sheet's order."""
+    f = fabric
+    part: Callable[[str, str], str] = lambda kind, default: parts.get(kind, default)  # noqa: E731
+    mm = lambda tier: 1 - tier  # noqa: E731  (a tier's single-mode flag -> its multimode share)
+    liquid_racks = power.racks * flag(cooling.rack_liquid_heat > Const(0, "kW"))
+    items = [
+        Item("nodes", "compute", "GPU nodes", part("node", "GPU node"), power.nodes, "nodes",
+             "ROUNDUP(GPUs / GPUs per node) (Power chain)", t.server_price),
+        Item("gpus", "compute", "GPUs (in the nodes)", part("gpu", "GPU"), power.gpus, "GPUs",
+             "the cluster plan (Inputs)", included="in the node price"),
+        *_network_items(i, p, t, f, oob, part, mm),
+        Item("racks", "power", "Rack cabinets", f"{_first(p.rack_units):g} U cabinet, {_first(p.rack_width):g} m "
+             "wide", power.racks_total, "racks", "compute racks + network, storage and management racks (Power "
+             "chain)", i.rack_price),
+        Item("pdus", "power", "Rack PDUs", f"{_first(p.pdu_breaker):g} A, {_first(p.rack_voltage):g} V "
+             f"{p.choice('rack_supply')} rack PDU, A and B feeds", power.pdus, "PDUs",
+             "PDUs per compute rack x compute racks + 2 per other rack (Power chain)", i.pdu_price),
+        Item("power_cords", "power", "Power cords (PDU to node)", "power cord, PDU outlet to node PSU inlet",
+             power.nodes * i.node_power_cords, "cords", "nodes x power cords per node", i.power_cord_price),
+        Item("cdus", "cooling", "Coolant distribution units (CDUs)", part("cdu", "CDU"), cooling.cdus_installed,
+             "CDUs", "CDUs installed with redundancy (Cooling)", i.cdu_price),
+        Item("manifolds", "cooling", "Rack coolant manifolds", "supply and return manifold per liquid-cooled rack",
+             liquid_racks, "manifolds", "compute racks with heat to liquid (Cooling: heat to liquid per rack > 0)",
+             i.manifold_price),
+        Item("hoses", "cooling", "Coolant hoses", "quick-disconnect hose, manifold to CDU loop",
+             liquid_racks * i.hoses_per_rack, "hoses", "liquid-cooled racks x hoses per rack", i.hose_price),
+        Item("storage", "storage", "Shared storage system", "parallel file system, as sized on the Inputs sheet",
+             Const(1), "lot", "one system (its power is the Power chain's storage power)",
+             t.storage_capex),
+    ]
+    return items
+
+
+def _network_items(i: Inputs, p: Inputs, t: Inputs, f: FabricOut, oob: OobOut, part: Callable[[str, str], str],
+                   mm: Callable[[Any], Any]) -> list[Item]:
+    """Switches by network and tier, transceivers by end and type, fibre cables by tier, type and length."""
+    sw, st = part("switch", "fabric switch"), part("storage_switch", "storage switch")
+    out = [Item(f"{net}{tier}_switches", "network", f"{name} {tier} switches", spec, count, "switches",
+                f"{name} fabric tiers (Fabric)", t.switch_price)
+           for net, name, spec, tiers in (("", "Compute", sw, (f.leaves, f.spines, f.cores)),
+                                          ("storage_", "Storage", st, (f.storage_leaves, f.storage_spines,
+                                                                      f.storage_cores)))
+           for tier, count in zip(("leaf", "spine", "core"), tiers, strict=True)]
+    out.append(Item("oob_switches", "network", "Out-of-band switches", part("oob_switch", "management switch"),
+                    oob.oob_switches, "switches", "ROUNDUP(out-of-band endpoints / ports per switch) (Fabric)",
+                    t.oob_switch_price))
+    out.append(Item("fabric_managers", "network", "Fabric manager appliances", "fabric manager appliance (UFM "
+                    "class), high-availability pair", i.fabric_managers, "appliances", "the site's choice (Inputs)",
+                    i.fabric_manager_price))
+    flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)
+    optic = part("optic", "switch-side transceiver")
+    single = "single-mode transceiver for the tier's runs (beyond the multimode reach)"
+    optics = [  # (key, label, count, tier flag, multimode spec, multimode price, why)
+        ("node", "Host-side transceivers", f.node_transceivers, flags[0], "host-side transceiver (the node "
+         "entry's optic: see the Fabric sheet's host-side power)", i.node_transceiver_price,
+         "hosts x ROUNDUP(rails / links per host-side transceiver) (Fabric)"),
+        ("leaf_host", "Leaf transceivers, host links", f.node_leaf_switch_transceivers, flags[0], optic,
+         t.transceiver_price, "ROUNDUP(host-leaf links / ports per cage) (Fabric)"),
+        ("leaf_spine", "Leaf-spine transceivers (both ends)", f.leaf_spine_transceivers, flags[1], optic,
+         t.transceiver_price, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
+        ("spine_core", "Spine-core transceivers (both ends)", f.spine_core_transceivers, flags[2], optic,
+         t.transceiver_price, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
+        ("storage_port", "Storage endpoint transceivers (single-port)", f.storage_endpoints, flags[0],
+         "single-port transceiver at a node or storage system port", i.storage_port_transceiver_price,
+         "one per storage network endpoint port (Fabric)"),
+        ("storage_leaf", "Storage leaf transceivers, endpoint links", f.storage_leaf_transceivers, flags[0], optic,
+         t.transceiver_price, "ROUNDUP(endpoint links / ports per cage) (Fabric)"),
+        ("storage_leaf_spine", "Storage leaf-spine transceivers (both ends)", f.storage_leaf_spine_transceivers,
+         flags[1], optic, t.transceiver_price, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
+        ("storage_spine_core", "Storage spine-core transceivers (both ends)", f.storage_spine_core_transceivers,
+         flags[2], optic, t.transceiver_price, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
+    ]
+    for key, label, count, tier, spec, price, why in optics:
+        out.append(Item(f"{key}_optics_mm", "network", f"{label}, multimode", spec, count * mm(tier), "count",
+                        f"{why}, on a multimode tier", price))
+        out.append(Item(f"{key}_optics_sm", "network", f"{label}, single-mode", single, count * tier, "count",
+                        f"{why}, on a tier whose runs need single-mode", t.single_mode_transceiver_price))
+    cables = [  # (key, label, links, tier flag, run)
+        ("node_leaf", "Host-leaf cables", f.node_leaf_links, flags[0], f.node_leaf_run),
+        ("leaf_spine", "Leaf-spine cables", f.leaf_spine_links, flags[1], f.leaf_spine_run),
+        ("spine_core", "Spine-core cables", f.spine_core_links, flags[2], f.spine_core_run),
+        ("storage_endpoint", "Storage endpoint cables", f.storage_endpoints, flags[0], f.node_leaf_run),
+        ("storage_leaf_spine", "Storage leaf-spine cables", f.storage_leaf_spine_links, flags[1], f.leaf_spine_run),
+        ("storage_spine_core", "Storage spine-core cables", f.storage_spine_core_links, flags[2], f.spine_core_run),
+    ]
+    step = i.cable_length_step
+    for key, label, links, tier, run in cables:
+        length = ceil(run / step) * step
+        out.append(Item(f"{key}_cables_mm", "network", f"{label}, multimode fibre", "multimode fibre (OM4) cable",
+                        links * mm(tier), "cables", "one per link (Fabric), on a multimode tier", t.cable_price,
+                        length))
+        out.append(Item(f"{key}_cables_sm", "network", f"{label}, single-mode fibre", "single-mode fibre (OS2) "
+                        "cable", links * tier, "cables", "one per link (Fabric), on a single-mode tier",
+                        i.single_mode_cable_price, length))
+    out.append(Item("oob_cables", "network", "Out-of-band copper cables", "Cat6 patch cable, RJ45",
+                    oob.oob_endpoints, "cables", "one per out-of-band endpoint (Fabric)", i.oob_cable_price))
+    return out

@@ -1,0 +1,142 @@
+"""Vendor quotes kept beside a site: `inputs/quotes/<site>.yaml`, written by `python -m workbook import-quote`.
+
+The file lists each imported quote (vendor, date, the returned file's name and SHA-256) with its price, lead
+time and comment per BOM line. A build reads it: for a line quoted by several vendors it takes the one the site
+file names under `quotes:` (`quotes: {nodes: Acme}`), else the cheapest. The quoted prices, lead times and dates
+become inputs on the Inputs sheet (section "Vendor quotes"), which the BOM uses in place of the budget prices.
+Text (vendor names, comments) is stored and shown as text only: it is never written as a formula.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from workbook.book import Book
+from workbook.inputs import InputError, Site, serial
+from workbook.models.bom import Quote
+from workbook.sheets import INPUTS
+from workbook.yaml_reader import YamlError, read_yaml
+
+MAX_COMMENT = 500  # characters of a vendor's comment kept
+SECTION = "Vendor quotes"
+
+
+def quotes_path(site_path: Path) -> Path:
+    """Where a site's quotes live: a `quotes/` folder beside it (not `inputs/*.yaml`, which are sites)."""
+    return site_path.parent / "quotes" / f"{site_path.stem}.yaml"
+
+
+def read_quotes(path: Path) -> list[dict[str, Any]]:
+    """Every quote of a quotes file (validated: one-line errors naming the file and the key)."""
+    if not path.exists():
+        return []
+    try:
+        data, _ = read_yaml(path)
+    except YamlError as e:
+        raise InputError(e.problem, file=path, key=e.key, line=e.line, column=e.column) from None
+    except OSError as e:
+        raise InputError(f"cannot read the file ({e.strerror or e})", file=path) from None
+    return parse_quotes(data, path)
+
+
+def parse_quotes(data: Any, path: Path) -> list[dict[str, Any]]:
+    """A quotes file's content, validated (the file's path names it in errors)."""
+    entries = data.get("quotes") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise InputError("has no list of quotes", file=path, key="quotes", expected="quotes: [{vendor: ..., ...}]")
+    return [_entry(path, k, e) for k, e in enumerate(entries)]
+
+
+def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
+    where = f"quotes[{k}]"
+    if not isinstance(entry, dict):
+        raise InputError("is not a mapping", file=path, key=where)
+    for field in ("vendor", "date", "file", "sha256"):
+        if not isinstance(entry.get(field), str | datetime.date) or not str(entry.get(field)).strip():
+            raise InputError("is missing or not text", file=path, key=f"{where}.{field}")
+    try:
+        day = datetime.date.fromisoformat(str(entry["date"]))
+    except ValueError:
+        raise InputError("is not a date written YYYY-MM-DD", file=path, key=f"{where}.date",
+                         value=entry["date"]) from None
+    lines = entry.get("lines")
+    if not isinstance(lines, dict) or not lines:
+        raise InputError("has no quoted lines", file=path, key=f"{where}.lines")
+    out = {}
+    for key, line in lines.items():
+        place = f"{where}.lines.{key}"
+        if not isinstance(line, dict):
+            raise InputError("is not a mapping", file=path, key=place)
+        values = []
+        for field in ("unit_price", "lead_time_weeks"):
+            v = line.get(field)
+            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+                raise InputError("is not a finite number of at least 0", file=path, key=f"{place}.{field}", value=v)
+            values.append(float(v))
+        comment = line.get("comment") or ""
+        if not isinstance(comment, str):
+            raise InputError("is not text", file=path, key=f"{place}.comment", value=comment)
+        out[str(key)] = Quote(str(entry["vendor"]).strip(), serial(day), day.isoformat(), values[0], values[1],
+                              " ".join(comment.split())[:MAX_COMMENT], str(entry["file"]), str(entry["sha256"]))
+    return {"vendor": str(entry["vendor"]).strip(), "lines": out}
+
+
+def chosen_quotes(site: Site) -> dict[str, Quote]:
+    """The quote used for each BOM line: the vendor the site file chooses under `quotes:`, else the cheapest.
+    (The BOM refuses a line it does not have.)"""
+    path = quotes_path(site.path)
+    entries = read_quotes(path)
+    choice = site.quotes or {}
+    if not isinstance(choice, dict):
+        raise InputError("is not a mapping", file=site.path, key="quotes",
+                         expected="a mapping of BOM line to vendor, e.g. quotes: {nodes: Acme}")
+    by_line: dict[str, list[Quote]] = {}
+    for entry in entries:
+        for key, quote in entry["lines"].items():
+            by_line.setdefault(key, []).append(quote)
+    out = {}
+    for key, quotes in by_line.items():
+        wanted = choice.get(key)
+        if wanted is not None:
+            named = [q for q in quotes if q.vendor == str(wanted)]
+            if not named:
+                raise InputError(f"no quote from this vendor in {path.name}", file=site.path, key=f"quotes.{key}",
+                                 value=wanted, expected=f"one of {', '.join(sorted({q.vendor for q in quotes}))}")
+            out[key] = min(named, key=lambda q: (-q.date, q.unit_price))  # that vendor's newest quote
+        else:
+            out[key] = min(quotes, key=lambda q: (q.unit_price, -q.date))
+    for key in choice:
+        if key not in by_line:
+            raise InputError("has no quote to choose from", file=site.path, key=f"quotes.{key}", value=choice[key])
+    return out
+
+
+def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: Any) -> Any:
+    """The chosen quotes as input lines (price, lead time, date per line) and the date the plan is priced at
+    (the site's `bom.price_date`, else the day of the build); None without quotes."""
+    if not quotes:
+        return None
+    s = book.sheet(INPUTS, "bom")
+    s.group = f"{SECTION} ({quotes_path(site.path).name})"
+    s.section(s.group)
+    lines: dict[str, Any] = {}
+    for key, q in sorted(quotes.items()):
+        origin = f"quoted by {q.vendor} on {q.date_text}: {q.file} (SHA-256 {q.sha256[:12]}...)"
+        lines[f"quote_{key}_price"] = s.input(f"quote_{key}_price", f"Quoted unit price: {key}", "USD",
+                                             q.unit_price, origin, fmt="#,##0.00", bounds=(0, None, False))
+        lines[f"quote_{key}_lead"] = s.input(f"quote_{key}_lead", f"Quoted lead time: {key}", "weeks",
+                                            q.lead_weeks, origin, fmt="#,##0", bounds=(0, None, False))
+        lines[f"quote_{key}_date"] = s.input(f"quote_{key}_date", f"Quote date: {key}", "days", q.date, origin,
+                                            fmt="yyyy-mm-dd", bounds=(0, None, False))
+    if price_date is None:
+        today = datetime.datetime.now(datetime.UTC).date()
+        lines["price_date"] = s.input("price_date", "Date the plan is priced at (quotes' age is counted to it)",
+                                      "days", serial(today), "tool default: the day the workbook was built (give "
+                                      "bom.price_date in the site file to fix it)", fmt="yyyy-mm-dd")
+    else:
+        lines["price_date"] = price_date
+    return SimpleNamespace(**lines)
