@@ -136,6 +136,7 @@ def hand_book(x: dict[str, np.ndarray], periods: int, years: int) -> dict[str, n
         _power(x, o)
         _cooling(x, o)
         _ups_and_oob(x, o)
+        _bom(x, o)
         _tco(x, o, periods, years)
         _checks_and_summary(x, o)
     return o
@@ -422,18 +423,88 @@ def _ups_and_oob(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     o["fabric.oob_switches_power"] = switches * g("fabric.oob_switch_power") / 1000
 
 
+def _bom(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """The bill of materials without quotes: every row's quantity, prices, cost, variance and lead time, the
+    groups' totals and longest lead times, the total (the TCO's IT capex) and the critical path."""
+    g = x.__getitem__
+    flags = [o[f"fabric.{t}_single_mode"] for t in ("node_leaf", "leaf_spine", "spine_core")]
+    mm_sw, sm, cable, sm_cable = (g("tco.transceiver_price"), g("tco.single_mode_transceiver_price"),
+                                  g("tco.cable_price"), g("bom.single_mode_cable_price"))
+    devices = A(A(A(o["fabric.switches_total"], o["fabric.oob_switches"]), g("bom.fabric_managers")),
+                g("bom.management_nodes"))
+    liquid = o["power.racks"] * IF(gt(o["cooling.rack_liquid_heat"], 0), 1.0, 0.0)
+    rows: dict[str, list[tuple[str, Any, Any]]] = {"compute": [
+        ("nodes", o["power.nodes"], g("tco.server_price")),
+        ("management_nodes", g("bom.management_nodes"), g("bom.management_node_price"))]}
+    net = [(f"{k}_switches", o[f"fabric.{n}"], g("tco.switch_price")) for k, n in (
+        ("leaf", "leaves"), ("spine", "spines"), ("core", "cores"), ("storage_leaf", "storage_leaves"),
+        ("storage_spine", "storage_spines"), ("storage_core", "storage_cores"))]
+    net += [("oob_switches", o["fabric.oob_switches"], g("tco.oob_switch_price")),
+            ("fabric_managers", g("bom.fabric_managers"), g("bom.fabric_manager_price"))]
+    for key, count, t, price in (
+            ("node", "node_transceivers", 0, g("bom.node_transceiver_price")),
+            ("leaf_host", "node_leaf_switch_transceivers", 0, mm_sw),
+            ("leaf_spine", "leaf_spine_transceivers", 1, mm_sw),
+            ("spine_core", "spine_core_transceivers", 2, mm_sw),
+            ("storage_port", "storage_endpoints", 0, g("bom.storage_port_transceiver_price")),
+            ("storage_leaf", "storage_leaf_transceivers", 0, mm_sw),
+            ("storage_leaf_spine", "storage_leaf_spine_transceivers", 1, mm_sw),
+            ("storage_spine_core", "storage_spine_core_transceivers", 2, mm_sw)):
+        n = o[f"fabric.{count}"]
+        net += [(f"{key}_optics_mm", n * S(1, flags[t]), price), (f"{key}_optics_sm", n * flags[t], sm)]
+    runs = [o["fabric.node_leaf_run"], o["fabric.leaf_spine_run"], o["fabric.spine_core_run"]]
+    step = g("bom.cable_length_step")
+    for key, links, t in (("node_leaf", "node_leaf_links", 0), ("leaf_spine", "leaf_spine_links", 1),
+                          ("spine_core", "spine_core_links", 2), ("storage_endpoint", "storage_endpoints", 0),
+                          ("storage_leaf_spine", "storage_leaf_spine_links", 1),
+                          ("storage_spine_core", "storage_spine_core_links", 2)):
+        n = o[f"fabric.{links}"]
+        for kind in ("mm", "sm"):
+            o[f"bom.{key}_cables_{kind}_length"] = RU(runs[t] / step) * step
+        net += [(f"{key}_cables_mm", n * S(1, flags[t]), cable), (f"{key}_cables_sm", n * flags[t], sm_cable)]
+    rows["network"] = [*net, ("oob_cables", o["fabric.oob_endpoints"], g("bom.oob_cable_price"))]
+    bought = "bom.rack_price" in x
+    rows["power"] = [*((("racks", o["power.racks_total"], g("bom.rack_price")),
+                        ("pdus", o["power.pdus"], g("bom.pdu_price"))) if bought else ()),
+                     ("power_cords", o["power.nodes"] * g("bom.node_power_cords"), g("bom.power_cord_price")),
+                     ("device_power_cords", devices * g("bom.device_power_cords"), g("bom.power_cord_price"))]
+    rows["cooling"] = [("cdus", o["cooling.cdus_installed"], g("bom.cdu_price")),
+                       ("manifolds", liquid, g("bom.manifold_price")),
+                       ("hoses", liquid * g("bom.hoses_per_rack"), g("bom.hose_price"))]
+    rows["storage"] = [("storage", 1.0, g("tco.storage_capex"))]
+    o["bom.gpus_qty"] = g("power.gpus")
+    if not bought:
+        o["bom.racks_qty"], o["bom.pdus_qty"] = o["power.racks_total"], o["power.pdus"]
+    totals, leads, variances = [], [], []
+    for group, items in rows.items():
+        for key, qty, price in items:
+            o[f"bom.{key}_qty"] = qty
+            o[f"bom.{key}_budget_price"] = o[f"bom.{key}_unit_price"] = price
+            o[f"bom.{key}_cost"] = qty * price
+            o[f"bom.{key}_variance"] = qty * S(price, price)
+            o[f"bom.{key}_lead"] = g(f"bom.{group}_lead_time") * IF(gt(qty, 0), 1.0, 0.0)
+        total, variance = o[f"bom.{items[0][0]}_cost"], o[f"bom.{items[0][0]}_variance"]
+        for key, _, _ in items[1:]:
+            total, variance = A(total, o[f"bom.{key}_cost"]), A(variance, o[f"bom.{key}_variance"])
+        o[f"bom.total_{group}"], o[f"bom.variance_{group}"] = total, variance
+        o[f"bom.lead_{group}"] = MX(*(o[f"bom.{key}_lead"] for key, _, _ in items))
+        totals.append(total)
+        variances.append(variance)
+        leads.append(o[f"bom.lead_{group}"])
+    grand, var = totals[0], variances[0]
+    for t, vv in zip(totals[1:], variances[1:], strict=True):
+        grand, var = A(grand, t), A(var, vv)
+    o["bom.total"], o["bom.variance_total"] = grand, var
+    path = o["bom.equipment_lead"] = A(MX(*leads), g("bom.install_time"))
+    o["bom.equipment_lead_months"] = RU(path / 4.345238095238095)
+
+
 def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years: int) -> None:
     g = x.__getitem__
     tax, util, gpus = g("tco.tax_rate"), g("tco.utilisation"), g("power.gpus")
     after_tax = S(1, tax)
     # capex
-    servers = o["tco.servers_capex"] = o["power.nodes"] * g("tco.server_price")
-    network = o["tco.network_capex"] = A(A(A(A(
-        o["fabric.switches_total"] * g("tco.switch_price"),
-        o["fabric.multimode_transceivers_total"] * g("tco.transceiver_price")),
-        o["fabric.single_mode_transceivers_total"] * g("tco.single_mode_transceiver_price")),
-        o["fabric.cables_total"] * g("tco.cable_price")), o["fabric.oob_switches"] * g("tco.oob_switch_price"))
-    it_capex = o["tco.it_capex"] = A(A(servers, network), g("tco.storage_capex"))
+    it_capex = o["tco.it_capex"] = o["bom.total"]
     capacity = o["tco.facility_capacity"] = o["power.critical_it_capacity"]
     fac_capex = o["tco.facility_capex"] = g("tco.fit_out_capex")
     capex = o["tco.capex"] = A(it_capex, fac_capex)
@@ -459,7 +530,8 @@ def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years
 
     # the timeline: the start (time 0), then a column per month
     month = o["tco.month"] = np.arange(periods, dtype=float)[None, :]
-    lead, life = g("tco.lead_time"), g("tco.useful_life")
+    lead = o["tco.service_lead"] = MX(g("tco.lead_time"), o["bom.equipment_lead_months"])
+    life = g("tco.useful_life")
     end = A(lead, life)
     o["tco.period_length"] = F(gt(month, 0))
     year = o["tco.year"] = RU(month / 12)

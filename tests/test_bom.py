@@ -66,26 +66,40 @@ def test_cables_by_type_and_length_class(example: Model) -> None:
 
 
 def test_capex_is_the_bom_total(example: Model) -> None:
-    """By hand: nodes 128 x 270,000 = 34,560,000; switches (32 + 16 + 10 + 6) x 30,000 = 1,920,000; OOB 8 x 8,000
-    = 64,000; fabric managers 2 x 25,000 = 50,000; transceivers 512 x 1,000 (host side) + (512 + 1,024 + 152 +
-    306) x 1,000 + 304 x 700 = 2,718,800; fibre 2,658 x 150 = 398,700; copper 366 x 8 = 2,928; racks 39 x 2,500
-    = 97,500; PDUs 142 x 3,000 = 426,000; cords 768 x 25 = 19,200; storage 1,500,000."""
+    """By hand: nodes 128 x 270,000 = 34,560,000 and 4 management nodes x 25,000; switches (32 + 16 + 10 + 6) x
+    30,000 = 1,920,000; OOB 8 x 8,000 = 64,000; fabric managers 2 x 25,000 = 50,000; transceivers 512 x 1,000
+    (host side) + (512 + 1,024 + 152 + 306) x 1,000 + 304 x 700 = 2,718,800; fibre 2,658 x 150 = 398,700; copper
+    366 x 8 = 2,928; power cords 128 x 6 x 25 = 19,200 and (64 + 8 + 2 + 4) x 2 x 25 = 3,900 for switches and
+    appliances; the colocation supplies the 39 cabinets and 142 PDUs (counted, not bought); storage 1,500,000."""
     network = 1_920_000 + 64_000 + 50_000 + 2_718_800 + 398_700 + 2_928
-    power = 97_500 + 426_000 + 19_200
-    total = 34_560_000 + network + power + 1_500_000
+    power = 19_200 + 3_900
+    total = 34_560_000 + 100_000 + network + power + 1_500_000
     assert v(example, "bom.total_network") == pytest.approx(network, rel=1e-12)
     assert v(example, "bom.total_power") == pytest.approx(power, rel=1e-12)
     assert v(example, "bom.total") == pytest.approx(total, rel=1e-12)
     assert v(example, "tco.it_capex") == v(example, "bom.total")
     assert v(example, "bom.variance_total") == 0  # no quotes: every price is the budget's
+    assert "bom.racks_cost" not in example.values and v(example, "bom.racks_qty") == 39
+
+
+def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
+    """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more capex."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["bom"]["cabinets"] = "buy"
+    site = tmp_path / "buy.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    bought = load(site)
+    assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 39 * 2500 + 142 * 3000
+    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500, rel=1e-12)
 
 
 def test_lead_times_set_the_service_start(tmp_path: Path) -> None:
-    """Budget lead times per group: the longest (network, 20 weeks) plus 3 weeks of installation = 23 weeks =
+    """Budget lead times per group: the longest (network, 20 weeks; cooling's 40 weeks do not count on an
+    air-cooled site: it has no CDUs, manifolds or hoses to wait for) plus 3 weeks of installation = 23 weeks =
     23 / (730 / 168) = 5.29 months -> service after 6 whole months, longer than the site's 4 months."""
     data = yaml.safe_load(EXAMPLE.read_text())
-    data["bom"] = {"compute_lead_time": "12 weeks", "network_lead_time": "20 weeks", "power_lead_time": "6 weeks",
-                   "install_time": "3 weeks"}
+    data["bom"].update({"compute_lead_time": "12 weeks", "network_lead_time": "20 weeks",
+                        "power_lead_time": "6 weeks", "cooling_lead_time": "40 weeks", "install_time": "3 weeks"})
     data["tco"]["lead_time"] = "4 months"
     site = tmp_path / "lead.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -189,7 +189,8 @@ def test_a_hall_beyond_multimode_reach_moves_long_tiers_to_single_mode(tmp_path:
     """10 rows at 2.4 m of 100 positions at 0.6 m (a 60 m row), network row across the middle: host-leaf runs
     24 / 2 + 60 / 2 + 6 = 48 m (multimode, 50 m reach), leaf-spine runs 60 + 6 = 66 m (single-mode). The
     example's 1,024 leaf-spine transceivers and the storage network's 306 go single-mode: optics power
-    +1,330 x (17 - 15) W, network capex +1,330 x (1,500 - 1,000) USD."""
+    +1,330 x (17 - 15) W, network capex +1,330 x (1,500 - 1,000) USD for the transceivers and 1,330 x (120 - 150)
+    USD for their links' fibre (single-mode cable instead of multimode)."""
     hall = {"hall_rows": 10, "row_pitch": "2.4 m", "rack_width": "0.6 m", "cable_slack": "6 m",
             "network_location": "centre"}
     small = load(site_file(tmp_path, "small", power={**hall, "racks_per_row": 20})).values
@@ -204,7 +205,9 @@ def test_a_hall_beyond_multimode_reach_moves_long_tiers_to_single_mode(tmp_path:
     assert two["fabric.storage_single_mode_transceivers"] == 306
     assert two["fabric.transceivers_total"] == one["fabric.transceivers_total"]
     assert two["fabric.optics_power"] - one["fabric.optics_power"] == pytest.approx(1330 * 2 / 1000)
-    assert two["tco.network_capex"] - one["tco.network_capex"] == pytest.approx(1330 * 500)
+    # the BOM prices them: 1,330 single-mode transceivers at 1,500 instead of 1,000, and their 1,330 links on
+    # single-mode fibre at 120 instead of multimode at 150
+    assert two["bom.total_network"] - one["bom.total_network"] == pytest.approx(1330 * 500 - 1330 * 30)
     assert bool(big["fabric.runs_within_single_mode_reach"].reshape(-1)[0])
     end = load(site_file(tmp_path, "end", power={**hall, "racks_per_row": 100, "network_location": "end-of-row"}))
     e = {k: float(x.reshape(-1)[0]) for k, x in end.values.items() if k.startswith("fabric.")}

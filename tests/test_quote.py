@@ -198,7 +198,7 @@ def test_a_stale_quote_fails_its_check(tmp_path: Path, issued: tuple[Path, Path]
     assert run_import(filled(issued, tmp_path / "a.xlsx", {"nodes": (265000, 10, None)}), site, capsys)[0] == 0
     date = re.search(r"date: '?(\d{4})-(\d\d)-(\d\d)", quotes_path(site).read_text())
     year = int(date[1]) + 1
-    site.write_text(site.read_text() + f"\nbom:\n  price_date: {year}-{date[2]}-{date[3]}\n")
+    site.write_text(site.read_text().replace("\nbom:\n", f"\nbom:\n  price_date: {year}-{date[2]}-{date[3]}\n"))
     m = load(site)
     assert v(m, "bom.quote_nodes_fresh") == 0 and v(m, "checks.all_pass") == 0
     site.write_text(site.read_text().replace(f"{year}-", f"{year - 1}-"))
@@ -232,7 +232,7 @@ def _sheet_xml(path: Path) -> tuple[str, str]:
 
 def _crafted(kind: str, issued: tuple[Path, Path], tmp: Path) -> Path:
     """One attack, made from a correctly filled copy."""
-    good = filled(issued, tmp / "good.xlsx", {"nodes": (262000, 14, "ok"), "racks": (12345.678, 3, None)})
+    good = filled(issued, tmp / "good.xlsx", {"nodes": (262000, 14, "ok"), "leaf_switches": (12345.678, 3, None)})
     out = tmp / f"{kind}.xlsx"
     if kind == "entity-expansion":
         return rezip(good, out, replace={COVER_XML: BILLION_LAUGHS})
@@ -300,7 +300,30 @@ def test_a_good_file_passes_the_same_checks(tmp_path: Path, issued: tuple[Path, 
                                             capsys: pytest.CaptureFixture[str]) -> None:
     """The crafted files' base, untouched, is accepted: the refusals are the attacks', not the base's."""
     site = fresh_site(tmp_path, issued)
-    good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, "ok"), "racks": (12345.678, 3, None)})
+    good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, "ok"), "leaf_switches": (12345.678, 3, None)})
     assert run_import(good, site, capsys)[0] == 0
     assert run_import(good, site, capsys)[0] == 2  # the same file twice: already imported
     assert io.StringIO(quotes_path(site).read_text()).read().count("sha256") == 1
+
+
+def test_a_zero_price_needs_a_comment(tmp_path: Path, issued: tuple[Path, Path],
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A 0 would make the cheapest quote of a line the vendor does not sell: it must say where it is included."""
+    site = fresh_site(tmp_path, issued)
+    assert run_import(filled(issued, tmp_path / "a.xlsx", {"power_cords": (0, 2, None)}), site, capsys)[0] == 2
+    assert not quotes_path(site).exists()
+    assert run_import(filled(issued, tmp_path / "b.xlsx", {"power_cords": (0, 2, "included with the nodes")}), site,
+                      capsys)[0] == 0
+
+
+def test_a_quote_for_another_quantity_fails_its_check(tmp_path: Path, issued: tuple[Path, Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Quoted for 128 nodes; the plan grows to 1,056 GPUs (132 nodes): the unit price still applies, and Checks
+    says the quote was for another quantity."""
+    site = fresh_site(tmp_path, issued)
+    assert run_import(filled(issued, tmp_path / "a.xlsx", {"nodes": (262000, 14, None)}), site, capsys)[0] == 0
+    assert v(load(site), "bom.quote_nodes_quantity") == 1
+    site.write_text(site.read_text().replace("gpus: {value: 1024,", "gpus: {value: 1056,"))
+    grown = load(site)
+    assert v(grown, "bom.nodes_qty") == 132
+    assert v(grown, "bom.quote_nodes_quantity") == 0 and v(grown, "checks.all_pass") == 0

@@ -124,7 +124,7 @@ class Site:
     digest: str  # SHA-256 of the site file's bytes, shown on the Cover
     scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
     generation: Any = None  # the raw `generation:` section (workbook.models.generation_inputs reads it)
-    parts: dict[str, str] = field(default_factory=dict)  # catalog kind -> "ENTRY: description" (the BOM's specs)
+    parts: dict[str, str] = field(default_factory=dict)  # catalog kind -> the entry's description (the BOM's specs)
     quotes: Any = None  # the raw `quotes:` section: the vendor chosen per BOM line (workbook.quotes reads it)
 
     def get(self, key: str) -> Value | None:
@@ -520,7 +520,7 @@ def _kind(table: str) -> str:
 
 
 def catalog_parts(choice: Any, catalog_path: Path = CATALOG_PATH) -> dict[str, str]:
-    """The chosen catalog entries by kind, as a bill of materials names a part: "DGX-H100: NVIDIA DGX H100 (...)".
+    """The chosen catalog entries by kind, as a bill of materials names a part: "NVIDIA DGX H100 (8x H100 ...)".
     (The choice is validated by _catalog_defaults.)"""
     if not isinstance(choice, dict):
         return {}
@@ -529,7 +529,7 @@ def catalog_parts(choice: Any, catalog_path: Path = CATALOG_PATH) -> dict[str, s
     for kind, entry_name in choice.items():
         entry = (catalog.get(_table(str(kind))) or {}).get(entry_name) if isinstance(entry_name, str) else None
         if isinstance(entry, dict):
-            out[str(kind)] = f"{entry_name}: {entry.get('description', '')}".rstrip(": ")
+            out[str(kind)] = str(entry.get("description") or entry_name)
     return out
 
 

@@ -72,7 +72,7 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
         if not isinstance(line, dict):
             raise InputError("is not a mapping", file=path, key=place)
         values = []
-        for field in ("unit_price", "lead_time_weeks"):
+        for field in ("unit_price", "lead_time_weeks", "quantity"):
             v = line.get(field)
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
                 raise InputError("is not a finite number of at least 0", file=path, key=f"{place}.{field}", value=v)
@@ -81,7 +81,8 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
         if not isinstance(comment, str):
             raise InputError("is not text", file=path, key=f"{place}.comment", value=comment)
         out[str(key)] = Quote(str(entry["vendor"]).strip(), serial(day), day.isoformat(), values[0], values[1],
-                              " ".join(comment.split())[:MAX_COMMENT], str(entry["file"]), str(entry["sha256"]))
+                              values[2], " ".join(comment.split())[:MAX_COMMENT], str(entry["file"]),
+                              str(entry["sha256"]))
     return {"vendor": str(entry["vendor"]).strip(), "lines": out}
 
 
@@ -117,7 +118,7 @@ def chosen_quotes(site: Site) -> dict[str, Quote]:
 
 def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: Any) -> Any:
     """The chosen quotes as input lines (price, lead time, date per line) and the date the plan is priced at
-    (the site's `bom.price_date`, else the day of the build); None without quotes."""
+    (the site's `bom.price_date`, else the newest quote's date); None without quotes."""
     if not quotes:
         return None
     s = book.sheet(INPUTS, "bom")
@@ -130,13 +131,16 @@ def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: A
                                              q.unit_price, origin, fmt="#,##0.00", bounds=(0, None, False))
         lines[f"quote_{key}_lead"] = s.input(f"quote_{key}_lead", f"Quoted lead time: {key}", "weeks",
                                             q.lead_weeks, origin, fmt="#,##0", bounds=(0, None, False))
+        lines[f"quote_{key}_qty"] = s.input(f"quote_{key}_qty", f"Quantity quoted: {key}", "count", q.quantity,
+                                           origin, fmt="#,##0", bounds=(0, None, False))
         lines[f"quote_{key}_date"] = s.input(f"quote_{key}_date", f"Quote date: {key}", "days", q.date, origin,
                                             fmt="yyyy-mm-dd", bounds=(0, None, False))
-    if price_date is None:
-        today = datetime.datetime.now(datetime.UTC).date()
+    if price_date is None:  # the newest quote's date: a build does not depend on the day it runs
+        newest = max(quotes.values(), key=lambda q: q.date)
         lines["price_date"] = s.input("price_date", "Date the plan is priced at (quotes' age is counted to it)",
-                                      "days", serial(today), "tool default: the day the workbook was built (give "
-                                      "bom.price_date in the site file to fix it)", fmt="yyyy-mm-dd")
+                                      "days", newest.date, f"tool default: the newest quote's date ({newest.date_text}"
+                                      f", {newest.vendor}); give bom.price_date in the site file to count the "
+                                      "quotes' age to the day the plan is priced", fmt="yyyy-mm-dd")
     else:
         lines["price_date"] = price_date
     return SimpleNamespace(**lines)

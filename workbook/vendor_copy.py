@@ -12,6 +12,7 @@ line total a formula line (quantity x unit price) defined once, in Python, like 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import io
 from dataclasses import dataclass
 from typing import Any
@@ -39,12 +40,13 @@ KEY, ITEM, SPEC, QTY, UNIT, PRICE, LEAD, COMMENT, TOTAL = range(9)
 COLUMNS = [GridColumn("Line", 24), GridColumn("Item", 34, wrap=True), GridColumn("Part / spec", 48, wrap=True),
            GridColumn("Quantity", 11), GridColumn("Unit", 10),
            GridColumn("Unit price (USD, excl. tax, delivered)", 16, wrap=True),
-           GridColumn("Lead time (weeks from order)", 12, wrap=True), GridColumn("Comment", 36, wrap=True),
+           GridColumn("Lead time (weeks from order)", 15, wrap=True), GridColumn("Comment", 36, wrap=True),
            GridColumn("Line total (USD)", 16)]
 INSTRUCTIONS = [
     "Please quote the lines on the Quote sheet:",
-    "- Unit price: in US dollars per unit, excluding tax, delivered to site. Leave it empty for a line you do not "
-    "supply.",
+    "- Unit price: in US dollars per unit, excluding tax, delivered to site. Say in the comment whether installation "
+    "and support are included. Leave it empty for a line you do not supply; a price of 0 needs a comment saying "
+    "where the line is included.",
     "- Lead time: in weeks from our order to delivery, for every line you price.",
     "- Comment: anything we should know (part number offered, validity, minimum order). Text only.",
     "The other cells are locked: the line items, specs and quantities are what we ask you to quote. Do not add, "
@@ -80,20 +82,21 @@ def quote_rows(book: Book, values: dict[str, np.ndarray]) -> list[QuoteRow]:
 
 
 def reference(site: Any) -> str:
-    """The quote's reference: the site file's name and the first digits of its digest (not a secret)."""
-    return f"RFQ {site.path.stem}-{site.digest[:8]}"
+    """The quote's reference: a digest of the site file's name (it names neither the site nor the file; a site
+    file keeps its reference as it is edited)."""
+    return "RFQ-" + hashlib.sha256(site.path.stem.encode()).hexdigest()[:10].upper()
 
 
 def render(model: Any, vendor: str, issued: datetime.date) -> bytes:
     """The vendor's copy of a loaded model's bill of materials, as .xlsx bytes."""
     rows = quote_rows(model.book, model.values)
-    book = Book(model.site.name)
+    book = Book(reference(model.site))
     book.sheets[INSTRUCTIONS_SHEET] = []  # first: the sheets' order is the order they are made in
     lines = _quote_lines(book, rows)
     cover = Grid(INSTRUCTIONS_SHEET, "Request for quotation", f"{reference(model.site)}, issued {issued.isoformat()}",
                  [GridColumn("", 24), GridColumn("", 110, wrap=True)])
     cover.rows = [["Reference", reference(model.site)], ["Vendor", vendor], ["Issued", issued.isoformat()],
-                  ["Site", model.site.name], *([["", text]] for text in INSTRUCTIONS)]
+                  *([["", text]] for text in INSTRUCTIONS)]
     grid = Grid(QUOTE_SHEET, "Quote", "Fill the yellow cells: unit price, lead time and comment.", COLUMNS)
     for row, (qty, price, lead, total) in zip(rows, lines["rows"], strict=True):
         grid.rows.append([row.key, row.item, row.spec, Fixed(qty), row.unit, Blank(price), Blank(lead),

@@ -87,8 +87,8 @@ def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> bom.B
     quotes = chosen_quotes(site)
     b = inputs.bom
     q = quote_inputs(book, site, quotes, b.price_date if b.has("price_date") else None)
-    out = bom.define(Scope(book, bom.PREFIX), b, inputs.power, inputs.tco, fleet.power, fleet.fabric, fleet.cooling,
-                     fleet.oob, site.parts, quotes, q)
+    out = bom.define(Scope(book, bom.PREFIX), inputs, fleet.power, fleet.fabric, fleet.cooling, fleet.oob,
+                     site.parts, quotes, q)
     priced = sorted(item.key for item, _, _ in out.rows if item.price is not None)
     for key in quotes:
         if key not in priced:

@@ -19,7 +19,7 @@ from workbook.formula.expr import Const, Node
 from workbook.formula.functions import ceil, flag, max_
 from workbook.formula.line import COUNT, Line
 from workbook.inputs import Spec, with_limits
-from workbook.models.base import Inputs, Scope
+from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.cooling import CoolingOut
 from workbook.models.fabric import FabricOut
 from workbook.models.oob import OobOut
@@ -42,9 +42,13 @@ _USD = dict(expect="an amount of money", example="2500 USD", lo=0.0, fmt=USD)
 _WEEKS = dict(expect="a duration in weeks", example="12 weeks", lo=0.0, hi=260.0, fmt=WEEKS)
 
 INPUTS = with_limits([
-    Spec("bom.rack_price", "Price per rack cabinet", "USD", **_USD),
-    Spec("bom.pdu_price", "Price per rack PDU", "USD", **_USD),
-    Spec("bom.node_power_cords", "Power cords per node (one per PSU)", "count", "a count", "6", lo=0.0, hi=1000.0,
+    Spec("bom.cabinets", "Rack cabinets and PDUs: bought, or supplied with the colocation cabinets", "",
+         "a choice", "buy", choices=("buy", "colocation")),
+    Spec("bom.rack_price", "Price per rack cabinet", "USD", when=("bom.cabinets", "buy"), **_USD),
+    Spec("bom.pdu_price", "Price per rack PDU", "USD", when=("bom.cabinets", "buy"), **_USD),
+    Spec("bom.node_power_cords", "Power cords per node (one per power supply)", "count", "a count", "6", lo=0.0,
+         hi=1000.0, integer=True, fmt=COUNT),
+    Spec("bom.device_power_cords", "Power cords per switch or appliance", "count", "a count", "2", lo=0.0, hi=16.0,
          integer=True, fmt=COUNT),
     Spec("bom.power_cord_price", "Price per power cord", "USD", **_USD),
     Spec("bom.node_transceiver_price", "Price per host-side transceiver (multimode)", "USD", **_USD),
@@ -54,6 +58,9 @@ INPUTS = with_limits([
     Spec("bom.oob_cable_price", "Price per out-of-band copper patch cable", "USD", **_USD),
     Spec("bom.cable_length_step", "Cable length class: runs rounded up to a multiple of", "m", "a length", "5 m",
          lo=0.5, hi=100.0, fmt="#,##0.0"),
+    Spec("bom.management_nodes", "Head and management nodes (cluster manager, login, scheduler)", "count",
+         "a count", "4", lo=0.0, hi=1000.0, integer=True, fmt=COUNT),
+    Spec("bom.management_node_price", "Price per head or management node", "USD", **_USD),
     Spec("bom.fabric_managers", "Fabric manager appliances (UFM class)", "count", "a count", "2", lo=0.0, hi=100.0,
          integer=True, fmt=COUNT),
     Spec("bom.fabric_manager_price", "Price per fabric manager appliance", "USD", **_USD),
@@ -81,6 +88,7 @@ class Quote:
     date_text: str  # YYYY-MM-DD
     unit_price: float  # USD
     lead_weeks: float
+    quantity: float  # the quantity the vendor was asked to quote
     comment: str
     file: str  # the returned file's name
     sha256: str
@@ -114,24 +122,25 @@ class BomOut:
     rows: tuple[tuple[Item, Line, Line | None], ...]  # (item, its quantity line, its length line)
 
 
-def define(scope: Scope, i: Inputs, p: Inputs, t: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut,
-           oob: OobOut, parts: dict[str, str], quotes: dict[str, Quote], quote_inputs: Inputs | None) -> BomOut:
-    """The BOM sheet: `p` the power chain's inputs (specs), `t` the TCO's (its price inputs), `quotes` the chosen
-    quote per line key, whose inputs (`quote_inputs`) sit on the Inputs sheet."""
+def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut, oob: OobOut,
+           parts: dict[str, str], quotes: dict[str, Quote], quote_inputs: Any) -> BomOut:
+    """The BOM sheet from the site's inputs (the BOM's; the power chain's, fabric's and cooling's for specs; the
+    TCO's budget prices), the chosen quote per line key and their inputs (`quote_inputs`, on the Inputs sheet)."""
     s = scope.sheet(TITLE)
-    items = _items(i, p, t, power, fabric, cooling, oob, parts)
+    items = _items(i.bom, i.power, i.tco, {"fabric": i.fabric, "cooling": i.cooling}, power, fabric, cooling, oob,
+                   parts)
     grid = Grid(TITLE, "Bill of materials", NOTE, COLUMNS)
     rows: list[tuple[Item, Line, Line | None]] = []
     costs: dict[str, list[tuple[Line, Line, Line]]] = {g: [] for g in GROUPS}
     for group, heading in GROUPS.items():
         grid.rows.append(Section(heading))
         for item in (x for x in items if x.group == group):
-            qty, length, priced = _row(s, i, item, quotes.get(item.key), quote_inputs, grid)
+            qty, length, priced = _row(s, i.bom, item, quotes.get(item.key), quote_inputs, grid)
             rows.append((item, qty, length))
             if priced is not None:
                 costs[group].append(priced)
-    total, variance, lead, months = _totals(s, i, costs, grid)
-    _checks(s, fabric, oob, rows, quotes, quote_inputs, i)
+    total, variance, lead, months = _totals(s, i.bom, costs, grid)
+    _checks(s, fabric, oob, rows, quotes, quote_inputs, i.bom)
     scope.book.grids.append(grid)
     return BomOut(total, variance, lead, months, tuple(rows))
 
@@ -139,11 +148,11 @@ def define(scope: Scope, i: Inputs, p: Inputs, t: Inputs, power: PowerOut, fabri
 NOTE = ("Every quantity is a live formula on the model line it comes from (its name in the formula bar); unit "
         "prices are the budget inputs, or a vendor's quoted price where a quote was imported; the TCO's IT capex "
         "is the total. The facility (colocation fit-out or build) is priced on the TCO sheet.")
-COLUMNS = [GridColumn("Line", 14), GridColumn("Item", 30, wrap=True), GridColumn("Part / spec", 36, wrap=True),
+COLUMNS = [GridColumn("Line", 26), GridColumn("Item", 30, wrap=True), GridColumn("Part / spec", 36, wrap=True),
            GridColumn("Quantity", 10), GridColumn("Unit", 9), GridColumn("Length class (m)", 9),
            GridColumn("Why this quantity", 40, wrap=True), GridColumn("Unit price (USD)", 12),
            GridColumn("Price basis and source", 34, wrap=True), GridColumn("Extended (USD)", 14),
-           GridColumn("Budget unit price (USD)", 12), GridColumn("Variance vs budget (USD)", 13),
+           GridColumn("Budget unit price (USD)", 12), GridColumn("Variance vs budget (USD, + over)", 13),
            GridColumn("Lead time (weeks)", 9)]
 
 
@@ -175,7 +184,8 @@ def _row(s: SheetBuilder, i: Inputs, item: Item, quote: Quote | None, q: Inputs 
     cost = s.calc(f"{k}_cost", f"{item.label}: extended cost", "USD", qty * used, "quantity x unit price", fmt=USD)
     variance = s.calc(f"{k}_variance", f"{item.label}: variance vs budget", "USD", qty * (used - budget),
                       "quantity x (unit price - budget unit price)", fmt=USD)
-    lead = s.calc(f"{k}_lead", f"{item.label}: lead time", "weeks", lead_in, fmt=WEEKS)
+    lead = s.calc(f"{k}_lead", f"{item.label}: lead time", "weeks", lead_in * flag(qty > 0),
+                  "the quoted lead time, else the group's budget one; 0 for a line of no quantity", fmt=WEEKS)
     grid.rows.append([k, item.label, item.spec, qty, item.unit, length, item.why, used, basis, cost, budget,
                       variance, lead])
     return qty, length, (cost, variance, lead)
@@ -189,7 +199,7 @@ def _totals(s: SheetBuilder, i: Inputs, costs: dict[str, list[tuple[Line, Line, 
     for group, priced in costs.items():
         if not priced:
             continue
-        name = group.capitalize()
+        name = group.capitalize()  # the longest lead time of the group's lines of a quantity above 0
         total = s.calc(f"total_{group}", f"{name}: total", "USD", _sum([c for c, _, _ in priced]), fmt=USD)
         variance = s.calc(f"variance_{group}", f"{name}: variance vs budget", "USD",
                           _sum([v for _, v, _ in priced]), fmt=USD)
@@ -241,33 +251,45 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
     for key, quote in quotes.items():
         s.check(f"quote_{key}_fresh", f"The quote for {key} ({quote.vendor}) is at most the stale age old",
                 q.price_date - getattr(q, f"quote_{key}_date") <= i.quote_max_age)
+        s.check(f"quote_{key}_quantity", f"The quote for {key} ({quote.vendor}) was for today's quantity",
+                qty[key].eq(getattr(q, f"quote_{key}_qty")))
 
 
 def _first(line: Line) -> float:
     return float(line.value.reshape(-1)[0])
 
 
-def _items(i: Inputs, p: Inputs, t: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut, oob: OobOut,
-           parts: dict[str, str]) -> list[Item]:
-    """Every row, in the sheet's order."""
-    f = fabric
+def _items(i: Inputs, p: Inputs, t: Inputs, e: dict[str, Inputs], power: PowerOut, fabric: FabricOut,
+           cooling: CoolingOut, oob: OobOut, parts: dict[str, str]) -> list[Item]:
+    """Every row, in the sheet's order; `e` the fabric's and cooling's inputs (for specs)."""
     part: Callable[[str, str], str] = lambda kind, default: parts.get(kind, default)  # noqa: E731
     mm = lambda tier: 1 - tier  # noqa: E731  (a tier's single-mode flag -> its multimode share)
     liquid_racks = power.racks * flag(cooling.rack_liquid_heat > Const(0, "kW"))
-    items = [
+    bought = i.choice("cabinets") == "buy"
+    colo = "" if bought else "supplied with the colocation cabinets (in the colocation price)"
+    devices = fabric.switches_total + oob.oob_switches + i.fabric_managers + i.management_nodes
+    return [
         Item("nodes", "compute", "GPU nodes", part("node", "GPU node"), power.nodes, "nodes",
              "ROUNDUP(GPUs / GPUs per node) (Power chain)", t.server_price),
         Item("gpus", "compute", "GPUs (in the nodes)", part("gpu", "GPU"), power.gpus, "GPUs",
              "the cluster plan (Inputs)", included="in the node price"),
-        *_network_items(i, p, t, f, oob, part, mm),
+        Item("management_nodes", "compute", "Head and management nodes", "2-socket x86 server, 1U/2U, for the "
+             "cluster manager (high-availability pair), login and scheduler", i.management_nodes, "nodes",
+             "the site's choice (Inputs)", i.management_node_price),
+        *_network_items(i, p, t, e["fabric"], fabric, oob, part, mm),
         Item("racks", "power", "Rack cabinets", f"{_first(p.rack_units):g} U cabinet, {_first(p.rack_width):g} m "
-             "wide", power.racks_total, "racks", "compute racks + network, storage and management racks (Power "
-             "chain)", i.rack_price),
-        Item("pdus", "power", "Rack PDUs", f"{_first(p.pdu_breaker):g} A, {_first(p.rack_voltage):g} V "
-             f"{p.choice('rack_supply')} rack PDU, A and B feeds", power.pdus, "PDUs",
-             "PDUs per compute rack x compute racks + 2 per other rack (Power chain)", i.pdu_price),
-        Item("power_cords", "power", "Power cords (PDU to node)", "power cord, PDU outlet to node PSU inlet",
+             f"wide, {_first(e['cooling'].rack_depth):g} m deep", power.racks_total, "racks",
+             "compute racks + network, storage and management racks (Power chain)", i.rack_price if bought else None,
+             included=colo),
+        Item("pdus", "power", "Rack PDUs", f"{_first(p.pdu_breaker):g} A {_first(p.rack_voltage):g} V "
+             f"{p.choice('rack_supply')} zero-U rack PDU (one per feed: A and B)", power.pdus, "PDUs",
+             "PDUs per compute rack x compute racks + 2 per other rack (Power chain)", i.pdu_price if bought else None,
+             included=colo),
+        Item("power_cords", "power", "Power cords, nodes", "C19-C20 power cord, PDU outlet to node power supply",
              power.nodes * i.node_power_cords, "cords", "nodes x power cords per node", i.power_cord_price),
+        Item("device_power_cords", "power", "Power cords, switches and appliances", "C13-C14 power cord, PDU "
+             "outlet to switch or server power supply", devices * i.device_power_cords, "cords",
+             "(fabric + out-of-band switches + fabric managers + management nodes) x cords each", i.power_cord_price),
         Item("cdus", "cooling", "Coolant distribution units (CDUs)", part("cdu", "CDU"), cooling.cdus_installed,
              "CDUs", "CDUs installed with redundancy (Cooling)", i.cdu_price),
         Item("manifolds", "cooling", "Rack coolant manifolds", "supply and return manifold per liquid-cooled rack",
@@ -275,15 +297,13 @@ def _items(i: Inputs, p: Inputs, t: Inputs, power: PowerOut, fabric: FabricOut, 
              i.manifold_price),
         Item("hoses", "cooling", "Coolant hoses", "quick-disconnect hose, manifold to CDU loop",
              liquid_racks * i.hoses_per_rack, "hoses", "liquid-cooled racks x hoses per rack", i.hose_price),
-        Item("storage", "storage", "Shared storage system", "parallel file system, as sized on the Inputs sheet",
-             Const(1), "lot", "one system (its power is the Power chain's storage power)",
-             t.storage_capex),
+        Item("storage", "storage", "Shared storage system", "parallel file system (a lump sum until it is sized)",
+             Const(1), "lot", "one system (its power is the Power chain's storage power)", t.storage_capex),
     ]
-    return items
 
 
-def _network_items(i: Inputs, p: Inputs, t: Inputs, f: FabricOut, oob: OobOut, part: Callable[[str, str], str],
-                   mm: Callable[[Any], Any]) -> list[Item]:
+def _network_items(i: Inputs, p: Inputs, t: Inputs, fi: Inputs, f: FabricOut, oob: OobOut,
+                   part: Callable[[str, str], str], mm: Callable[[Any], Any]) -> list[Item]:
     """Switches by network and tier, transceivers by end and type, fibre cables by tier, type and length."""
     sw, st = part("switch", "fabric switch"), part("storage_switch", "storage switch")
     out = [Item(f"{net}{tier}_switches", "network", f"{name} {tier} switches", spec, count, "switches",
@@ -302,8 +322,9 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, f: FabricOut, oob: OobOut, p
     optic = part("optic", "switch-side transceiver")
     single = "single-mode transceiver for the tier's runs (beyond the multimode reach)"
     optics = [  # (key, label, count, tier flag, multimode spec, multimode price, why)
-        ("node", "Host-side transceivers", f.node_transceivers, flags[0], "host-side transceiver (the node "
-         "entry's optic: see the Fabric sheet's host-side power)", i.node_transceiver_price,
+        ("node", "Host-side transceivers", f.node_transceivers, flags[0], f"host-side transceiver for the node's "
+         f"NIC cages, {_first(fi.links_per_node_optic):g} x {_first(fi.nic_speed):g} Gbit/s ports, multimode, "
+         f"{_first(fi.node_optic_power):g} W", i.node_transceiver_price,
          "hosts x ROUNDUP(rails / links per host-side transceiver) (Fabric)"),
         ("leaf_host", "Leaf transceivers, host links", f.node_leaf_switch_transceivers, flags[0], optic,
          t.transceiver_price, "ROUNDUP(host-leaf links / ports per cage) (Fabric)"),
@@ -312,7 +333,8 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, f: FabricOut, oob: OobOut, p
         ("spine_core", "Spine-core transceivers (both ends)", f.spine_core_transceivers, flags[2], optic,
          t.transceiver_price, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
         ("storage_port", "Storage endpoint transceivers (single-port)", f.storage_endpoints, flags[0],
-         "single-port transceiver at a node or storage system port", i.storage_port_transceiver_price,
+         f"single-port transceiver at a node or storage system port, multimode, {_first(fi.storage_optic_power):g} W",
+         i.storage_port_transceiver_price,
          "one per storage network endpoint port (Fabric)"),
         ("storage_leaf", "Storage leaf transceivers, endpoint links", f.storage_leaf_transceivers, flags[0], optic,
          t.transceiver_price, "ROUNDUP(endpoint links / ports per cage) (Fabric)"),
@@ -322,9 +344,9 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, f: FabricOut, oob: OobOut, p
          flags[2], optic, t.transceiver_price, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
     ]
     for key, label, count, tier, spec, price, why in optics:
-        out.append(Item(f"{key}_optics_mm", "network", f"{label}, multimode", spec, count * mm(tier), "count",
+        out.append(Item(f"{key}_optics_mm", "network", f"{label}, multimode", spec, count * mm(tier), "modules",
                         f"{why}, on a multimode tier", price))
-        out.append(Item(f"{key}_optics_sm", "network", f"{label}, single-mode", single, count * tier, "count",
+        out.append(Item(f"{key}_optics_sm", "network", f"{label}, single-mode", single, count * tier, "modules",
                         f"{why}, on a tier whose runs need single-mode", t.single_mode_transceiver_price))
     cables = [  # (key, label, links, tier flag, run)
         ("node_leaf", "Host-leaf cables", f.node_leaf_links, flags[0], f.node_leaf_run),
@@ -337,11 +359,12 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, f: FabricOut, oob: OobOut, p
     step = i.cable_length_step
     for key, label, links, tier, run in cables:
         length = ceil(run / step) * step
-        out.append(Item(f"{key}_cables_mm", "network", f"{label}, multimode fibre", "multimode fibre (OM4) cable",
+        out.append(Item(f"{key}_cables_mm", "network", f"{label}, multimode fibre",
+                        "multimode fibre cable, OM4, MPO-12/APC",
                         links * mm(tier), "cables", "one per link (Fabric), on a multimode tier", t.cable_price,
                         length))
-        out.append(Item(f"{key}_cables_sm", "network", f"{label}, single-mode fibre", "single-mode fibre (OS2) "
-                        "cable", links * tier, "cables", "one per link (Fabric), on a single-mode tier",
+        out.append(Item(f"{key}_cables_sm", "network", f"{label}, single-mode fibre", "single-mode fibre cable, "
+                        "OS2, MPO-12/APC", links * tier, "cables", "one per link (Fabric), on a single-mode tier",
                         i.single_mode_cable_price, length))
     out.append(Item("oob_cables", "network", "Out-of-band copper cables", "Cat6 patch cable, RJ45",
                     oob.oob_endpoints, "cables", "one per out-of-band endpoint (Fabric)", i.oob_cable_price))

@@ -77,7 +77,7 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
     expected = quote_rows(model.book, model.values)
     cover = got.cells[INSTRUCTIONS_SHEET]
     ref = _text(cover.get((FIRST_ROW, 1)))
-    if ref.rsplit("-", 1)[0] != reference(model.site).rsplit("-", 1)[0]:
+    if ref != reference(model.site):
         raise QuoteRefused(f"is the quote {ref or '(no reference)'!r}, not one for {site_path.name}", file=returned,
                            kind="wrong-sheets", key=f"{INSTRUCTIONS_SHEET}!B{FIRST_ROW + 1}")
     lines = _read_lines(returned, got.cells[QUOTE_SHEET], expected)
@@ -160,8 +160,11 @@ def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow)
         raise QuoteRefused(f"gives a unit price for {row.key} but no lead time", file=file, kind="bad-lead",
                            key=_where(r, LEAD))
     comment = cells.get((r, COMMENT))
-    text = "" if comment is None or comment.value is None else str(comment.value)
-    return {"unit_price": price, "lead_time_weeks": lead, "comment": " ".join(text.split())[:MAX_COMMENT]}
+    text = " ".join(("" if comment is None or comment.value is None else str(comment.value)).split())
+    if price == 0 and not text:
+        raise QuoteRefused(f"prices {row.key} at 0 without a comment: say where it is included", file=file,
+                           kind="bad-price", key=_where(r, PRICE))
+    return {"unit_price": price, "lead_time_weeks": lead, "quantity": row.qty, "comment": text[:MAX_COMMENT]}
 
 
 def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str, hi: float | None) -> float | None:
