@@ -265,6 +265,25 @@ def scenarios(draw: Any) -> dict[str, Any]:
 
 
 @st.composite
+def bom_section(draw: Any) -> dict[str, Any]:
+    """BOM inputs: cabinets bought or the colocation's, lead times per group (0 included) and installation, the
+    length step of the cables, prices including 0."""
+    s: dict[str, Any] = {"cabinets": draw(st.sampled_from(["buy", "colocation"])),
+                         "cable_length_step": draw(qty(0.5, 20, "m")),
+                         "install_time": f"{draw(st.integers(0, 12))} weeks"}
+    for group in ("compute", "network", "power", "cooling", "storage"):
+        if draw(st.booleans()):
+            s[f"{group}_lead_time"] = f"{draw(st.integers(0, 60))} weeks"
+    for key, hi in (("node_transceiver_price", 5_000), ("power_cord_price", 200), ("cdu_price", 500_000),
+                    ("management_node_price", 300_000)):
+        if draw(st.booleans()):
+            s[key] = draw(qty(0, hi, "USD"))
+    if s["cabinets"] == "buy" and draw(st.booleans()):
+        s["rack_price"], s["pdu_price"] = draw(qty(0, 10_000, "USD")), draw(qty(0, 10_000, "USD"))
+    return s
+
+
+@st.composite
 def sites(draw: Any) -> dict[str, Any]:
     """A valid site file as a mapping, ready for yaml.safe_dump."""
     site = {
@@ -273,6 +292,7 @@ def sites(draw: Any) -> dict[str, Any]:
         "power": draw(power_section()),
         "fabric": draw(fabric_section()),
         "cooling": draw(cooling_section()),
+        "bom": draw(bom_section()),
         "tco": draw(tco_section()),
         "scenarios": draw(scenarios()),
     }

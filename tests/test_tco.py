@@ -51,12 +51,16 @@ HAND_TCO = {
     "reserved_share": 0.0, "rent_extras": "0 USD/month", "horizon": "36 months", "rent_price_change": 0.0,
     "electricity_escalation": 0.0, "facility_escalation": 0.0, "lead_time": "0 months", "tax_rate": 0.0,
 }
+# the BOM's other budget prices at 0, so the capex is the one node's 240,000 (the colocation supplies the cabinets)
+HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
+                                     "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
+                                     "manifold_price", "hose_price", "management_node_price")}
 RENT = 8 * 730 * 1.0 * 2.0  # 8 GPUs x 730 h x full use x 2 USD = 11,680 USD a month
 
 
 def hand(tmp: Path, name: str = "hand", **tco: Any) -> Any:
     """The HAND site's evaluated model, with some TCO keys changed."""
-    return load(site_file(tmp, name, power={"gpus": 8}, tco={**HAND_TCO, **tco}))
+    return load(site_file(tmp, name, power={"gpus": 8}, tco={**HAND_TCO, **tco}, bom=HAND_BOM))
 
 
 def v(model: Any, key: str) -> Any:

@@ -241,11 +241,14 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
     single = [line for key, line in qty.items() if key.endswith("_optics_sm")]
     cables = [line for key, line in qty.items() if key.endswith("_cables_mm") or key.endswith("_cables_sm")]
     s.check("transceivers_tie_out", "The BOM's transceivers add up to the Fabric's count",
-            _sum(optics).eq(fabric.transceivers_total))
+            _sum(optics).eq(fabric.transceivers_total),
+            "the BOM's transceiver rows added = [Transceivers (compute and storage)] (Fabric)")
     s.check("single_mode_tie_out", "The BOM's single-mode transceivers add up to the Fabric's count",
-            _sum(single).eq(fabric.single_mode_transceivers_total))
+            _sum(single).eq(fabric.single_mode_transceivers_total),
+            "the BOM's single-mode transceiver rows added = [Single-mode transceivers (compute and storage)] (Fabric)")
     s.check("cables_tie_out", "The BOM's fibre cables add up to the Fabric's count",
-            _sum(cables).eq(fabric.cables_total))
+            _sum(cables).eq(fabric.cables_total), "the BOM's fibre cable rows added = [Cables (compute and storage)] "
+            "(Fabric)")
     if q is None:
         return
     for key, quote in quotes.items():
