@@ -366,3 +366,14 @@ def test_any_pue_from_1_to_3_is_accepted(pue: float) -> None:
 def test_any_non_positive_gpu_tdp_is_refused(watts: float) -> None:
     err = _refused_tmp(site_with({"power.gpu_tdp": f"{watts!r} W"}))
     assert (err.key, err.value, err.unit) == ("power.gpu_tdp", f"{watts!r} W", "W")
+
+
+def test_an_over_long_text_in_a_list_is_refused_naming_its_item(tmp_path: Path) -> None:
+    """A 5,000-character text as an item of a list (a hostile generation section found it: the error had no key)."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["generation"] = {"zones": ["x" * 5000]}
+    path = tmp_path / "long.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError) as refused:
+        load_site(path, all_specs())
+    assert refused.value.key == "generation.zones.0" and refused.value.file == path

@@ -187,6 +187,8 @@ def _key_at(text: str, index: int) -> str | None:
             if found is not None:
                 return found
         for i, item in enumerate(items):
+            if index == item.start_mark.index:  # a list's item itself (a text in a list)
+                return (*path, str(i))
             found = find(item, (*path, str(i)))
             if found is not None:
                 return found
