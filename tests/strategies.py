@@ -284,6 +284,28 @@ def bom_section(draw: Any) -> dict[str, Any]:
 
 
 @st.composite
+def reliability_section(draw: Any, gpus: int | None) -> dict[str, Any]:
+    """Reliability inputs: storage sized from the checkpoint burst or given (the power and TCO sections then keep
+    their storage_power and storage_capex), models from 1B to 2T parameters, a job of all or some of the GPUs
+    (`gpus`: the most it may hold in every scenario, None to leave it out), intervals short and long."""
+    s: dict[str, Any] = {"storage_sizing": draw(st.sampled_from(["sized", "given"]))}
+    if draw(st.booleans()):
+        s["model_parameters"] = draw(st.sampled_from([1e9, 7e9, 70e9, 405e9, 2e12]))
+        s["checkpoint_interval"] = draw(qty(1, 600, "min"))
+        s["restart_time"] = draw(qty(0, 120, "min"))
+        s["correlated_domain"] = draw(st.sampled_from(["largest", "rack", "leaf", "cdu", "none"]))
+    if gpus is not None and draw(st.booleans()):
+        s["job_gpus"] = draw(st.integers(1, gpus))
+    if s["storage_sizing"] == "sized" and draw(st.booleans()):
+        s["target_write_time"] = draw(qty(1, 600, "s"))
+        s["fast_data"] = draw(qty(0, 10_000, "TB"))
+        s["capacity_checkpoints"] = draw(st.integers(0, 100))
+    if s["storage_sizing"] == "given" and draw(st.booleans()):
+        s["storage_write_bandwidth"] = draw(qty(1, 5_000, "GB/s"))
+    return s
+
+
+@st.composite
 def sites(draw: Any) -> dict[str, Any]:
     """A valid site file as a mapping, ready for yaml.safe_dump."""
     site = {
@@ -296,4 +318,9 @@ def sites(draw: Any) -> dict[str, Any]:
         "tco": draw(tco_section()),
         "scenarios": draw(scenarios()),
     }
+    gpus = site["power"]["gpus"]
+    most = min(gpus, site["scenarios"]["dear_power"]["power.gpus"]) if "dear_power" in site["scenarios"] else gpus
+    site["reliability"] = draw(reliability_section(most))
+    if site["reliability"]["storage_sizing"] == "sized":  # the Reliability sheet sizes it: no lump sum
+        del site["power"]["storage_power"], site["tco"]["storage_capex"]
     return {k: v for k, v in site.items() if v != {}}

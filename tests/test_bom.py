@@ -27,9 +27,10 @@ def example() -> Model:
 
 
 def test_quantities_are_the_model_lines(example: Model) -> None:
-    """Nodes 1,024 / 8 = 128; 39 racks; 142 PDUs; power cords 128 x 6 PSUs (DGX H100) = 768; leaves 32, spines 16
-    (Fabric); OOB switches 8; no CDUs, manifolds or hoses on an air-cooled site."""
-    expected = {"nodes": 128, "gpus": 1024, "racks": 39, "pdus": 142, "power_cords": 768, "leaf_switches": 32,
+    """Nodes 1,024 / 8 = 128; 38 racks (one storage rack: the 5.0 kW of storage the Reliability sheet sizes); 140
+    PDUs; power cords 128 x 6 PSUs (DGX H100) = 768; leaves 32, spines 16 (Fabric); OOB switches 8; no CDUs,
+    manifolds or hoses on an air-cooled site."""
+    expected = {"nodes": 128, "gpus": 1024, "racks": 38, "pdus": 140, "power_cords": 768, "leaf_switches": 32,
                 "spine_switches": 16, "core_switches": 0, "storage_leaf_switches": 10, "storage_spine_switches": 6,
                 "oob_switches": 8, "cdus": 0, "manifolds": 0, "hoses": 0}
     for key, n in expected.items():
@@ -55,42 +56,49 @@ def test_transceivers_by_end_and_type(example: Model) -> None:
 
 def test_cables_by_type_and_length_class(example: Model) -> None:
     """Host-leaf runs are 14.4 m (Fabric), rounded up to the 5 m step: a 15 m class; 1,024 host-leaf and 1,024
-    leaf-spine fibres, 304 + 306 storage, 366 copper out-of-band cables (one per OOB endpoint)."""
+    leaf-spine fibres, 304 + 306 storage, 364 copper out-of-band cables (one per OOB endpoint)."""
     assert v(example, "fabric.node_leaf_run") == pytest.approx(14.4)
     assert v(example, "bom.node_leaf_cables_mm_length") == 15
     assert v(example, "bom.node_leaf_cables_mm_qty") == 1024
     assert v(example, "bom.leaf_spine_cables_mm_qty") == 1024
     assert v(example, "bom.storage_endpoint_cables_mm_qty") + v(example, "bom.storage_leaf_spine_cables_mm_qty") \
         == 304 + 306
-    assert v(example, "bom.oob_cables_qty") == v(example, "fabric.oob_endpoints") == 366
+    assert v(example, "bom.oob_cables_qty") == v(example, "fabric.oob_endpoints") == 364
 
 
 def test_capex_is_the_bom_total(example: Model) -> None:
     """By hand: nodes 128 x 270,000 = 34,560,000 and 4 management nodes x 25,000; switches (32 + 16 + 10 + 6) x
     30,000 = 1,920,000; OOB 8 x 8,000 = 64,000; fabric managers 2 x 25,000 = 50,000; transceivers 512 x 1,000
     (host side) + (512 + 1,024 + 152 + 306) x 1,000 + 304 x 700 = 2,718,800; fibre 2,658 x 150 = 398,700; copper
-    366 x 8 = 2,928; power cords 128 x 6 x 25 = 19,200 and (64 + 8 + 2 + 4) x 2 x 25 = 3,900 for switches and
-    appliances; the colocation supplies the 39 cabinets and 142 PDUs (counted, not bought); storage 1,500,000."""
-    network = 1_920_000 + 64_000 + 50_000 + 2_718_800 + 398_700 + 2_928
+    364 x 8 = 2,912; power cords 128 x 6 x 25 = 19,200 and (64 + 8 + 2 + 4) x 2 x 25 = 3,900 for switches and
+    appliances; the colocation supplies the 38 cabinets and 140 PDUs (counted, not bought). Storage, sized on the
+    Reliability sheet: 2 all-flash appliances x 350,000 + ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
+    Spares (Reliability sheet): 9 nodes x 270,000 + a NIC 1,500, a transceiver 1,000, a cable 150, a PSU 1,000, a
+    fan 300 and a switch 30,000 = 2,463,950."""
+    network = 1_920_000 + 64_000 + 50_000 + 2_718_800 + 398_700 + 2_912
     power = 19_200 + 3_900
-    total = 34_560_000 + 100_000 + network + power + 1_500_000
+    storage = 2 * 350_000 + 23 * 100
+    spares = 9 * 270_000 + 1_500 + 1_000 + 150 + 1_000 + 300 + 30_000
+    assert v(example, "bom.total_storage") == pytest.approx(storage, rel=1e-12)
+    assert v(example, "bom.total_spares") == pytest.approx(spares, rel=1e-12)
+    total = 34_560_000 + 100_000 + network + power + storage + spares
     assert v(example, "bom.total_network") == pytest.approx(network, rel=1e-12)
     assert v(example, "bom.total_power") == pytest.approx(power, rel=1e-12)
     assert v(example, "bom.total") == pytest.approx(total, rel=1e-12)
     assert v(example, "tco.it_capex") == v(example, "bom.total")
     assert v(example, "bom.variance_total") == 0  # no quotes: every price is the budget's
-    assert "bom.racks_cost" not in example.values and v(example, "bom.racks_qty") == 39
+    assert "bom.racks_cost" not in example.values and v(example, "bom.racks_qty") == 38
 
 
 def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
-    """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more capex."""
+    """Bought instead: 38 x 2,500 + 140 x 3,000 = 515,000 more capex."""
     data = yaml.safe_load(EXAMPLE.read_text())
     data["bom"]["cabinets"] = "buy"
     site = tmp_path / "buy.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))
     bought = load(site)
-    assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 39 * 2500 + 142 * 3000
-    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500, rel=1e-12)
+    assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 38 * 2500 + 140 * 3000
+    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(515_000, rel=1e-12)
 
 
 def test_lead_times_set_the_service_start(tmp_path: Path) -> None:

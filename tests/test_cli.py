@@ -139,8 +139,8 @@ def test_a_unit_error_in_a_model_exits_3_naming_the_line(
     """README: exit 3 on a model error, e.g. a unit mismatch in a formula, naming the line."""
     original = power.define
 
-    def broken(scope: Any, inputs: Any, fabric: Any) -> Any:
-        out = original(scope, inputs, fabric)
+    def broken(scope: Any, inputs: Any, fabric: Any, *storage: Any) -> Any:
+        out = original(scope, inputs, fabric, *storage)
         scope.sheet(power.TITLE).calc("oops", "Power in metres", "m", inputs.gpu_tdp)
         return out
 

@@ -24,7 +24,16 @@ from workbook.document import Document, engineering_copy, full_workbook
 from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
 from workbook.inputs import load_site
-from workbook.models import ENGINEERING, all_rules, all_specs, define_fleet, model_inputs, summary
+from workbook.models import (
+    ENGINEERING,
+    all_rules,
+    all_specs,
+    define_fleet,
+    define_site_fleet,
+    model_inputs,
+    reliability,
+    summary,
+)
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
@@ -114,11 +123,12 @@ def test_a_line_reading_outside_its_document_is_written_as_its_value(example: Mo
 
 
 def two_fleets() -> tuple[Book, object]:
-    """The example's fleet and, under the namespace fleet_new, the B200 build's hardware, in one book."""
+    """The example's fleet and, under the namespace fleet_new, the B200 build's hardware, in one book (the example
+    sizes its storage on the Reliability sheet, so that model comes first)."""
     old_site = load_site(EXAMPLE, all_specs(), rules=all_rules())
     new_site = load_site(B200, all_specs(), rules=all_rules())
     book = Book("two fleets")
-    old = define_fleet(book, model_inputs(book, old_site, ENGINEERING))
+    _, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability]))
     new = define_fleet(book, model_inputs(book, new_site, ENGINEERING, "fleet_new"), "fleet_new")
     summary.define_checks(book)
     return book, (old_site, old, new)

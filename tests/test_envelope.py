@@ -21,7 +21,17 @@ from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.writer import write_book
 from workbook.inputs import Site, load_site
-from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, define_fleet, model_inputs, summary
+from workbook.models import (
+    ENGINEERING,
+    PRESENTATION,
+    all_rules,
+    all_specs,
+    define_fleet,
+    define_site_fleet,
+    model_inputs,
+    reliability,
+    summary,
+)
 from workbook.models import envelope as envelope_model
 from workbook.models.base import Scope
 from workbook.models.envelope import EnvelopeOut
@@ -44,8 +54,8 @@ def envelope_book(site_path: Path, *others: tuple[str, Path, str]) -> tuple[Book
     for title in sheets.ORDER:
         book.sheets.setdefault(title, [])
     site = load_site(site_path, specs(), rules=all_rules())
-    inputs = model_inputs(book, site, [*ENGINEERING, envelope_model])
-    fleet = define_fleet(book, inputs)
+    inputs = model_inputs(book, site, [*ENGINEERING, reliability, envelope_model])
+    _, fleet = define_site_fleet(book, inputs)
     fleets = [("Site fleet", fleet, fleet.inputs.power.gpu_throughput)]
     for label, path, namespace in others:
         other = load_site(path, specs(), rules=all_rules())
@@ -77,33 +87,35 @@ def value(values: dict[str, np.ndarray], line_id: str) -> float:
 def test_the_example_at_one_mw_by_hand(example: tuple[Book, dict[str, np.ndarray]]) -> None:
     """The example's own figures (Power chain): a DGX H100 peaks at 10.2 kW (the vendor maximum: components
     9.457 kW + GPU excursion 0.596 kW = 10.053 kW is below it); 47.808 kW of switches and 40.326 kW of optics over
-    128 nodes = 0.68855 kW a node; storage 30 kW + management 8 kW; feed headroom 10%, design PUE 1.4, so a kW
+    128 nodes = 0.68855 kW a node; storage 5.0224 kW (sized on the Reliability sheet: 2 all-flash appliances of
+    2.5 kW and 22.4 TB of capacity tier at 1 W/TB) + management 8 kW; feed headroom 10%, design PUE 1.4, so a kW
     of peak IT takes 1.1 x 1.4 = 1.54 kW of feed.
 
-    Fixed part: 38 kW x 1.54 = 58.52 kW. Feed per node: (10.2 + 0.68855) x 1.54 = 16.7684 kW (the chain's own:
-    (2,204.870 - 58.52) / 128). At 1 MW: ROUNDDOWN((1,000 - 58.52) / 16.7684) = ROUNDDOWN(56.15) = 56 nodes,
-    448 GPUs, 448 GPUs and 448 H100-equivalents per MW (2.45 kW left over).
+    Fixed part: 13.0224 kW x 1.54 = 20.0545 kW. Feed per node: (10.2 + 0.68855) x 1.54 = 16.7684 kW (the chain's
+    own: (contracted feed - fixed part) / 128). At 1 MW: ROUNDDOWN((1,000 - 20.0545) / 16.7684) = ROUNDDOWN(58.44)
+    = 58 nodes, 464 GPUs and 464 H100-equivalents per MW (7.38 kW left over).
 
     Capped at 70%: 8 x 700 W x 0.3 / 0.94 = 1.7872 kW saved at the wall per node, x 1.54 = 2.7523 kW of feed, so
-    14.0160 kW a node: ROUNDDOWN(941.48 / 14.0160) = ROUNDDOWN(67.17) = 67 nodes, 536 GPUs (88 more), each at
-    0.7^0.3333 = 88.79% throughput: 475.9 H100-equivalents per MW, a net gain of 475.9 / 448 - 1 = 6.2%."""
+    14.0160 kW a node: ROUNDDOWN(979.9455 / 14.0160) = ROUNDDOWN(69.92) = 69 nodes, 552 GPUs (88 more), each at
+    0.7^0.3333 = 88.79% throughput: 490.1 H100-equivalents per MW, a net gain of 490.1 / 464 - 1 = 5.6%."""
     _, v = example
     per_node = (10.2 + (47.808 + 40.326) / 128) * 1.1 * 1.4
     capped = per_node - 8 * 0.7 * 0.3 / 0.94 * 1.54
     assert value(v, "envelope.feed_per_peak_it") == pytest.approx(1.54, rel=1e-12)
-    assert value(v, "envelope.fixed_feed") == pytest.approx(58.52, rel=1e-12)
+    assert value(v, "envelope.fixed_feed") == pytest.approx((2 * 2.5 + 22.4 / 1000 + 8) * 1.54, rel=1e-12)
     assert value(v, "envelope.feed_per_node") == pytest.approx(per_node, rel=1e-12)
     assert per_node == pytest.approx(16.7684, abs=1e-4) and capped == pytest.approx(14.0160, abs=1e-4)
-    assert (value(v, "envelope.nodes"), value(v, "envelope.gpus")) == (56, 448)
-    assert value(v, "envelope.gpus_per_mw") == value(v, "envelope.compute_per_mw") == 448
-    assert value(v, "envelope.feed_left") == pytest.approx(941.48 - 56 * per_node, rel=1e-9)
+    room = 1000 - (2 * 2.5 + 22.4 / 1000 + 8) * 1.54
+    assert (value(v, "envelope.nodes"), value(v, "envelope.gpus")) == (58, 464)
+    assert value(v, "envelope.gpus_per_mw") == value(v, "envelope.compute_per_mw") == 464
+    assert value(v, "envelope.feed_left") == pytest.approx(room - 58 * per_node, rel=1e-9)
     assert value(v, "envelope.capped_feed_per_node") == pytest.approx(capped, rel=1e-12)
-    assert (value(v, "envelope.capped_nodes"), value(v, "envelope.capped_gpus")) == (67, 536)
+    assert (value(v, "envelope.capped_nodes"), value(v, "envelope.capped_gpus")) == (69, 552)
     assert value(v, "envelope.extra_gpus") == 88
     assert value(v, "envelope.cap_throughput") == pytest.approx(0.7 ** 0.3333, rel=1e-12)
-    assert value(v, "envelope.capped_compute_per_mw") == pytest.approx(536 * 0.7 ** 0.3333, rel=1e-12)
-    assert value(v, "envelope.compute_gain") == pytest.approx(536 * 0.7 ** 0.3333 / 448 - 1, rel=1e-12)
-    assert 0.062 < value(v, "envelope.compute_gain") < 0.063
+    assert value(v, "envelope.capped_compute_per_mw") == pytest.approx(552 * 0.7 ** 0.3333, rel=1e-12)
+    assert value(v, "envelope.compute_gain") == pytest.approx(552 * 0.7 ** 0.3333 / 464 - 1, rel=1e-12)
+    assert 0.056 < value(v, "envelope.compute_gain") < 0.057
     assert bool(v["envelope.node_fits"].reshape(-1)[0])
 
 
@@ -117,9 +129,9 @@ def test_the_fleets_own_feed_holds_the_fleets_own_nodes(example: tuple[Book, dic
 
 
 def test_a_feed_too_small_for_one_node_fails_its_check(example: tuple[Book, dict[str, np.ndarray]]) -> None:
-    """50 kW: 58.52 kW of storage and management alone does not fit, so no node does (0, not a negative count)."""
+    """15 kW: 20.05 kW of storage and management alone does not fit, so no node does (0, not a negative count)."""
     book, _ = example
-    v = book.evaluate({"envelope.feed": 0.05}, strict=False)
+    v = book.evaluate({"envelope.feed": 0.015}, strict=False)
     assert value(v, "envelope.nodes") == value(v, "envelope.capped_nodes") == 0
     assert not bool(v["envelope.node_fits"].reshape(-1)[0])
     assert np.isnan(v["envelope.compute_gain"]).all()  # shown as "no node fits", not #DIV/0!
@@ -182,7 +194,7 @@ def test_two_fleets_side_by_side_agree_with_libreoffice(tmp_path: Path, libreoff
     assert value(values, "envelope.fleet_new_compute_per_mw") > value(values, "envelope.compute_per_mw")
     xlsx = tmp_path / "envelope.xlsx"
     layout = write_book(book, values, site, xlsx, Document("envelope", tuple(book.sheets)))
-    assert sheets.ENVELOPE in layout.sheets and len(layout.charts) == 2
+    assert sheets.ENVELOPE in layout.sheets and sum(c.sheet == sheets.ENVELOPE for c in layout.charts) == 2
     assert unresolved_references(xlsx) == []
     outcome = check([Built(EXAMPLE, xlsx, Model(site, book, values), layout)], tmp_path)
     assert outcome.problems == []

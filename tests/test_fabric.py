@@ -275,9 +275,10 @@ def test_example_site_fabric_feeds_the_power_chain() -> None:
     assert v["power.network_power"] == pytest.approx(v["fabric.switches_power"])
     assert v["power.optics_power"] == pytest.approx(v["fabric.optics_power"])
     assert v["summary.share_network"] == pytest.approx(v["fabric.power"])
-    # BMCs 128 + switch management 64 + rack PDUs 142 (32 x 4 + 7 x 2) + CDUs 0 + other endpoints 32
-    assert v["fabric.oob_pdu_ports"] == v["power.pdus"] == 142
-    assert v["fabric.oob_endpoints"] == 128 + 64 + 142 + 0 + 32
+    # BMCs 128 + switch management 64 + rack PDUs 140 (32 x 4 + 6 x 2: one storage rack for the 5 kW of storage the
+    # Reliability sheet sizes) + CDUs 0 + other endpoints 32
+    assert v["fabric.oob_pdu_ports"] == v["power.pdus"] == 140
+    assert v["fabric.oob_endpoints"] == 128 + 64 + 140 + 0 + 32
     assert bool(model.values["checks.all_pass"].reshape(-1)[0])
 
 

@@ -20,7 +20,7 @@ from workbook.excel.styles import PAGE_HEADER
 from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
 
 SHEETS = ["Cover", "Inputs", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "Power envelope",
-          "BOM", "TCO", "P&L",
+          "Reliability", "BOM", "TCO", "P&L",
           "Cash flows", "Scenarios", "Scenarios by year", "Sensitivity", "Checks"]
 MONTHLY = ["Cash flows", "Scenarios"]
 

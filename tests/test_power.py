@@ -121,10 +121,10 @@ def test_rack_pdus_carry_the_synchronised_peak_on_either_feed(example) -> None:
     assert v(example, "power.rack_feed_current") == pytest.approx(40_800 / (SQRT3 * 415 * 0.95 * 2), rel=1e-12)
     assert v(example, "power.rack_feed_current") <= v(example, "power.breaker_continuous_current")
     # a network rack: (47.808 kW switches + 40.326 kW optics) / 4 racks = 22.03 kW, one PDU a feed; all PDUs:
-    # 32 compute racks x 4 + 7 support racks x 2; the out-of-band network manages each one
+    # 32 compute racks x 4 + 6 support racks x 2; the out-of-band network manages each one
     assert v(example, "power.network_rack_power") == pytest.approx((47.808 + 40.326) / 4, rel=1e-12)
     assert v(example, "power.support_rack_pdus") == 2
-    assert v(example, "power.pdus") == 32 * 4 + 7 * 2
+    assert v(example, "power.pdus") == 32 * 4 + 6 * 2
     assert v(example, "fabric.oob_pdu_ports") == v(example, "power.pdus")
 
 
@@ -159,14 +159,15 @@ def test_feed_at_the_design_pue_energy_at_the_annual_pue(tmp_path: Path, example
 
 
 def test_network_storage_and_management_racks_are_counted_and_must_fit_the_hall(tmp_path: Path, example) -> None:
-    """Example: ROUNDUP(fabric switches / 16) network racks, ROUNDUP(30 kW / 15 kW) = 2 storage racks,
+    """Example: ROUNDUP(fabric switches / 16) network racks, ROUNDUP(5.02 kW / 15 kW) = 1 storage rack (the storage
+    the Reliability sheet sizes: 2 all-flash appliances and the capacity tier),
     ROUNDUP(8 / 15) = 1 management rack, plus 32 compute racks, in a hall of 4 x 12 = 48 positions. A hall of
     3 x 12 = 36 positions is too small: the check fails."""
     network = math.ceil(v(example, "fabric.switches_total") / 16)
     assert v(example, "power.network_racks") == network
-    assert v(example, "power.storage_racks") == 2
+    assert v(example, "power.storage_racks") == 1
     assert v(example, "power.management_racks") == 1
-    assert v(example, "power.racks_total") == 32 + network + 2 + 1
+    assert v(example, "power.racks_total") == 32 + network + 1 + 1
     assert v(example, "power.rack_positions") == 48
     assert v(example, "power.racks_fit_hall")
     small = load(site_file(tmp_path, "small", power={"hall_rows": 3}))

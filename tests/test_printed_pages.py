@@ -17,7 +17,7 @@ from workbook.pdf import exports, pages_by_sheet, to_pdf
 
 SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / "example-b200-upgrade.yaml"]
 PACK_PAGES = {"example": 40, "b200-liquid-build": 40,  # the reviewer's pack: fewer pages than this
-              "example-b200-upgrade": 50}  # two fleets' engineering sheets and the upgrade's
+              "example-b200-upgrade": 55}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
 SUMMARY_PAGES = 2
 
 

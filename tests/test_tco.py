@@ -45,7 +45,7 @@ def site_file(tmp: Path, name: str = "site", base: dict[str, Any] | None = None,
 
 HAND_TCO = {
     "server_price": "240000 USD", "switch_price": "0 USD", "transceiver_price": "0 USD", "cable_price": "0 USD",
-    "oob_switch_price": "0 USD", "storage_capex": "0 USD", "fit_out_capex": "0 USD", "colo_price": "0 USD/kW/month",
+    "oob_switch_price": "0 USD", "fit_out_capex": "0 USD", "colo_price": "0 USD/kW/month",
     "cost_of_capital": 0.0, "useful_life": "2 years", "residual_value": 0.0, "electricity_price": "0 USD/kWh",
     "support_rate": "0 / year", "staff_fte": 0, "utilisation": 1.0, "on_demand_price": "2 USD/GPU/hour",
     "reserved_share": 0.0, "rent_extras": "0 USD/month", "horizon": "36 months", "rent_price_change": 0.0,
@@ -55,12 +55,17 @@ HAND_TCO = {
 HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
                                      "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
                                      "manifold_price", "hose_price", "management_node_price")}
+# the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
+# part, and with no lead time nothing is waited for (Reliability sheet)
+HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
+                    "parts_lead_time": "0 days"}
 RENT = 8 * 730 * 1.0 * 2.0  # 8 GPUs x 730 h x full use x 2 USD = 11,680 USD a month
 
 
 def hand(tmp: Path, name: str = "hand", **tco: Any) -> Any:
     """The HAND site's evaluated model, with some TCO keys changed."""
-    return load(site_file(tmp, name, power={"gpus": 8}, tco={**HAND_TCO, **tco}, bom=HAND_BOM))
+    return load(site_file(tmp, name, power={"gpus": 8}, tco={**HAND_TCO, **tco}, bom=HAND_BOM,
+                          reliability=HAND_RELIABILITY))
 
 
 def v(model: Any, key: str) -> Any:
@@ -180,19 +185,20 @@ def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> N
 
 def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Path) -> None:
     """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input) + 47.808 kW of switches + 40.326 kW
-    of optics + 30 kW storage + 8 kW management = 1,431.734 kW; the vendor's maximum covers the GPUs' synchronised
-    steps, so peak IT = IT load. Critical IT capacity = 1,431.734 x 1.1 = 1,574.907 kW; colocation =
-    1,574.907 x 184.06 = 289,877.5 USD a month. Charged on the feed (critical x PUE 1.4 = 2,204.87 kW), it would
-    be 405,828.4: the PUE paid twice, since energy is billed at the PUE already."""
+    of optics + 5.0224 kW storage (Reliability sheet: 2 appliances x 2.5 kW + 22.4 TB x 1 W/TB) + 8 kW management
+    = 1,406.7564 kW; the vendor's maximum covers the GPUs' synchronised steps, so peak IT = IT load. Critical IT
+    capacity = 1,406.7564 x 1.1 = 1,547.432 kW; colocation = 1,547.432 x 184.06 = 284,820.3 USD a month. Charged
+    on the feed (critical x PUE 1.4 = 2,166.40 kW), it would be 398,748.5: the PUE paid twice, since energy is
+    billed at the PUE already."""
     critical = load(site_file(tmp_path, "critical"))
-    it = 128 * 10.2 + 47.808 + 40.326 + 30 + 8
+    it = 128 * 10.2 + 47.808 + 40.326 + (2 * 2.5 + 22.4 / 1000) + 8
     assert v(critical, "power.it_load") == pytest.approx(it, rel=1e-12)
     assert v(critical, "power.peak_it_load") == pytest.approx(it, rel=1e-12)
     assert v(critical, "power.critical_it_capacity") == pytest.approx(it * 1.1, rel=1e-12)
     assert v(critical, "tco.colo_cost") == pytest.approx(it * 1.1 * 184.06, rel=1e-12)
-    assert v(critical, "tco.colo_cost") == pytest.approx(289_877.5, abs=0.1)
+    assert v(critical, "tco.colo_cost") == pytest.approx(284_820.3, abs=0.1)
     feed = load(site_file(tmp_path, "feed", tco={"facility_price_basis": "feed"}))
-    assert v(feed, "tco.colo_cost") == pytest.approx(405_828.4, abs=0.1)
+    assert v(feed, "tco.colo_cost") == pytest.approx(398_748.5, abs=0.1)
     assert v(feed, "tco.colo_cost") / v(critical, "tco.colo_cost") == pytest.approx(1.4, rel=1e-12)
     # energy carries the PUE in both: it is the same line
     assert v(feed, "tco.energy_cost") == v(critical, "tco.energy_cost")

@@ -449,7 +449,8 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     for spec in ordered:
         if spec.when is not None:
             other, wanted = spec.when
-            if other not in values or values[other].magnitude != wanted:
+            # a choice of a model this file has no section for (a fleet file has no reliability:) restricts nothing
+            if other in by_key and (other not in values or values[other].magnitude != wanted):
                 if spec.key in given:
                     now = values[other].magnitude if other in values else "not used here"
                     raise InputError(f"only used when {other} is {wanted} (it is {now}); remove it or change {other}",

@@ -39,6 +39,7 @@ class Chart:
     extra: list[list[Line]] = field(default_factory=list)  # more series of the same shape as `lines`
     marker: Line | None = None  # a series line drawn as columns over a line chart (e.g. break-even)
     periods: int | None = None  # a timeline chart's last period shown (the end of the useful life), else all
+    highlight: tuple[Line, Line] | None = None  # one (x, y) point drawn as its own marked series (an optimum)
 
 
 @dataclass

@@ -10,6 +10,7 @@ POWER = "Power chain"
 FABRIC = "Fabric"
 COOLING = "Cooling"
 ENVELOPE = "Power envelope"  # the GPUs and compute a fixed feed holds, by fleet, at TDP and power-capped
+RELIABILITY = "Reliability"  # interruptions, checkpoints and goodput, storage sized from the checkpoint burst, spares
 BOM = "BOM"  # the bill of materials: every quantity, priced (budget or quoted), the TCO's IT capex
 TCO = "TCO"
 PL = "P&L"
@@ -24,7 +25,7 @@ UPGRADE = "Upgrade"  # one plan: `Upgrade (build_ahead)`
 CHECKS = "Checks"
 
 # The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
-ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, UPGRADE_COMPARISON, UPGRADE_RACKS,
+ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
          UPGRADE_PLANS, BOM,
          TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, SENSITIVITY, CHECKS)
 

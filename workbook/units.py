@@ -17,6 +17,8 @@ ureg.define("kUSD = 1000 USD")
 ureg.define("MUSD = 1000000 USD")
 # Counted things are dimensionless, but named so that rows read "USD/GPU/h".
 ureg.define("GPU = []")
+# Model parameters, counted in billions on the Inputs sheet ("B params" is Gparam: 70 = a 70B model).
+ureg.define("param = []")
 # pint reads "cfm" as centi-fermi; the HVAC unit is cubic feet per minute.
 ureg.define("CFM = foot ** 3 / minute")
 # US gallons per minute, the HVAC flow unit (pint's gallon is the US liquid gallon, 3.785 L).

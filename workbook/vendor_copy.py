@@ -27,6 +27,7 @@ from workbook.excel.layout import plan
 from workbook.excel.pages import PAPERS
 from workbook.excel.styles import Styles
 from workbook.excel.writer import FIXED_DATE
+from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
 from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn
 from workbook.units import unit as parse_unit
@@ -120,9 +121,7 @@ def _quote_lines(book: Book, rows: list[QuoteRow]) -> dict[str, Any]:
         total = s.calc(f"l{k}_total", f"{row.item}: line total", "USD", qty * price, "quantity x unit price",
                        fmt="#,##0.00")
         out.append((qty, price, lead, total))
-    grand: Any = out[0][3] if out else 0
-    for *_, total in out[1:]:
-        grand = grand + total
+    grand = added(total for *_, total in out)
     return {"rows": out, "total": s.calc("total", "Total", "USD", grand, "the line totals added", fmt="#,##0.00")}
 
 

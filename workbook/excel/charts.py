@@ -58,7 +58,14 @@ def _value_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
         if chart.kind == "pie":
             series["data_labels"] = {"percentage": True, "leader_lines": True}
         c.add_series(series)
-    if chart.kind != "pie" and not chart.extra:
+    if chart.highlight is not None:  # one point, its own series: x and y each one cell
+        (xs, xr, xc), (ys, yr, yc) = (layout.cells[line.id] for line in chart.highlight)
+        c.add_series({"categories": [xs, xr, xc, xr, xc], "values": [ys, yr, yc, yr, yc],
+                      "name": chart.highlight[0].label.split(" (")[0],
+                      "marker": {"type": "diamond", "size": 11, "fill": {"color": "#C00000"},
+                                 "border": {"color": "#C00000"}},
+                      "line": {"none": True}})
+    if chart.kind != "pie" and not chart.extra and chart.highlight is None:
         c.set_legend({"none": True})
     elif chart.kind != "pie":
         c.set_legend({"position": "bottom"})

@@ -32,6 +32,8 @@ SHEET_PURPOSE = {
                         "time)",
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
     sheets.ENVELOPE: "the GPUs and compute a fixed feed holds, each fleet, at full power and power-capped",
+    sheets.RELIABILITY: "interruptions by component (Llama 3 counts), checkpoint size and bandwidth, the Young/Daly "
+                        "interval and goodput, storage sized from the checkpoint burst, spares per part type",
     sheets.UPGRADE_COMPARISON: "the upgrade's plans and moving instead, side by side",
     sheets.UPGRADE_RACKS: "what a rack of each fleet needs and gives, the hall at the start, the projects",
     sheets.UPGRADE_PLANS: "moving instead, and each plan's delivered compute by month",

@@ -158,7 +158,7 @@ def _grid_cells(title: str, grids: list[Any], items: list[Line | Section | Text]
 def _chart_lines(chart: Chart) -> list[Line]:
     extra = [line for series in chart.extra for line in series]
     marker = [chart.marker] if chart.marker is not None else []
-    return [*chart.lines, *(chart.categories or []), *extra, *marker]
+    return [*chart.lines, *(chart.categories or []), *extra, *marker, *(chart.highlight or ())]
 
 
 def _held(items: list[Line | Section | Text], document: Document) -> list[Line | Section | Text]:

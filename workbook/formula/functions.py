@@ -5,6 +5,7 @@ Only functions that Excel, LibreOffice and Google Sheets compute the same are of
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,16 @@ def any_(*conds: Any) -> Node:
 
 def not_(cond: Any) -> Node:
     return Func("NOT", _bools((cond,), "not_"), np.logical_not, DIMENSIONLESS, is_bool=True)
+
+
+def added(items: Iterable[Any]) -> Node:
+    """The items added left to right, as a spreadsheet adds a + b + c (each + its approximate add); 0 for none.
+    One definition, so every total adds in the same order (and so the same bits) wherever it is written."""
+    terms = list(items)
+    out: Node = as_node(terms[0]) if terms else Const(0, DIMENSIONLESS)
+    for term in terms[1:]:
+        out = out + term
+    return out
 
 
 def safe_div(a: Any, b: Any, message: str) -> Node:

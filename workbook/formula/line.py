@@ -102,6 +102,10 @@ _SHOWN_AS = {
     # delivered compute in H100-equivalents: GPUs weighted by their throughput relative to an H100 SXM
     "month no.": "", "no. of months": "",  # a month of the timeline, a count of months, as plans write them
     "H100-eq": "GPU", "H100-eq-months": "GPU*fmonth", "USD/H100-eq-month": "USD/GPU/fmonth", "H100-eq/MW": "GPU/MW",
+    # reliability: a model's size in billions of parameters, interruption counts and rates, spare parts
+    "B params": "Gparam", "interruptions": "", "/GPU-h": "1/GPU/hour", "parts": "", "parts/day": "1/day",
+    "NICs": "", "PSUs": "", "fans": "",
+    "TB usable": "",  # the BOM's capacity tier: a count of TB, priced per TB
 }
 
 

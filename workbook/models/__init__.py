@@ -17,12 +17,26 @@ from types import ModuleType
 
 from workbook import scenarios, sensitivity, sheets
 from workbook.book import Book
+from workbook.formula.line import Line
 from workbook.inputs import InputError, Rule, Site, Spec
-from workbook.models import bom, cooling, envelope, fabric, generation, oob, power, printing, summary, tco, ups
+from workbook.models import (
+    bom,
+    cooling,
+    envelope,
+    fabric,
+    generation,
+    oob,
+    power,
+    printing,
+    reliability,
+    summary,
+    tco,
+    ups,
+)
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.generation_inputs import load_upgrade
 
-PRESENTATION: list[ModuleType] = [power, fabric, cooling, envelope, bom, tco, printing]
+PRESENTATION: list[ModuleType] = [power, fabric, cooling, envelope, reliability, bom, tco, printing]
 ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
 
 
@@ -53,17 +67,26 @@ class Fleet:
     namespace: str = ""  # "" for the site's own fleet; e.g. `next` for an upgrade's next fleet
 
 
-def define_fleet(book: Book, inputs: AllInputs, namespace: str = "") -> Fleet:
-    """The engineering models of one fleet, each fed the outputs it reads. Under a namespace, a second fleet."""
+def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Line | None = None) -> Fleet:
+    """The engineering models of one fleet, each fed the outputs it reads. Under a namespace, a second fleet.
+    `storage`: the shared storage's power where the Reliability sheet sizes it (else the power chain's input)."""
     i = inputs
     power_scope = Scope(book, power.PREFIX, namespace)
     fabric_scope = Scope(book, fabric.PREFIX, namespace)
     net = fabric.define(fabric_scope, i.fabric, i.power)
-    chain = power.define(power_scope, i.power, net)
+    chain = power.define(power_scope, i.power, net, storage)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
     management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
     return Fleet(i, net, chain, cool, backed, management, namespace)
+
+
+def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.ReliabilityOut, Fleet]:
+    """The site's own fleet: first the reliability model's interruptions, checkpoints and storage (from inputs
+    only), whose sized storage power feeds the power chain, then the engineering models. `inputs` holds the
+    reliability section besides the engineering ones."""
+    rel = reliability.define(Scope(book, reliability.PREFIX), inputs)
+    return rel, define_fleet(book, inputs, storage=rel.storage_power)
 
 
 def define_upgrade(book: Book, site: Site, inputs: AllInputs,
@@ -80,7 +103,9 @@ def define_upgrade(book: Book, site: Site, inputs: AllInputs,
     return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
-def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> bom.BomOut:
+def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet,
+               storage: reliability.ReliabilityOut | None = None,
+               spares: tuple[reliability.Spare, ...] = ()) -> bom.BomOut:
     """The bill of materials of the site's fleet, priced by the vendors' quotes where a quote was imported."""
     from workbook.quotes import chosen_quotes, quote_inputs, quotes_path
 
@@ -88,7 +113,7 @@ def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet) -> bom.B
     b = inputs.bom
     q = quote_inputs(book, site, quotes, b.price_date if b.has("price_date") else None)
     out = bom.define(Scope(book, bom.PREFIX), inputs, fleet.power, fleet.fabric, fleet.cooling, fleet.oob,
-                     site.parts, quotes, q)
+                     site.parts, quotes, q, storage, spares)
     priced = sorted(item.key for item, _, _ in out.rows if item.price is not None)
     for key in quotes:
         if key not in priced:
@@ -107,9 +132,11 @@ def build_book(site: Site) -> Book:
     for title in sheets.ORDER:
         book.sheets.setdefault(title, [])
     inputs = model_inputs(book, site, PRESENTATION)
-    fleet = define_fleet(book, inputs)
-    bill = define_bom(book, site, inputs, fleet)
-    money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill)
+    rel, fleet = define_site_fleet(book, inputs)
+    spares = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power, fleet.fabric,
+                                       fleet.cooling, site.parts)
+    bill = define_bom(book, site, inputs, fleet, rel, spares)
+    money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
     upgrade = define_upgrade(book, site, inputs, fleet)
     fleets = [("Current fleet" if upgrade else "This site's fleet", fleet, inputs.power.gpu_throughput)]
     if upgrade is not None:
@@ -121,6 +148,7 @@ def build_book(site: Site) -> Book:
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
     cooling.summarise(s, fleet.cooling)
     tco.summarise(book, s, money)
+    reliability.summarise(s, rel, spares)
     if upgrade is not None:
         generation.summarise(book, s, upgrade[0])
     book.tables.append(sensitivity.tornado(

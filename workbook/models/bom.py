@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbook.book import SheetBuilder
-from workbook.formula.expr import Const, Node
-from workbook.formula.functions import ceil, flag, max_
+from workbook.formula.expr import Const
+from workbook.formula.functions import added, ceil, flag, max_
 from workbook.formula.line import COUNT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs, Inputs, Scope
@@ -24,6 +24,7 @@ from workbook.models.cooling import CoolingOut
 from workbook.models.fabric import FabricOut
 from workbook.models.oob import OobOut
 from workbook.models.power import PowerOut
+from workbook.models.reliability import ReliabilityOut, Spare
 from workbook.presentation import Grid, GridColumn, Section
 from workbook.sheets import BOM as TITLE
 
@@ -36,10 +37,11 @@ GROUPS = {  # group key -> its heading; the order of the sheet
     "power": "Power in the racks: cabinets, PDUs, power cords",
     "cooling": "Liquid cooling: CDUs, manifolds, hoses",
     "storage": "Storage",
+    "spares": "Spares: parts held for failures (Reliability sheet)",
 }
 
 _USD = dict(expect="an amount of money", example="2500 USD", lo=0.0, fmt=USD)
-_WEEKS = dict(expect="a duration in weeks", example="12 weeks", lo=0.0, hi=260.0, fmt=WEEKS)
+_WEEKS = dict(expect="a duration", example="12 weeks", lo=0.0, hi=260.0, fmt=WEEKS)
 
 INPUTS = with_limits([
     Spec("bom.cabinets", "Rack cabinets and PDUs: bought, or supplied with the colocation cabinets", "",
@@ -72,7 +74,7 @@ INPUTS = with_limits([
     *(Spec(f"bom.{g}_lead_time", f"Lead time, {g} (budget, until a vendor quotes)", "weeks", **_WEEKS)
       for g in GROUPS),
     Spec("bom.install_time", "Installation and commissioning after the last delivery", "weeks", **_WEEKS),
-    Spec("bom.quote_max_age", "A quote older than this is stale", "days", "a duration in days", "90 days",
+    Spec("bom.quote_max_age", "A quote older than this is stale", "days", "a duration", "90 days",
          lo=1.0, hi=3650.0, fmt=COUNT),
     Spec("bom.price_date", "Date the plan is priced at (quotes' age is counted to it)", "days", "a date",
          "2026-12-01", date=True, optional=True, fmt="yyyy-mm-dd"),
@@ -123,12 +125,16 @@ class BomOut:
 
 
 def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut, oob: OobOut,
-           parts: dict[str, str], quotes: dict[str, Quote], quote_inputs: Any) -> BomOut:
+           parts: dict[str, str], quotes: dict[str, Quote], quote_inputs: Any,
+           storage: ReliabilityOut | None = None, spares: tuple[Spare, ...] = ()) -> BomOut:
     """The BOM sheet from the site's inputs (the BOM's; the power chain's, fabric's and cooling's for specs; the
-    TCO's budget prices), the chosen quote per line key and their inputs (`quote_inputs`, on the Inputs sheet)."""
+    TCO's budget prices), the chosen quote per line key and their inputs (`quote_inputs`, on the Inputs sheet).
+    `storage`: the Reliability sheet's storage tiers (where it sizes them; else the TCO's lump sum); `spares`:
+    its spares per part type."""
     s = scope.sheet(TITLE)
     items = _items(i.bom, i.power, i.tco, {"fabric": i.fabric, "cooling": i.cooling}, power, fabric, cooling, oob,
                    parts)
+    items += _storage_items(i.tco, storage, parts) + _spare_items(spares)
     grid = Grid(TITLE, "Bill of materials", NOTE, COLUMNS)
     rows: list[tuple[Item, Line, Line | None]] = []
     costs: dict[str, list[tuple[Line, Line, Line]]] = {g: [] for g in GROUPS}
@@ -200,9 +206,9 @@ def _totals(s: SheetBuilder, i: Inputs, costs: dict[str, list[tuple[Line, Line, 
         if not priced:
             continue
         name = group.capitalize()  # the longest lead time of the group's lines of a quantity above 0
-        total = s.calc(f"total_{group}", f"{name}: total", "USD", _sum([c for c, _, _ in priced]), fmt=USD)
+        total = s.calc(f"total_{group}", f"{name}: total", "USD", added([c for c, _, _ in priced]), fmt=USD)
         variance = s.calc(f"variance_{group}", f"{name}: variance vs budget", "USD",
-                          _sum([v for _, v, _ in priced]), fmt=USD)
+                          added([v for _, v, _ in priced]), fmt=USD)
         lead = s.calc(f"lead_{group}", f"{name}: longest lead time", "weeks", max_(*[d for _, _, d in priced]),
                       "MAX of the group's lead times", fmt=WEEKS)
         totals.append(total)
@@ -210,8 +216,8 @@ def _totals(s: SheetBuilder, i: Inputs, costs: dict[str, list[tuple[Line, Line, 
         leads.append(lead)
         grid.rows.append([group, f"{name} total", "", None, "", None, "the group's extended costs added",
                           None, "", total, None, variance, lead])
-    total = s.calc("total", "Bill of materials: total (the TCO's IT capex)", "USD", _sum(totals), fmt=USD)
-    variance = s.calc("variance_total", "Bill of materials: variance vs budget", "USD", _sum(variances), fmt=USD)
+    total = s.calc("total", "Bill of materials: total (the TCO's IT capex)", "USD", added(totals), fmt=USD)
+    variance = s.calc("variance_total", "Bill of materials: variance vs budget", "USD", added(variances), fmt=USD)
     path = s.calc("equipment_lead", "Equipment critical path: the longest group lead time + installation",
                   "weeks", max_(*leads) + i.install_time, "MAX of the groups' lead times + installation",
                   fmt=WEEKS)
@@ -226,13 +232,6 @@ def _totals(s: SheetBuilder, i: Inputs, costs: dict[str, list[tuple[Line, Line, 
     return total, variance, path, months
 
 
-def _sum(lines: list[Line]) -> Node:
-    out: Node = lines[0]
-    for line in lines[1:]:
-        out = out + line
-    return out
-
-
 def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[Item, Line, Line | None]],
             quotes: dict[str, Quote], q: Inputs | None, i: Inputs) -> None:
     """The BOM ties out with the Fabric's counts; every quote is fresh."""
@@ -241,13 +240,13 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
     single = [line for key, line in qty.items() if key.endswith("_optics_sm")]
     cables = [line for key, line in qty.items() if key.endswith("_cables_mm") or key.endswith("_cables_sm")]
     s.check("transceivers_tie_out", "The BOM's transceivers add up to the Fabric's count",
-            _sum(optics).eq(fabric.transceivers_total),
+            added(optics).eq(fabric.transceivers_total),
             "the BOM's transceiver rows added = [Transceivers (compute and storage)] (Fabric)")
     s.check("single_mode_tie_out", "The BOM's single-mode transceivers add up to the Fabric's count",
-            _sum(single).eq(fabric.single_mode_transceivers_total),
+            added(single).eq(fabric.single_mode_transceivers_total),
             "the BOM's single-mode transceiver rows added = [Single-mode transceivers (compute and storage)] (Fabric)")
     s.check("cables_tie_out", "The BOM's fibre cables add up to the Fabric's count",
-            _sum(cables).eq(fabric.cables_total), "the BOM's fibre cable rows added = [Cables (compute and storage)] "
+            added(cables).eq(fabric.cables_total), "the BOM's fibre cable rows added = [Cables (compute and storage)] "
             "(Fabric)")
     if q is None:
         return
@@ -300,9 +299,32 @@ def _items(i: Inputs, p: Inputs, t: Inputs, e: dict[str, Inputs], power: PowerOu
              i.manifold_price),
         Item("hoses", "cooling", "Coolant hoses", "quick-disconnect hose, manifold to CDU loop",
              liquid_racks * i.hoses_per_rack, "hoses", "liquid-cooled racks x hoses per rack", i.hose_price),
-        Item("storage", "storage", "Shared storage system", "parallel file system (a lump sum until it is sized)",
-             Const(1), "lot", "one system (its power is the Power chain's storage power)", t.storage_capex),
     ]
+
+
+def _storage_items(t: Inputs, storage: ReliabilityOut | None, parts: dict[str, str]) -> list[Item]:
+    """The storage tiers the Reliability sheet sizes from the checkpoint burst, or the site's lump sum."""
+    if storage is None or storage.fast_appliances is None:
+        return [Item("storage", "storage", "Shared storage system", "parallel file system (a lump sum, as the site "
+                     "gives it)", Const(1), "lot", "one system (its power is the Power chain's storage power)",
+                     t.storage_capex)]
+    assert storage.fast_price is not None and storage.capacity_tb is not None and storage.capacity_price is not None
+    return [
+        Item("storage_fast", "storage", "Fast tier: all-flash appliances",
+             parts.get("flash_appliance", "all-flash parallel file system appliance"), storage.fast_appliances,
+             "appliances", "ROUNDUP(MAX(checkpoint burst / write bandwidth, capacity / usable capacity)) "
+             "(Reliability)", storage.fast_price),
+        Item("storage_capacity", "storage", "Capacity tier: object storage", "object storage, usable TB (erasure "
+             "coded, installed)", ceil(storage.capacity_tb / Const(1, "TB")), "TB usable",
+             "ROUNDUP(checkpoints retained x checkpoint size, in TB) (Reliability)", storage.capacity_price),
+    ]
+
+
+def _spare_items(spares: tuple[Spare, ...]) -> list[Item]:
+    """Spares per part type: the Reliability sheet's held counts at the part's own budget price."""
+    return [Item(f"spare_{x.key}", "spares", f"Spare {x.label}", x.spec or f"spare {x.label}, as installed",
+                 x.held, x.unit, "repair pipeline (Little's law) + hot pool + correlated buffer, held when waiting "
+                 "costs more than the part (Reliability)", x.price) for x in spares]
 
 
 def _network_items(i: Inputs, p: Inputs, t: Inputs, fi: Inputs, f: FabricOut, oob: OobOut,

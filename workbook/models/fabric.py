@@ -354,6 +354,7 @@ class FabricOut:
     node_leaf_run: Line
     leaf_spine_run: Line
     spine_core_run: Line
+    leaf_nodes: Line  # the nodes a leaf switch's failure takes out of a job (the reliability model's spares)
 
 
 def define(scope: Scope, i: Inputs, p: Inputs) -> FabricOut:
@@ -386,6 +387,13 @@ def define(scope: Scope, i: Inputs, p: Inputs) -> FabricOut:
            "spines serve every rail; each rail's share")
     s.calc("cores_per_rail", "Core switches per rail (share)", "switches", net.cores / rails,
            "cores serve every rail; each rail's share")
+    rail = i.choice("wiring") == "rail-optimised"  # a rail's leaf serves one NIC of each host; a flat leaf all
+    served = min_(ports.down, hosts) if rail else min_(ports.down, endpoints) / rails
+    s.calc("leaf_nodes", "Nodes a leaf switch serves (its failure takes them out of a job)", "nodes",
+           ceil(served / p.hosts_per_node),
+           "ROUNDUP(hosts on a leaf / hosts per node): a rail's leaf serves up to its ports down of hosts, one NIC "
+           "each" if rail else "ROUNDUP(endpoints on a leaf / rails / hosts per node): a host's NICs share a leaf",
+           fmt=COUNT)
     flags = _single_mode_flags(s, i, _runs(s, p))
     compute = _compute_links(s, i, net, switches, endpoints, hosts, rails, flags)
     storage = _storage(s, i, p, flags)

@@ -12,13 +12,25 @@ Delivered compute is in H100-equivalents (each fleet's GPUs x its throughput per
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from workbook.book import Book, SheetBuilder
 from workbook.formula.expr import Const, Node, Ref, as_node
-from workbook.formula.functions import all_, any_, flag, largest, max_, min_, not_, prev, safe_div, smallest, total
+from workbook.formula.functions import (
+    added,
+    all_,
+    any_,
+    flag,
+    largest,
+    max_,
+    min_,
+    not_,
+    prev,
+    safe_div,
+    smallest,
+    total,
+)
 from workbook.formula.line import COUNT, Line
 from workbook.models.base import Inputs, Scope
 from workbook.models.generation_inputs import Entry, Upgrade
@@ -214,19 +226,19 @@ def define_plan(scope: Scope, i: Inputs, up: Upgrade, plan: str, old: FleetRack,
                      "0 in the Start column (time 0), as in the TCO", fmt=COUNT)
     zones = {z: _zone(s, month, i, up, plan, z, old, new) for z in up.zones}
     s.section("The hall")
-    compute = s.calc("compute", "Delivered compute", "H100-eq", _sum(z["compute"] for z in zones.values()),
+    compute = s.calc("compute", "Delivered compute", "H100-eq", added(z["compute"] for z in zones.values()),
                      "every zone's (H100-equivalents)", fmt="#,##0")
     fits_row = s.calc("hall_fits", "The plan fits the hall", "TRUE/FALSE", all_(*(z["fits"] for z in zones.values())),
                       "every zone fits", fmt="BOOLEAN")
     stranded = s.calc("stranded_power", "Power available but not used", "kW",
-                      _sum(z["stranded"] for z in zones.values()), fmt=KW)
-    power = s.calc("power_used", "Power used (synchronised peak)", "kW", _sum(z["power"] for z in zones.values()),
+                      added(z["stranded"] for z in zones.values()), fmt=KW)
+    power = s.calc("power_used", "Power used (synchronised peak)", "kW", added(z["power"] for z in zones.values()),
                    fmt=KW)
-    free = s.calc("free_positions", "Rack positions free", "racks", _sum(z["free"] for z in zones.values()),
+    free = s.calc("free_positions", "Rack positions free", "racks", added(z["free"] for z in zones.values()),
                   fmt=COUNT)
     new_racks = s.calc("new_racks", f"Compute racks of the {new.label}", "racks",
-                       _sum(z["new"] for z in zones.values()), fmt=COUNT)
-    s.calc("old_racks", f"Compute racks of the {old.label}", "racks", _sum(z["old"] for z in zones.values()),
+                       added(z["new"] for z in zones.values()), fmt=COUNT)
+    s.calc("old_racks", f"Compute racks of the {old.label}", "racks", added(z["old"] for z in zones.values()),
            fmt=COUNT)
     fits = _plan_checks(s, i, up, plan, month, fits_row, new_racks, zones, new)
     cost = _plan_cost(s, i, up, plan, month, service, power, hall)
@@ -260,16 +272,6 @@ def _most(line: Line) -> Node:
 
 def _least(line: Line) -> Node:
     return smallest(line) if line.series else Ref(line)
-
-
-def _sum(lines: Iterable[Any]) -> Node:
-    items = list(lines)
-    if not items:
-        return Const(0, "dimensionless")
-    out: Node = as_node(items[0])
-    for line in items[1:]:
-        out = out + line
-    return out
 
 
 def _plan_cost(s: SheetBuilder, i: Inputs, up: Upgrade, plan: str, month: Line, service: Line, power: Line,
@@ -346,10 +348,10 @@ def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dic
     old = fleet_rack(s, "current", "current fleet", current, current.inputs.power.gpu_throughput)
     new = fleet_rack(s, "next", "next fleet", nxt, nxt.inputs.power.gpu_throughput)
     s.section("At the start, and the facility projects")
-    racks_at_start = _sum(getattr(i, f"zone_{z}_old_racks") for z in up.zones)
+    racks_at_start = added(getattr(i, f"zone_{z}_old_racks") for z in up.zones)
     baseline = s.calc("compute_at_start", "Delivered compute at the start (every zone's current racks)", "H100-eq",
                       racks_at_start * old.compute, fmt="#,##0")
-    support_at_start = _sum(getattr(i, f"zone_{z}_support_racks") for z in up.zones)
+    support_at_start = added(getattr(i, f"zone_{z}_support_racks") for z in up.zones)
     s.check("old_racks_are_the_fleet", "The zones hold the current fleet's racks at the start, no more",
             all_(racks_at_start <= old.racks, support_at_start <= old.support_racks),
             "compute racks <= the fleet's; network, storage and management racks <= the fleet's")
@@ -358,7 +360,7 @@ def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dic
                 getattr(i, f"project_{p}_stop_months") <= getattr(i, f"project_{p}_done_month"),
                 "months it stops <= the month it is done")
     projects = s.calc("projects_total", "Facility projects, in all", "USD",
-                      _sum([Const(0, "USD"), *(getattr(i, f"project_{p}_cost") for p in up.projects)]), fmt=USD)
+                      added([Const(0, "USD"), *(getattr(i, f"project_{p}_cost") for p in up.projects)]), fmt=USD)
     it_mw = nxt.power.critical_it_capacity
     per_mw = s.calc("projects_per_mw", "Facility projects per MW of the next fleet's critical IT", "USD/MW",
                     projects / it_mw, fmt=USD)

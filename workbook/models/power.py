@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbook.book import SheetBuilder
-from workbook.formula.expr import Const
+from workbook.formula.expr import Const, FormulaError
 from workbook.formula.functions import ceil, floor, max_, min_
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
@@ -69,7 +69,8 @@ INPUTS = with_limits([
          choices=("centre", "end-of-row")),
     Spec("power.cable_slack", "Cable length added to each run (rise, drop and routing)", "m", "a length", "6 m",
          lo=0.0),
-    Spec("power.storage_power", "Shared storage system power", "kW", **_KW),
+    Spec("power.storage_power", "Shared storage system power (as given)", "kW",
+         when=("reliability.storage_sizing", "given"), **_KW),  # else sized on the Reliability sheet
     Spec("power.management_power", "Management servers and network power", "kW", **_KW),
     Spec("power.facility_model", "Facility overhead method", "", "a method", "pue",
          choices=("pue", "itemised")),
@@ -153,18 +154,28 @@ class PowerOut:
     cooling_power: Line | None = None  # an itemised facility overhead only
 
 
-def define(scope: Scope, i: Inputs, fabric: FabricOut) -> PowerOut:
-    """GPU to feed; the fabric's switches and optics are part of the IT load and fill the network racks."""
+def define(scope: Scope, i: Inputs, fabric: FabricOut, storage: Line | None = None) -> PowerOut:
+    """GPU to feed; the fabric's switches and optics are part of the IT load and fill the network racks. The
+    shared storage's power is `storage` where the Reliability sheet sizes it, else the site's input."""
     s = scope.sheet(TITLE)
     node, node_peak, component = _node(s, i)
-    nodes, rack_peak = _racks(s, i, fabric, node, node_peak)
-    it, gpu_board = _it_load(s, i, fabric, node, component, nodes)
+    if storage is not None:
+        s.section("Shared storage (sized on the Reliability sheet from the checkpoint burst)")
+        storage = s.calc("storage_load", "Shared storage power", "kW", storage,
+                         "fast tier + capacity tier (Reliability sheet)")
+    elif i.has("storage_power"):
+        storage = i.storage_power
+    else:
+        raise FormulaError("the site sizes its shared storage on the Reliability sheet (reliability.storage_sizing: "
+                           "sized): define the reliability model first and pass its storage power (define_site_fleet)",
+                           line=f"{scope.prefix}.storage_power")
+    nodes, rack_peak = _racks(s, i, fabric, node, node_peak, storage)
+    it, gpu_board = _it_load(s, i, fabric, node, component, nodes, storage)
     _facility_and_feed(s, i, it, gpu_board, nodes, node, node_peak)
     s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
             rack_peak <= i.rack_power_limit)
     s.check("whole_nodes", "The GPU count fills whole nodes", nodes * i.gpus_per_node <= i.gpus)
-    return scope.outputs(PowerOut, gpus=i.gpus, storage_power=i.storage_power,
-                         management_power=i.management_power)
+    return scope.outputs(PowerOut, gpus=i.gpus, storage_power=storage, management_power=i.management_power)
 
 
 def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
@@ -195,7 +206,8 @@ def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
     return node, node_peak, component
 
 
-def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line) -> tuple[Line, Line]:
+def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line,
+           storage_power: Line) -> tuple[Line, Line]:
     """Compute racks by space and by the synchronised peak; network, storage and management racks too."""
     s.section("Racks")
     nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node), "whole nodes to hold every GPU",
@@ -216,7 +228,7 @@ def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak:
         "network_rack_power", "Power per network rack (average)", "kW",
         (fabric.switches_power + fabric.optics_power) / max_(network, 1),
         "fabric switch and transceiver power / network racks (node-side transceivers included: conservative)")
-    storage = s.calc("storage_racks", "Storage racks", "racks", ceil(i.storage_power / i.support_rack_power),
+    storage = s.calc("storage_racks", "Storage racks", "racks", ceil(storage_power / i.support_rack_power),
                      "ROUNDUP(storage power / power per storage or management rack)", fmt=COUNT)
     mgmt = s.calc("management_racks", "Management racks", "racks",
                   ceil(i.management_power / i.support_rack_power),
@@ -266,8 +278,8 @@ def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, s
     s.check("pdus_fit_rack", "A compute rack holds its PDUs", per_rack <= i.max_pdus_per_rack)
 
 
-def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, component: Line, nodes: Line
-             ) -> tuple[Line, Line]:
+def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, component: Line, nodes: Line,
+             storage: Line) -> tuple[Line, Line]:
     s.section("IT load")
     gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
@@ -277,7 +289,7 @@ def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, componen
                     "from the Fabric sheet: transceivers x power each")
     it = s.calc(
         "it_load", "IT load", "kW",
-        compute + network + optics + i.storage_power + i.management_power,
+        compute + network + optics + storage + i.management_power,
         "compute + network switches + optics + storage + management")
     s.calc("it_energy_load", "IT load at the component sum (the energy bill's basis)", "kW",
            it - nodes * (node - component),

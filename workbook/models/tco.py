@@ -79,7 +79,8 @@ INPUTS = with_limits([
          "USD", **_USD),
     Spec("tco.cable_price", "Price per cable", "USD", **_USD),
     Spec("tco.oob_switch_price", "Price per out-of-band management switch", "USD", **_USD),
-    Spec("tco.storage_capex", "Shared storage capex", "USD", **_USD),
+    Spec("tco.storage_capex", "Shared storage capex (as given)", "USD",
+         when=("reliability.storage_sizing", "given"), **_USD),  # else the BOM prices the sized tiers
     Spec("tco.fit_out_capex", "Colocation fit-out capex (cages, PDUs, containment)", "USD",
          when=("tco.facility_model", "colo"), **_USD),
     Spec("tco.colo_price", "Colocation price per kW-month of capacity (see its basis)", "USD/kW-month",
@@ -183,6 +184,7 @@ class TcoOut:
     financing_value: Line | None = None  # with a loan only
     apv_own: Line | None = None
     peak_funding: Line | None = None
+    owned_cost_per_useful_gpu_hour: Line | None = None  # with the Reliability sheet's goodput
 
     @property
     def key_figures(self) -> list[Line]:
@@ -191,9 +193,9 @@ class TcoOut:
                 self.delay_cost]
 
 
-def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut) -> TcoOut:
+def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goodput: Line | None = None) -> TcoOut:
     """Rent against buy for the cluster the engineering models size and the bill of materials prices; `p` is the
-    power chain's inputs (GPUs)."""
+    power chain's inputs (GPUs); `goodput` the useful share of the job's time (Reliability sheet)."""
     scope.book.timeline(int(i.choice("horizon")))
     s = scope.sheet(TITLE)
     s.section("Conventions")
@@ -217,6 +219,8 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut) -> 
     debt = (_financing(s, c, i, when, flows, span, answers["npv_own"]) if i.choice("financing") == "loan"
             else None)
     _profit_and_loss(scope, i, when, capex, flows, debt)
+    if goodput is not None:
+        _useful(s, scope.defined["pv_gpu_hours"], answers["npv_own"], goodput)
     curve = _cost_curve(s, i, answers)
     lead = scope.book.evaluate(lines=[capex["lead"].id])[capex["lead"].id]
     shown = float(lead.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
@@ -504,6 +508,19 @@ def _answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, p: Inputs, when: Sched
     return {"npv_own": npv_own, "fixed": fixed, "energy": energy, "on_demand": on_demand, "full_hours": full}
 
 
+def _useful(s: SheetBuilder, used: Line, npv_own: Line, goodput: Line) -> None:
+    """The owned cost per GPU-hour of useful work: interruptions and checkpoints cost the job its goodput. Renting
+    the same GPUs for the same job loses the same share, so the rent-vs-buy answers above keep their basis (GPU-hours
+    used); this is the cost of the work those hours do."""
+    s.section("Useful GPU-hours (utilisation x goodput: interruptions and checkpoints, Reliability sheet)")
+    useful = s.calc("pv_useful_gpu_hours", "Useful GPU-hours, discounted", "GPU-h", used * goodput,
+                    "GPU-hours used x goodput at the chosen checkpoint interval", fmt=USD)
+    s.calc("owned_cost_per_useful_gpu_hour", "Owned cost per useful GPU-hour (levelised)", "USD/GPU-h",
+           safe_div(npv_own, useful, "no useful GPU-hours (utilisation or goodput is 0)"),
+           "NPV of owning / discounted useful GPU-hours: the rent-vs-buy comparison stays on GPU-hours used, since "
+           "renting the same job loses the same share", fmt="0.000")
+
+
 def _delay(s: SheetBuilder, i: Inputs, capex: dict[str, Line], running: dict[str, Any], rent: dict[str, Line],
            rate: Line) -> None:
     s.section("A month of delay (service starts one month later)")
@@ -665,7 +682,7 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
     s.section("Rent vs buy (TCO sheet)")
     for line in [*tco.key_figures, tco.capex, tco.owned_annual_cost, tco.delay_gpu_hours]:
         s.show(line)
-    for line in (tco.financing_value, tco.apv_own, tco.peak_funding):
+    for line in (tco.owned_cost_per_useful_gpu_hour, tco.financing_value, tco.apv_own, tco.peak_funding):
         if line is not None:
             s.show(line)
     lines = tco.key_figures

@@ -1,0 +1,346 @@
+"""Reliability and storage: the Llama 3 arithmetic, the example's checkpoint, Young/Daly interval, storage tiers and
+spares worked by hand; storage as the site gives it; goodput into the TCO; two variants in LibreOffice.
+
+The example: 1,024 H100 in 128 DGX H100, one training job on all of them, a 70B model (16 bytes of state a
+parameter), a checkpoint every 30 minutes written within 15 s, 100 TB of training data on the fast tier, the
+catalog's AFA-2U appliance (250 TB, 65 GB/s write, 90 GB/s read, 2.5 kW, USD 350,000), the rack as the failure
+domain held; every other reliability input is the tool's default (templates/defaults.yaml).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+
+from tests.conftest import EXAMPLE, ROOT
+from tests.parity import build_all, check
+from workbook.api import Model, load
+from workbook.inputs import InputError, load_site
+from workbook.models import ENGINEERING
+
+B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
+BASE = yaml.safe_load(EXAMPLE.read_text())
+
+# The Llama 3 paper's 419 unexpected interruptions in 54 days on 16,384 H100 (section 3.3.4, table 5), grouped
+LLAMA = {"gpu": 148 + 19 + 17 + 6 + 6, "hbm": 72, "nic": 7, "network": 35, "psu": 3, "host": 32 + 3 + 2 + 2 + 2 + 2,
+         "software": 54 + 7 + 2}
+REF_GPU_HOURS = 16_384 * 54 * 24  # 21,233,664
+MTBI = 54 * 24 / 419 * 16  # the example's 1,024 GPUs: 16 x fewer than the reference, 16 x the time between
+SIZE_GB = 70 * 16  # 70e9 parameters x 16 bytes = 1,120 GB
+WRITE_S = SIZE_GB / (2 * 65)  # two appliances write 130 GB/s (the 128 nodes' 2,560 GB/s is not the limit)
+RESTORE_S = SIZE_GB / (2 * 90)
+
+
+def v(model: Model | dict[str, np.ndarray], line_id: str) -> float:
+    values = model.values if isinstance(model, Model) else model
+    return float(values[line_id].reshape(-1)[0])
+
+
+@pytest.fixture(scope="module")
+def example() -> Model:
+    return load(EXAMPLE)
+
+
+def site_file(tmp: Path, name: str, base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
+    """The example (or `base`) with keys changed section by section, no scenarios."""
+    data = copy.deepcopy(base or BASE)
+    data.pop("scenarios", None)
+    for section, changes in sections.items():
+        data.setdefault(section, {}).update(changes)
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    return path
+
+
+# ---------------------------------------------------------------- 1. interruptions
+
+
+def test_the_llama3_arithmetic(example: Model) -> None:
+    """419 unexpected interruptions in 54 days on 16,384 GPUs: 54 d x 24 h / 419 = 3.09 h between them. As rates:
+    419 / (16,384 x 54 x 24 = 21,233,664 GPU-hours) = 1.973e-5 an hour per GPU, and 1 / (that x 16,384) = 3.09 h.
+    The grouped causes add up to the paper's 419; 78% need a part replaced."""
+    assert sum(LLAMA.values()) == 419
+    assert v(example, "reliability.ref_gpu_hours") == REF_GPU_HOURS == 21_233_664
+    for key, count in LLAMA.items():
+        assert v(example, f"reliability.ref_{key}") == count, key
+        assert v(example, f"reliability.rate_{key}") == pytest.approx(count / REF_GPU_HOURS, rel=1e-12), key
+    assert v(example, "reliability.rate_total") == pytest.approx(419 / REF_GPU_HOURS, rel=1e-12)
+    assert v(example, "reliability.ref_mtbi") == pytest.approx(54 * 24 / 419, rel=1e-12)
+    assert round(v(example, "reliability.ref_mtbi"), 2) == 3.09
+
+
+def test_the_rate_scaled_to_the_examples_job(example: Model) -> None:
+    """1,024 GPUs are 16,384 / 16: interruptions come 16 x less often, every 3.093 x 16 = 49.49 h; a 730-hour
+    month has 730 / 49.49 = 14.75 of them, 0.78 x 14.75 = 11.51 needing a part and 3.25 cleared by a restart, and
+    47 / 21,233,664 x 1,024 x 730 = 1.65 planned stops besides."""
+    assert v(example, "reliability.gpus_in_job") == 1024 and v(example, "reliability.job_nodes") == 128
+    assert v(example, "reliability.mtbi") == pytest.approx(MTBI, rel=1e-12)
+    assert round(v(example, "reliability.mtbi"), 1) == 49.5
+    monthly = 730 / MTBI
+    assert v(example, "reliability.interruptions_per_month") == pytest.approx(monthly, rel=1e-12)
+    assert round(monthly, 2) == 14.75
+    assert v(example, "reliability.replacements_per_month") == pytest.approx(0.78 * monthly, rel=1e-12)
+    assert v(example, "reliability.restarts_per_month") == pytest.approx(0.22 * monthly, rel=1e-12)
+    assert v(example, "reliability.planned_per_month") == pytest.approx(47 / REF_GPU_HOURS * 1024 * 730, rel=1e-12)
+    parts = sum(v(example, f"reliability.per_month_{key}") for key in LLAMA)
+    assert parts == pytest.approx(monthly, rel=1e-12)
+
+
+def test_the_mtbi_falls_as_the_job_grows(example: Model) -> None:
+    """MTBI x job GPUs is the same for every job size: 3.093 h x 16,384."""
+    gpus = np.array([8.0, 512.0, 1024.0, 16_384.0, 100_000.0])
+    out = example.book.evaluate({"power.gpus": gpus})
+    assert out["reliability.mtbi"].reshape(-1) * gpus == pytest.approx(np.full(5, 54 * 24 / 419 * 16_384), rel=1e-12)
+
+
+# ---------------------------------------------------------------- 2. checkpoints and goodput
+
+
+def test_the_examples_checkpoint_by_hand(example: Model) -> None:
+    """70e9 x 16 bytes = 1.12 TB. Written at the slower of the 128 nodes (128 x 20 = 2,560 GB/s) and the fast tier
+    (2 appliances x 65 = 130 GB/s): 1,120 / 130 = 8.62 s, within the 15 s target; restored at MIN(128 x 40, 2 x 90)
+    = 180 GB/s: 6.22 s."""
+    assert v(example, "reliability.checkpoint_size") == pytest.approx(1.12, rel=1e-12)
+    assert v(example, "reliability.nodes_write_bandwidth") == 2560
+    assert v(example, "reliability.write_bandwidth") == 130
+    assert v(example, "reliability.write_time") == pytest.approx(WRITE_S, rel=1e-12)
+    assert v(example, "reliability.restore_bandwidth") == 180
+    assert v(example, "reliability.restore_time") == pytest.approx(RESTORE_S, rel=1e-12)
+    assert v(example, "reliability.write_within_target") == 1
+
+
+def test_young_daly_interval_and_goodput_of_the_example(example: Model) -> None:
+    """Optimal interval (2 x MTBI x W)^0.5 = (2 x 49.49 h x 3,600 x 8.615 s)^0.5 = 1,752 s = 29.20 minutes, so the
+    chosen 30 minutes is near it. Overhead at 30 minutes: W / tau = 8.615 / 1,800 = 0.479% writing, and
+    (15 + 10 + 6.222 / 60 = 25.10 min lost a time) / (49.49 x 60 = 2,969.4 min) = 0.845% lost to interruptions:
+    goodput 98.68%, 25.10 min x 1,024 GPUs = 428 GPU-hours lost per interruption."""
+    mtbi_s = MTBI * 3600
+    optimal_min = (2 * mtbi_s * WRITE_S) ** 0.5 / 60
+    assert v(example, "reliability.optimal_interval") == pytest.approx(optimal_min, rel=1e-12)
+    assert round(optimal_min, 1) == 29.2
+    lost = 30 / 2 + 10 + RESTORE_S / 60
+    assert v(example, "reliability.lost_per_interruption") == pytest.approx(lost, rel=1e-12)
+    assert v(example, "reliability.lost_gpu_hours") == pytest.approx(lost / 60 * 1024, rel=1e-12)
+    assert v(example, "reliability.write_overhead") == pytest.approx(WRITE_S / 1800, rel=1e-12)
+    assert v(example, "reliability.rework_overhead") == pytest.approx(lost / (MTBI * 60), rel=1e-12)
+    goodput = 1 - WRITE_S / 1800 - lost / (MTBI * 60)
+    assert v(example, "reliability.goodput") == pytest.approx(goodput, rel=1e-12)
+    assert round(goodput, 4) == 0.9868
+    at_optimum = 1 - WRITE_S / (optimal_min * 60) - (optimal_min / 2 + 10 + RESTORE_S / 60) / (MTBI * 60)
+    assert v(example, "reliability.goodput_optimal") == pytest.approx(at_optimum, rel=1e-12)
+    assert v(example, "reliability.goodput_optimal") >= v(example, "reliability.goodput")
+
+
+def test_a_405b_model_by_hand(example: Model) -> None:
+    """A 405B model: 405e9 x 16 = 6.48 TB; to write it in 15 s needs 432 GB/s, ROUNDUP(432 / 65 = 6.65) = 7
+    appliances (455 GB/s): 14.24 s to write, 6,480 / 630 = 10.29 s to restore. Overhead at 30 minutes:
+    14.24 / 1,800 = 0.791% + (15 + 10 + 0.171 min) / 2,969.4 = 0.848%: goodput 98.36%. Optimal interval
+    (2 x 178,161 s x 14.24 s)^0.5 = 2,253 s = 37.5 minutes. Storage power 7 x 2.5 + 20 x 6.48 TB x 1 W = 17.63 kW."""
+    out = example.book.evaluate({"reliability.model_parameters": 405.0})
+    size = 405 * 16  # GB
+    assert v(out, "reliability.checkpoint_size") == pytest.approx(6.48, rel=1e-12)
+    assert v(out, "reliability.fast_appliances") == math.ceil(size / 15 / 65) == 7
+    write, restore = size / (7 * 65), size / (7 * 90)
+    assert v(out, "reliability.write_time") == pytest.approx(write, rel=1e-12)
+    assert v(out, "reliability.restore_time") == pytest.approx(restore, rel=1e-12)
+    goodput = 1 - write / 1800 - (15 + 10 + restore / 60) / (MTBI * 60)
+    assert v(out, "reliability.goodput") == pytest.approx(goodput, rel=1e-12)
+    assert round(goodput, 4) == 0.9836
+    assert v(out, "reliability.optimal_interval") == pytest.approx((2 * MTBI * 3600 * write) ** 0.5 / 60, rel=1e-12)
+    assert v(out, "reliability.storage_power") == pytest.approx(7 * 2.5 + 20 * 6.48 / 1000, rel=1e-12)
+    assert v(out, "power.storage_load") == v(out, "reliability.storage_power")
+
+
+def test_the_optimum_is_the_top_of_the_goodput_curve(example: Model) -> None:
+    """For 200 random jobs (size, model, bandwidth, restart, interval), the goodput at Young's interval is at least
+    that at the chosen interval and at every point of the chart's curve (the first-order model's exact optimum)."""
+    rng = np.random.default_rng(14)
+    n = 200
+    out = example.book.evaluate({
+        "power.gpus": rng.integers(8, 100_000, n).astype(float),
+        "reliability.model_parameters": rng.uniform(1, 2000, n),
+        "reliability.node_write_bandwidth": rng.uniform(1, 100, n),
+        "reliability.restart_time": rng.uniform(0, 60, n),
+        "reliability.checkpoint_interval": rng.uniform(1, 600, n),
+        "reliability.curve_step": rng.uniform(0.05, 1, n)}, strict=False)
+    best = out["reliability.goodput_optimal"].reshape(-1)
+    curve = np.stack([out[f"reliability.curve_goodput_{k}"].reshape(-1) for k in range(1, 11)])
+    assert np.all(best >= out["reliability.goodput"].reshape(-1) - 1e-12)
+    assert np.all(best >= curve.max(axis=0) - 1e-12)
+    assert np.all((curve >= 0) & (curve <= 1))
+
+
+# ---------------------------------------------------------------- 3. storage sized from the checkpoint burst
+
+
+def test_the_fast_tier_count_by_hand(example: Model) -> None:
+    """ROUNDUP(MAX(burst, capacity)): the burst 1,120 GB / 15 s = 74.67 GB/s is 74.67 / 65 = 1.149 appliances;
+    2 checkpoints x 1.12 TB + 100 TB of data = 102.24 TB is 0.409 of one: 2 appliances, set by the burst. With 1 PB
+    of data instead: 1,002.24 / 250 = 4.009, so 5, set by the capacity. The capacity tier holds 20 x 1.12 = 22.4 TB
+    (23 TB bought); storage power 2 x 2.5 kW + 22.4 TB x 1 W/TB = 5.0224 kW, the Power chain's storage line."""
+    assert v(example, "reliability.burst_bandwidth") == pytest.approx(SIZE_GB / 15, rel=1e-12)
+    assert v(example, "reliability.fast_by_bandwidth") == pytest.approx(SIZE_GB / 15 / 65, rel=1e-12)
+    assert v(example, "reliability.fast_by_capacity") == pytest.approx((2 * 1.12 + 100) / 250, rel=1e-12)
+    assert v(example, "reliability.fast_appliances") == 2
+    more = example.book.evaluate({"reliability.fast_data": 1000.0})
+    assert v(more, "reliability.fast_appliances") == math.ceil((2 * 1.12 + 1000) / 250) == 5
+    assert v(example, "reliability.capacity_tb") == pytest.approx(22.4, rel=1e-12)
+    assert v(example, "reliability.storage_power") == pytest.approx(2 * 2.5 + 22.4 / 1000, rel=1e-12)
+    assert v(example, "power.storage_load") == v(example, "reliability.storage_power")
+    assert v(example, "power.storage_racks") == 1  # ROUNDUP(5.02 kW / 15 kW)
+
+
+def test_the_bom_prices_the_tiers(example: Model) -> None:
+    """Fast tier: 2 appliances x 350,000; capacity tier: ROUNDUP(22.4) = 23 TB x 100 USD; no lump sum."""
+    assert v(example, "bom.storage_fast_qty") == 2
+    assert v(example, "bom.storage_fast_cost") == 700_000
+    assert v(example, "bom.storage_capacity_qty") == 23
+    assert v(example, "bom.storage_capacity_cost") == 2_300
+    assert "bom.storage_qty" not in example.values and "tco.storage_capex" not in example.values
+
+
+def test_nodes_too_slow_for_the_target_fail_its_check(example: Model) -> None:
+    """At 0.5 GB/s a node the 128 nodes write 64 GB/s, below the tier's 130: 1,120 / 64 = 17.5 s > 15 s."""
+    out = example.book.evaluate({"reliability.node_write_bandwidth": 0.5})
+    assert v(out, "reliability.write_time") == pytest.approx(17.5, rel=1e-12)
+    assert v(out, "reliability.write_within_target") == 0
+    assert v(out, "checks.all_pass") == 0
+
+
+def test_storage_as_the_site_gives_it() -> None:
+    """The B200 build says storage_sizing: given: its power chain reads power.storage_power (60 kW) and its BOM
+    the lump sum tco.storage_capex, as before; the checkpoint is written at the given bandwidth (100 GB/s)."""
+    m = load(B200)
+    assert "reliability.storage_power" not in m.values and "power.storage_load" not in m.values
+    assert m.book.lines["power.storage_power"].kind == "input" and v(m, "power.storage_power") == 60
+    assert v(m, "bom.storage_qty") == 1 and v(m, "bom.storage_cost") == v(m, "tco.storage_capex")
+    nodes = math.ceil(2048 / 8)
+    assert v(m, "reliability.write_bandwidth") == min(nodes * 20, 100)
+    assert v(m, "reliability.write_time") == pytest.approx(SIZE_GB / 100, rel=1e-12)
+
+
+def test_a_lump_sum_is_refused_where_the_storage_is_sized(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "both", power={"storage_power": "30 kW"}))
+    assert err.value.key == "power.storage_power" and "reliability.storage_sizing" in err.value.problem
+
+
+def test_a_fleet_file_keeps_its_storage_power() -> None:
+    """A generation upgrade's fleet file has no reliability section: its power chain reads its own storage_power."""
+    specs = [s for m in ENGINEERING for s in m.INPUTS]
+    fleet = load_site(ROOT / "inputs" / "fleets" / "b200-liquid-512.yaml", specs)
+    assert fleet.get("power.storage_power").magnitude == 60
+
+
+# ---------------------------------------------------------------- 4. spares
+
+
+def test_spare_nodes_by_littles_law(example: Model) -> None:
+    """Node replacements: (GPU 196 + HBM 72 + host 43 = 311) / 21,233,664 GPU-h x 0.78 x 1,024 GPUs x 24 h = 0.2808
+    a day. Repair pipeline (Little's law) 0.2808 x 14 days = 3.93 nodes; hot pool ROUNDUP(0.2808 a day x 24 h) = 1;
+    the rack's 4 nodes as the correlated buffer: ROUNDUP(3.93) + 1 + 4 = 9 spare nodes, held since waiting 14 days
+    idles the job's 1,024 x 2.99 = 3,061.76 USD an hour: 1,028,751 USD > a node's 270,000."""
+    per_day = 311 / REF_GPU_HOURS * 0.78 * 1024 * 24
+    assert v(example, "reliability.node_per_day") == pytest.approx(per_day, rel=1e-12)
+    assert v(example, "reliability.node_pipeline") == pytest.approx(per_day * 14, rel=1e-12)
+    assert round(per_day * 14, 2) == 3.93
+    assert v(example, "reliability.hot_pool") == 1
+    assert (v(example, "reliability.rack_domain"), v(example, "reliability.leaf_domain"),
+            v(example, "reliability.cdu_domain"), v(example, "reliability.largest_domain")) == (4, 32, 0, 32)
+    assert v(example, "reliability.correlated_buffer") == 4
+    assert v(example, "reliability.node_reserve") == 4 + 1 + 4
+    assert v(example, "reliability.job_value_per_hour") == pytest.approx(1024 * 2.99, rel=1e-12)
+    assert v(example, "reliability.node_wait_cost") == pytest.approx(14 * 24 * 1024 * 2.99, rel=1e-12)
+    assert v(example, "reliability.node_hold") == 1 and v(example, "reliability.node_held") == 9
+    assert v(example, "bom.spare_node_qty") == 9 and v(example, "bom.spare_node_cost") == 9 * 270_000
+
+
+def test_cheap_parts_by_their_annual_failure_rates(example: Model) -> None:
+    """Transceivers: 2,810 x 1% a year / 365 = 0.0770 a day x 7 days = 0.54 in the pipeline: 1 held. NICs from the
+    paper's rate: 7 / 21,233,664 x 0.78 x 1,024 x 24 = 0.0063 a day: 1 held. Every cheap part is worth holding: a
+    week's wait idles 514,376 USD of the job."""
+    optics = 2810 * 0.01 / 365
+    assert v(example, "reliability.optic_per_day") == pytest.approx(optics, rel=1e-12)
+    assert v(example, "reliability.optic_pipeline") == pytest.approx(optics * 7, rel=1e-12)
+    assert v(example, "reliability.nic_per_day") == pytest.approx(7 / REF_GPU_HOURS * 0.78 * 1024 * 24, rel=1e-12)
+    for key in ("nic", "optic", "cable", "psu", "fan", "switch"):
+        assert v(example, f"reliability.{key}_held") == 1, key
+        assert v(example, f"bom.spare_{key}_qty") == 1, key
+    assert v(example, "reliability.psu_installed") == 128 * 6 and v(example, "reliability.fan_installed") == 128 * 12
+
+
+def test_the_hold_rule_flips_when_waiting_is_cheap(example: Model) -> None:
+    """At 0.01 USD a GPU-hour, a 14-day wait idles 14 x 24 x 1,024 x 0.01 = 3,441 USD, less than a 270,000 USD
+    node: hold none; a 1,000 USD transceiver (a week: 1,720 USD) is still worth holding."""
+    out = example.book.evaluate({"tco.on_demand_price": 0.01})
+    assert v(out, "reliability.node_hold") == 0 and v(out, "reliability.node_held") == 0
+    assert v(out, "reliability.optic_hold") == 1 and v(out, "reliability.optic_held") == 1
+
+
+def test_the_largest_domain_and_a_smaller_job(tmp_path: Path) -> None:
+    """Holding the largest domain (a rail leaf's 32 nodes) instead of the rack: 4 + 1 + 32 = 37 spare nodes. A job
+    of 992 GPUs (124 nodes) leaves 4 nodes idle, which count as spares: 37 - 4 = 33 to buy; its MTBI is
+    3.093 h x 16,384 / 992 = 51.09 h."""
+    m = load(site_file(tmp_path, "largest", reliability={"correlated_domain": "largest", "job_gpus": 992}))
+    assert v(m, "reliability.correlated_buffer") == 32
+    assert v(m, "reliability.node_reserve") == 37
+    assert v(m, "reliability.idle_nodes") == 4 and v(m, "reliability.node_held") == 33
+    assert v(m, "reliability.mtbi") == pytest.approx(54 * 24 / 419 * 16_384 / 992, rel=1e-12)
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "too_big", reliability={"job_gpus": 2048}))
+    assert err.value.key == "reliability.job_gpus"
+
+
+def test_a_cdu_domain_on_a_liquid_cooled_site() -> None:
+    """The B200 build's CDUs: ROUNDUP(liquid-cooled racks / CDUs installed) racks of 4 nodes each fail together."""
+    m = load(B200)
+    racks, cdus = v(m, "power.racks"), v(m, "cooling.cdus_installed")
+    assert cdus > 0
+    assert v(m, "reliability.cdu_domain") == math.ceil(racks / cdus) * v(m, "power.nodes_per_rack")
+
+
+# ---------------------------------------------------------------- 5. goodput into the TCO
+
+
+def test_the_cost_per_useful_gpu_hour(example: Model) -> None:
+    """Useful GPU-hours = used x goodput, so the owned cost per useful GPU-hour is the cost per GPU-hour used /
+    0.9868; the rent-vs-buy answers stay on GPU-hours used (renting the same job loses the same share): a longer
+    restart moves the goodput, not the NPVs."""
+    assert v(example, "tco.owned_cost_per_useful_gpu_hour") == pytest.approx(
+        v(example, "tco.owned_cost_per_gpu_hour") / v(example, "reliability.goodput"), rel=1e-12)
+    assert v(example, "summary.tco_owned_cost_per_useful_gpu_hour") == v(example, "tco.owned_cost_per_useful_gpu_hour")
+    slow = example.book.evaluate({"reliability.restart_time": 60.0})
+    assert v(slow, "reliability.goodput") < v(example, "reliability.goodput")
+    for key in ("tco.npv_own", "tco.npv_rent", "tco.break_even_utilisation", "tco.owned_cost_per_gpu_hour"):
+        assert v(slow, key) == v(example, key), key
+
+
+# ---------------------------------------------------------------- 6. the workbook: sheet, charts, LibreOffice
+
+
+def test_the_sheet_and_its_charts(example: Model) -> None:
+    charts = [c for c in example.book.charts if c.sheet == "Reliability"]
+    assert [c.kind for c in charts] == ["scatter", "bar"]
+    goodput, spares = charts
+    assert len(goodput.lines) == len(goodput.categories or []) == 10
+    assert goodput.highlight is not None and goodput.highlight[0].id == "reliability.optimal_interval"
+    assert spares.lines[0].label == "Spare GPU nodes" and len(spares.lines) == 7
+
+
+def test_two_variants_agree_with_libreoffice(tmp_path: Path, libreoffice: str) -> None:
+    """Every formula cell and line of a smaller job holding the largest domain with a capacity-bound fast tier, and
+    of the example with its storage given, recalculated in LibreOffice."""
+    sized = site_file(tmp_path, "largest", reliability={"correlated_domain": "largest", "job_gpus": 992,
+                                                         "fast_data": "1000 TB"})
+    lump = {**BASE, "reliability": {"storage_sizing": "given"}}  # without the example's sized-only keys
+    given = site_file(tmp_path, "given", base=lump, power={"storage_power": "30 kW"},
+                      tco={"storage_capex": "1500000 USD"})
+    outcome = check(build_all([sized, given], tmp_path / "built"), tmp_path)
+    assert outcome.problems == []
+    assert outcome.workbooks == 2 and outcome.lines > 1800

@@ -1,0 +1,448 @@
+"""Reliability and storage: how often the job stops, how big and fast checkpoint storage must be, and how many
+spares to hold. Every figure is a formula on the Reliability sheet, checkable by hand:
+
+1. Interruptions. The Llama 3 paper's counts (Dubey et al., "The Llama 3 Herd of Models", 2024, section 3.3.4,
+   table 5: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs) grouped by component, each a rate per
+   GPU-hour (count / (GPUs x days x 24 h)), scaled to this site's job: interruptions come in proportion to the
+   GPUs a job holds, so its mean time between interruptions (MTBI) is 1 / (rate x job GPUs). A share of them
+   (78%, the paper's hardware share) needs a part replaced; the rest clear on a restart.
+2. Checkpoints. A checkpoint is parameters x state bytes per parameter; it is written and read at the slower of
+   the job's nodes together and the shared storage. The first-order model of time lost (Young 1974, Daly 2006),
+   with W the write time, tau the interval, R the restart time, Rs the restore time and M the MTBI:
+   overhead = W / tau + (tau / 2 + R + Rs) / M; goodput = 1 - overhead, at least 0. It is least at Young's
+   interval tau* = (2 M W)^0.5. The job stalls while it writes (a synchronous checkpoint).
+3. Storage, sized from the checkpoint burst (unless the site gives its storage as before): a fast tier of
+   all-flash appliances, as many as the larger of the bandwidth that writes a checkpoint in the target time and
+   the capacity for the checkpoints kept there; a capacity (object) tier for the checkpoints retained. Their
+   power feeds the power chain, their price the bill of materials.
+4. Spares per part type: the repair pipeline by Little's law (replacements per day x turnaround), the hot pool
+   a job restarts on without waiting, and the correlated-failure buffer (the most nodes that fail at once: a
+   rack's, a leaf switch's, a CDU's), added; less the nodes the cluster holds beyond the job. A part is held at
+   all only when waiting one lead time for it idles the job for longer than the part is worth.
+
+The model is defined in two steps: `define` from inputs only, before the fleet (its storage power feeds the
+power chain), and `define_spares` after it (the failure domains come from the power chain, fabric and cooling).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from workbook.book import SheetBuilder
+from workbook.formula.expr import Const, Node
+from workbook.formula.functions import added, ceil, flag, max_, min_
+from workbook.formula.line import BOOL, COUNT, PERCENT, Line
+from workbook.inputs import Spec, with_limits
+from workbook.models.base import AllInputs, Inputs, Scope
+from workbook.models.cooling import CoolingOut
+from workbook.models.fabric import FabricOut
+from workbook.models.power import PowerOut
+from workbook.presentation import Chart
+from workbook.sheets import RELIABILITY as TITLE
+
+PREFIX = "reliability"
+USD = "#,##0"
+RATE = "0.000E+00"
+CURVE_POINTS = 10  # checkpoint intervals on the goodput curve: step, 2 x step, ... of the optimal interval
+MONTH = Const(1, "fmonth")  # 730 h
+SIZED, GIVEN = ("reliability.storage_sizing", "sized"), ("reliability.storage_sizing", "given")
+
+# The Llama 3 paper's root causes grouped by component (key, label); the inputs hold the counts with sources.
+COMPONENTS = (
+    ("gpu", "GPU (incl. SRAM, GSP, SDC, thermal)"),
+    ("hbm", "GPU HBM memory"),
+    ("nic", "NIC"),
+    ("network", "network switch and cable"),
+    ("psu", "power supply"),
+    ("host", "host (CPU, memory, SSD, chassis, maintenance)"),
+    ("software", "software (bugs, NCCL, dependencies)"),
+)
+NODE_COMPONENTS = ("gpu", "hbm", "host")  # a failure of these takes the node out for repair
+
+_COUNT = dict(expect="a count", lo=0.0, integer=True, fmt=COUNT)
+_GBS = dict(expect="a bandwidth", example="20 GB/s", lo=0.0, lo_open=True, hi=1000.0, fmt="#,##0.0")
+_USD = dict(expect="an amount of money", example="1500 USD", lo=0.0, hi=1e7, fmt=USD)
+_AFR = dict(expect="a share per year", example="0.02 / year", lo=0.0, hi=1.0, fmt=PERCENT)
+_DAYS = dict(expect="a duration", example="7 days", lo=0.0, hi=365.0, fmt="#,##0.0")
+
+INPUTS = with_limits([
+    Spec("reliability.storage_sizing", "Shared storage: sized from the checkpoint burst, or given", "", "a choice",
+         "sized", choices=("sized", "given")),
+    Spec("reliability.ref_gpus", "Reference job: GPUs (Llama 3 405B pre-training)", "GPUs", "a count of GPUs",
+         "16384", lo=0, lo_open=True, integer=True, fmt=COUNT),
+    Spec("reliability.ref_days", "Reference job: days observed", "days", "a duration", "54 days", lo=0.0,
+         lo_open=True, hi=3650.0, fmt="#,##0.0"),
+    *(Spec(f"reliability.ref_{key}", f"Reference job: unexpected interruptions, {label}", "interruptions",
+           example="148", **_COUNT) for key, label in COMPONENTS),
+    Spec("reliability.ref_planned", "Reference job: planned interruptions (besides)", "interruptions",
+         example="47", **_COUNT),
+    Spec("reliability.replacement_share", "Share of interruptions that need a part replaced (the rest clear on a "
+         "restart)", "%", "a fraction", "0.78", lo=0.0, hi=1.0, fmt=PERCENT),
+    Spec("reliability.job_gpus", "GPUs of the training job (absent: every GPU of the site)", "GPUs",
+         "a count of GPUs", "1024", lo=0, lo_open=True, integer=True, optional=True, fmt=COUNT),
+    Spec("reliability.model_parameters", "Model parameters (billions)", "B params", "a count of parameters",
+         "70e9", lo=0.0, lo_open=True, hi=1e5, fmt="#,##0.0"),
+    Spec("reliability.state_bytes", "Checkpoint state per parameter (weights and optimiser state)", "bytes",
+         "a size in bytes", "16 bytes", lo=1.0, hi=64.0, fmt="#,##0"),
+    Spec("reliability.node_write_bandwidth", "Write bandwidth per node to shared storage", "GB/s", **_GBS),
+    Spec("reliability.node_read_bandwidth", "Read bandwidth per node from shared storage", "GB/s", **_GBS),
+    Spec("reliability.restart_time", "Restart time after an interruption (requeue, start, initialise)", "min",
+         "a duration", "10 min", lo=0.0, hi=1440.0, fmt="#,##0.0"),
+    Spec("reliability.checkpoint_interval", "Checkpoint interval chosen", "min", "a duration",
+         "30 min", lo=0.0, lo_open=True, hi=10080.0, fmt="#,##0.0"),
+    Spec("reliability.curve_step", "Goodput curve: interval step, share of the optimal interval", "%",
+         "a fraction", "0.25", lo=0.05, hi=1.0, fmt=PERCENT),
+    Spec("reliability.target_write_time", "Target time to write a checkpoint (sizes the fast tier)", "s",
+         "a duration", "60 s", lo=0.0, lo_open=True, hi=3600.0, when=SIZED, fmt="#,##0.0"),
+    Spec("reliability.fast_capacity", "Fast tier appliance: usable capacity", "TB", "a capacity", "250 TB",
+         lo=0.0, lo_open=True, hi=1e5, when=SIZED, fmt=COUNT),
+    Spec("reliability.fast_write_bandwidth", "Fast tier appliance: write bandwidth", "GB/s", when=SIZED, **_GBS),
+    Spec("reliability.fast_read_bandwidth", "Fast tier appliance: read bandwidth", "GB/s", when=SIZED, **_GBS),
+    Spec("reliability.fast_power", "Fast tier appliance: power", "kW", "a power", "2.5 kW", lo=0.0, hi=1000.0,
+         when=SIZED),
+    Spec("reliability.fast_price", "Fast tier appliance: price, installed", "USD", when=SIZED, **_USD),
+    Spec("reliability.fast_checkpoints", "Checkpoints kept on the fast tier", "count", example="2",
+         when=SIZED, **{**_COUNT, "lo": 1.0, "hi": 1000.0}),
+    Spec("reliability.fast_data", "Other data on the fast tier (training data, working sets)", "TB",
+         "a capacity", "100 TB", lo=0.0, hi=1e7, when=SIZED, fmt=COUNT),
+    Spec("reliability.capacity_checkpoints", "Checkpoints retained on the capacity (object) tier", "count",
+         example="20", when=SIZED, **{**_COUNT, "hi": 1e5}),
+    Spec("reliability.capacity_price", "Capacity tier: price per TB usable, installed", "USD", when=SIZED,
+         **{**_USD, "example": "100 USD"}),
+    Spec("reliability.capacity_power", "Capacity tier: power per TB usable", "W/TB", "a power per TB", "1 W/TB",
+         lo=0.0, hi=1000.0, when=SIZED),
+    Spec("reliability.storage_write_bandwidth", "Shared storage as given: write bandwidth", "GB/s", when=GIVEN,
+         **{**_GBS, "hi": 1e6}),
+    Spec("reliability.storage_read_bandwidth", "Shared storage as given: read bandwidth", "GB/s", when=GIVEN,
+         **{**_GBS, "hi": 1e6}),
+    Spec("reliability.repair_turnaround", "Node repair turnaround (pull, repair or RMA, return)", "days",
+         **{**_DAYS, "example": "14 days"}),
+    Spec("reliability.parts_lead_time", "Lead time of a replacement part (NIC, optic, cable, PSU, fan, switch)",
+         "days", **_DAYS),
+    Spec("reliability.hot_refill_time", "Time to bring a cold spare node into the hot pool (rack, burn in)", "h",
+         "a duration", "24 h", lo=0.0, hi=8760.0, fmt="#,##0.0"),
+    Spec("reliability.correlated_domain", "Correlated-failure buffer: the failure domain held as spare nodes", "",
+         "a domain", "largest", choices=("largest", "rack", "leaf", "cdu", "none")),
+    Spec("reliability.fans_per_node", "Fans per node", "count", example="12", **{**_COUNT, "hi": 1000.0}),
+    *(Spec(f"reliability.{key}_afr", f"Annual failure rate, {label}", "share/year", **_AFR)
+      for key, label in (("optic", "transceivers"), ("cable", "fibre cables"), ("psu", "power supplies"),
+                         ("fan", "fans"), ("switch", "fabric switches"))),
+    Spec("reliability.nic_price", "Price per spare NIC", "USD", **_USD),
+    Spec("reliability.psu_price", "Price per spare power supply", "USD", **_USD),
+    Spec("reliability.fan_price", "Price per spare fan module", "USD", **_USD),
+])
+
+RULES = [("reliability.job_gpus", "<=", "power.gpus", "a training job runs on the site's own GPUs")]
+
+
+@dataclass(frozen=True)
+class ReliabilityOut:
+    """What the power chain, the bill of materials, the TCO and the Summary read (storage lines: sized only)."""
+
+    job_gpus: Line
+    job_nodes: Line
+    node_rate: Line  # node replacements per GPU-hour (the spares' repair pipeline and hot pool)
+    nic_rate: Line
+    mtbi: Line
+    interruptions_per_month: Line
+    checkpoint_size: Line
+    write_time: Line
+    optimal_interval: Line
+    goodput: Line
+    goodput_optimal: Line
+    storage_power: Line | None = None  # None: the site gives its storage (power.storage_power, tco.storage_capex)
+    fast_appliances: Line | None = None
+    fast_price: Line | None = None
+    capacity_tb: Line | None = None
+    capacity_price: Line | None = None
+
+
+@dataclass(frozen=True)
+class Spare:
+    """One part type's spares for the bill of materials: its held count and the price it is bought at."""
+
+    key: str
+    label: str
+    held: Line
+    unit: str
+    price: Line
+    part: str  # the catalog kind that names it (the BOM's spec), or ""
+    spec: str
+
+
+def sized(i: AllInputs) -> bool:
+    return i.reliability.choice("storage_sizing") == "sized"
+
+
+def define(scope: Scope, i: AllInputs) -> ReliabilityOut:
+    """Interruptions, checkpoints and the shared storage, from inputs only (the fleet is defined after it)."""
+    s = scope.sheet(TITLE)
+    r = i.reliability
+    rates, job, nodes = _interruptions(s, r, i.power)
+    mtbi, monthly = rates["mtbi"], rates["monthly"]
+    s.section("Checkpoints: size")
+    size = s.calc("checkpoint_size", "Checkpoint size", "TB", r.model_parameters * r.state_bytes,
+                  "parameters x state bytes per parameter")
+    storage = _storage(s, r, size) if sized(i) else _given_storage(s, r)
+    write, restore = _bandwidth(s, r, size, nodes, storage)
+    out = _goodput(s, r, mtbi, job, write, restore)
+    _curve(scope, s, r, mtbi, write, restore, out)
+    return ReliabilityOut(
+        job_gpus=job, job_nodes=nodes, node_rate=rates["node"], nic_rate=rates["nic"], mtbi=mtbi,
+        interruptions_per_month=monthly, checkpoint_size=size, write_time=write, optimal_interval=out["optimal"],
+        goodput=out["goodput"], goodput_optimal=out["goodput_optimal"], storage_power=storage.get("power"),
+        fast_appliances=storage.get("appliances"), fast_price=storage.get("price"),
+        capacity_tb=storage.get("capacity_tb"), capacity_price=storage.get("capacity_price"))
+
+
+def _interruptions(s: SheetBuilder, r: Inputs, p: Inputs) -> tuple[dict[str, Line], Line, Line]:
+    """Each component's rate per GPU-hour from the reference job; the job's MTBI and interruptions a month."""
+    s.section("Interruptions: the reference job (Llama 3 pre-training) and this site's job")
+    s.text("Rate per GPU-hour = interruptions / (GPUs x days x 24 h); a job of n GPUs is interrupted n x rate "
+           "an hour, so its mean time between interruptions is 1 / (n x rate).")
+    exposure = s.calc("ref_gpu_hours", "Reference job: GPU-hours observed", "GPU-h", r.ref_gpus * r.ref_days,
+                      "GPUs x days x 24 h", fmt=COUNT)
+    rates = {key: s.calc(f"rate_{key}", f"Interruptions per GPU-hour, {label}", "/GPU-h",
+                         getattr(r, f"ref_{key}") / exposure, "reference count / reference GPU-hours", fmt=RATE)
+             for key, label in COMPONENTS}
+    total = s.calc("rate_total", "Interruptions per GPU-hour, all components", "/GPU-h", added(list(rates.values())),
+                   fmt=RATE)
+    s.calc("ref_mtbi", "Reference job: mean time between interruptions", "h",
+           1 / (total * r.ref_gpus), "1 / (rate x reference GPUs)", fmt="#,##0.00")
+    job = s.calc("gpus_in_job", "GPUs of the training job", "GPUs", r.job_gpus if r.has("job_gpus") else p.gpus,
+                 "the job's GPUs (Inputs)" if r.has("job_gpus") else "all the site's GPUs (power.gpus)",
+                 fmt=COUNT)
+    nodes = s.calc("job_nodes", "Nodes of the training job", "nodes", ceil(job / p.gpus_per_node),
+                   "ROUNDUP(job GPUs / GPUs per node)", fmt=COUNT)
+    mtbi = s.calc("mtbi", "Job: mean time between interruptions (MTBI)", "h", 1 / (total * job),
+                  "1 / (rate x job GPUs)", fmt="#,##0.00")
+    monthly = s.calc("interruptions_per_month", "Job: unexpected interruptions per month (730 h)", "interruptions",
+                     total * job * MONTH, "rate x job GPUs x 730 h", fmt="#,##0.00")
+    for key, label in COMPONENTS:
+        s.calc(f"per_month_{key}", f"Of which {label}", "interruptions", rates[key] * job * MONTH, fmt="#,##0.00")
+    s.calc("replacements_per_month", "Job: interruptions that need a part replaced, per month", "interruptions",
+           monthly * r.replacement_share, "interruptions x share that needs a part", fmt="#,##0.00")
+    s.calc("restarts_per_month", "Job: interruptions cleared by a restart, per month", "interruptions",
+           monthly * (1 - r.replacement_share), "interruptions x (1 - share that needs a part)", fmt="#,##0.00")
+    s.calc("planned_per_month", "Job: planned interruptions per month, besides (not in the goodput below)",
+           "interruptions", r.ref_planned / exposure * job * MONTH,
+           "reference planned count / reference GPU-hours x job GPUs x 730 h: a planned stop checkpoints first",
+           fmt="#,##0.00")
+    node = s.calc("node_rate", "Node replacements per GPU-hour (GPU, HBM, host)", "/GPU-h",
+                  added([rates[k] for k in NODE_COMPONENTS]) * r.replacement_share,
+                  "(GPU + HBM + host rates) x share that needs a part (applied alike to each component) [E]",
+                  fmt=RATE)
+    nic = s.calc("nic_rate", "NIC replacements per GPU-hour", "/GPU-h", rates["nic"] * r.replacement_share,
+                 "NIC rate x share that needs a part", fmt=RATE)
+    return {"mtbi": mtbi, "monthly": monthly, "node": node, "nic": nic}, job, nodes
+
+
+def _storage(s: SheetBuilder, r: Inputs, size: Line) -> dict[str, Line]:
+    """The fast tier from the checkpoint burst and the capacity it keeps; the capacity tier for retention."""
+    s.section("Shared storage, sized from the checkpoint burst (fast tier) and retention (capacity tier)")
+    burst = s.calc("burst_bandwidth", "Write bandwidth to write a checkpoint in the target time", "GB/s",
+                   size / r.target_write_time, "checkpoint size / target write time", fmt="#,##0.0")
+    room = s.calc("fast_capacity_need", "Fast tier capacity needed", "TB",
+                  size * r.fast_checkpoints + r.fast_data, "checkpoints kept x size + other data", fmt="#,##0.0")
+    by_bandwidth = s.calc("fast_by_bandwidth", "Appliances for the burst bandwidth", "appliances",
+                          burst / r.fast_write_bandwidth, "bandwidth needed / write bandwidth per appliance")
+    by_capacity = s.calc("fast_by_capacity", "Appliances for the capacity", "appliances", room / r.fast_capacity,
+                         "capacity needed / usable capacity per appliance")
+    count = s.calc("fast_appliances", "Fast tier appliances", "appliances", ceil(max_(by_bandwidth, by_capacity)),
+                   "ROUNDUP(MAX(for the bandwidth, for the capacity))", fmt=COUNT)
+    write = s.calc("fast_tier_write_bandwidth", "Fast tier write bandwidth", "GB/s", count * r.fast_write_bandwidth,
+                   "appliances x write bandwidth each", fmt="#,##0.0")
+    read = s.calc("fast_tier_read_bandwidth", "Fast tier read bandwidth", "GB/s", count * r.fast_read_bandwidth,
+                  "appliances x read bandwidth each", fmt="#,##0.0")
+    fast_power = s.calc("fast_tier_power", "Fast tier power", "kW", count * r.fast_power, "appliances x power each")
+    tb = s.calc("capacity_tb", "Capacity tier: usable capacity", "TB", size * r.capacity_checkpoints,
+                "checkpoints retained x size", fmt="#,##0.0")
+    slow_power = s.calc("capacity_tier_power", "Capacity tier power", "kW", tb * r.capacity_power,
+                        "usable TB x power per TB")
+    power = s.calc("storage_power", "Shared storage power (-> Power chain)", "kW", fast_power + slow_power,
+                   "fast tier + capacity tier")
+    s.text("Their prices are lines of the BOM's storage group: appliances x price, TB x price per TB.")
+    return {"write": write, "read": read, "power": power, "appliances": count, "price": r.fast_price,
+            "capacity_tb": tb, "capacity_price": r.capacity_price}
+
+
+def _given_storage(s: SheetBuilder, r: Inputs) -> dict[str, Line]:
+    s.section("Shared storage, as the site gives it (power.storage_power, tco.storage_capex)")
+    s.text("storage_sizing is given: the storage power and capex are the site's own inputs, as before; only its "
+           "bandwidth is read here.")
+    return {"write": r.storage_write_bandwidth, "read": r.storage_read_bandwidth}
+
+
+def _bandwidth(s: SheetBuilder, r: Inputs, size: Line, nodes: Line, storage: dict[str, Line]) -> tuple[Line, Line]:
+    """Write and restore at the slower of the job's nodes together and the shared storage."""
+    s.section("Checkpoints: write and restore")
+    lines = []
+    for key, what, per_node in (("write", "write", r.node_write_bandwidth), ("restore", "read", r.node_read_bandwidth)):
+        agg = s.calc(f"nodes_{what}_bandwidth", f"Job nodes together: {what} bandwidth", "GB/s",
+                     nodes * per_node, f"job nodes x {what} bandwidth per node", fmt="#,##0.0")
+        used = s.calc(f"{key}_bandwidth", f"Checkpoint {key} bandwidth (the slower of the two)", "GB/s",
+                      min_(agg, storage[what]), f"MIN(job nodes, shared storage {what} bandwidth)", fmt="#,##0.0")
+        lines.append(s.calc(f"{key}_time", f"Time to {key} a checkpoint", "s", size / used,
+                            f"checkpoint size / {key} bandwidth", fmt="#,##0.0"))
+    if "power" in storage:
+        s.check("write_within_target", "A checkpoint is written within the target time",
+                lines[0] <= r.target_write_time)
+    return lines[0], lines[1]
+
+
+def _goodput(s: SheetBuilder, r: Inputs, mtbi: Line, job: Line, write: Line, restore: Line) -> dict[str, Line]:
+    """Young's optimal interval; goodput and lost work at the chosen and at the optimal interval."""
+    s.section("Checkpoint interval and goodput (first-order model: Young 1974, Daly 2006)")
+    s.text("overhead = W / tau + (tau / 2 + R + Rs) / M; goodput = 1 - overhead (at least 0). W write time, tau "
+           "interval, R restart, Rs restore, M the job's MTBI; the job stalls while it writes.")
+    optimal = s.calc("optimal_interval", "Optimal interval (Young/Daly: (2 x MTBI x write time)^0.5)", "min",
+                     (2 * mtbi * write) ** 0.5, "(2 x MTBI x write time)^0.5", fmt="#,##0.0")
+    out = {"optimal": optimal}
+    for key, label, tau in (("", "chosen", r.checkpoint_interval), ("_optimal", "optimal", optimal)):
+        lost = s.calc(f"lost_per_interruption{key}", f"Time lost per interruption, {label} interval", "min",
+                      tau / 2 + r.restart_time + restore, "interval / 2 + restart + restore", fmt="#,##0.0")
+        s.calc(f"lost_gpu_hours{key}", f"GPU-hours lost per interruption, {label} interval", "GPU-h",
+               lost * job, "time lost x job GPUs", fmt=COUNT)
+        s.calc(f"write_overhead{key}", f"Share of time writing checkpoints, {label} interval", "%",
+               write / tau, "write time / interval", fmt="0.00%")
+        s.calc(f"rework_overhead{key}", f"Share of time lost to interruptions, {label} interval", "%",
+               lost / mtbi, "time lost per interruption / MTBI", fmt="0.00%")
+        out[f"goodput{key}"] = s.calc(
+            f"goodput{key}", f"Goodput (useful share of the job's time), {label} interval", "%",
+            goodput_at(tau, lost, write, mtbi), "1 - write / interval - time lost / MTBI, at least 0",
+            fmt="0.00%")
+    return out
+
+
+def goodput_at(tau: Any, lost: Any, write: Line, mtbi: Line) -> Node:
+    """The first-order goodput at interval tau, with `lost` the time lost per interruption (tau / 2 + restart +
+    restore): 1 - W / tau - lost / M, at least 0."""
+    return max_(0, 1 - write / tau - lost / mtbi)
+
+
+def _curve(scope: Scope, s: SheetBuilder, r: Inputs, mtbi: Line, write: Line, restore: Line,
+           out: dict[str, Line]) -> None:
+    """Goodput at intervals of step, 2 x step... of the optimal one, and the chart with the optimum marked."""
+    s.section("Goodput against the checkpoint interval (the chart's rows)")
+    step = s.calc("curve_interval_step", "Interval step", "min", out["optimal"] * r.curve_step,
+                  "optimal interval x step share", fmt="#,##0.0")
+    points: list[Line] = []
+    for k in range(1, CURVE_POINTS + 1):
+        points.append(s.calc(f"curve_interval_{k}", f"Interval at point {k}", "min",
+                             points[-1] + step if points else step, fmt="#,##0.0"))
+    goodput = [s.calc(f"curve_goodput_{k}", f"Goodput at point {k}", "%",
+                      goodput_at(tau, tau / 2 + r.restart_time + restore, write, mtbi),
+                      "as the goodput above, at this interval", fmt="0.00%")
+               for k, tau in enumerate(points, start=1)]
+    scope.book.charts.append(Chart(s.title, "Goodput against the checkpoint interval (the optimum marked)",
+                                   "scatter", goodput, y_title="goodput", x_title="checkpoint interval (min)",
+                                   categories=points, highlight=(out["optimal"], out["goodput_optimal"])))
+
+
+def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerOut, fabric: FabricOut,
+                  cooling: CoolingOut, parts: dict[str, str]) -> tuple[Spare, ...]:
+    """Spares per part type, from the fleet's counts and failure domains (after the fleet is defined)."""
+    s = scope.sheet(TITLE)
+    r, t = i.reliability, i.tco
+    s.section("Spares: the value of the job's capacity while it waits")
+    value = s.calc("job_value_per_hour", "The job's capacity per hour (what waiting for a part idles)", "USD/h",
+                   rel.job_gpus * t.on_demand_price, "job GPUs x on-demand rent per GPU-hour (renting it instead)",
+                   fmt=USD)
+    buffer = _domains(s, r, power, fabric, cooling)
+    nodes = _node_spares(s, r, rel, power, value, buffer, t.server_price)
+    cheap = [  # key, label, unit, installed, replacements per day (before the day), lead time, price, catalog kind
+        ("nic", "NICs", "NICs", power.nodes * i.power.nics_per_node, rel.nic_rate * power.gpus, r.nic_price, ""),
+        ("optic", "transceivers", "modules", fabric.transceivers_total, None, t.transceiver_price, "optic"),
+        ("cable", "fibre cables", "cables", fabric.cables_total, None, t.cable_price, ""),
+        ("psu", "power supplies", "PSUs", power.nodes * i.bom.node_power_cords, None, r.psu_price, ""),
+        ("fan", "fans", "fans", power.nodes * r.fans_per_node, None, r.fan_price, ""),
+        ("switch", "fabric switches", "switches", fabric.switches_total, None, t.switch_price, "switch"),
+    ]
+    spares = [nodes] + [_part(s, r, value, *row) for row in cheap]
+    spares = [Spare(k, lbl, held, unit, price, kind, parts.get(kind, "")) for k, lbl, held, unit, price, kind in spares]
+    s.section("Spares held, by part type (the chart's rows)")
+    rows = [s.show(x.held, f"held_{x.key}_by_part", f"Spare {x.label}") for x in spares]
+    scope.book.charts.append(Chart(s.title, "Spares held, by part type", "bar", rows, y_title="spares held"))
+    return tuple(spares)
+
+
+def _domains(s: SheetBuilder, r: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut) -> Line:
+    """The most nodes that fail at once: a rack's, a leaf switch's, a CDU's racks'."""
+    s.section("Spares: correlated failures (the most nodes that fail at once)")
+    rack = s.calc("rack_domain", "Nodes a rack failure takes (PDUs, rack cabling)", "nodes", power.nodes_per_rack,
+                  "nodes per rack (Power chain)", fmt=COUNT)
+    leaf = s.calc("leaf_domain", "Nodes a leaf switch failure takes", "nodes", fabric.leaf_nodes,
+                  "nodes a leaf switch serves (Fabric)", fmt=COUNT)
+    liquid = power.racks * flag(cooling.rack_liquid_heat > Const(0, "kW"))
+    cdu = s.calc("cdu_domain", "Nodes a CDU failure takes (its share of the liquid-cooled racks)", "nodes",
+                 ceil(liquid / max_(cooling.cdus_installed, 1)) * power.nodes_per_rack,
+                 "ROUNDUP(liquid-cooled racks / CDUs installed) x nodes per rack (0: no liquid-cooled racks)",
+                 fmt=COUNT)
+    largest = s.calc("largest_domain", "Most nodes that fail at once", "nodes", max_(rack, leaf, cdu),
+                     "MAX(rack, leaf switch, CDU)", fmt=COUNT)
+    domain = r.choice("correlated_domain")
+    held = {"largest": largest, "rack": rack, "leaf": leaf, "cdu": cdu, "none": Const(0)}[domain]
+    why = ("none held: the job runs smaller while a domain is repaired" if domain == "none" else
+           f"the {domain} domain's nodes (the site's choice: {domain})")
+    return s.calc("correlated_buffer", "Correlated-failure buffer", "nodes", held, why, fmt=COUNT)
+
+
+def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOut, value: Line, buffer: Line,
+                 price: Line) -> tuple[Any, ...]:
+    """Spare nodes: repair pipeline + hot pool + correlated buffer, less the nodes idle beyond the job."""
+    s.section("Spares: GPU nodes (repair pipeline + hot pool + correlated buffer)")
+    per_day = s.calc("node_per_day", "Node replacements per day, whole site", "parts/day",
+                     rel.node_rate * power.gpus, "node replacements per GPU-hour x site GPUs x 24 h", fmt="#,##0.000")
+    pipeline = s.calc("node_pipeline", "Repair pipeline (Little's law: per day x turnaround)", "parts",
+                      per_day * r.repair_turnaround, "replacements per day x repair turnaround", fmt="#,##0.00")
+    hot = s.calc("hot_pool", "Hot pool: nodes the job restarts on while a cold spare is readied", "nodes",
+                 ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
+                 "ROUNDUP(the job's node replacements per hour x time to ready a cold spare)", fmt=COUNT)
+    reserve = s.calc("node_reserve", "Reserve: pipeline (rounded up) + hot pool + buffer", "nodes",
+                     ceil(pipeline) + hot + buffer, fmt=COUNT)
+    idle = s.calc("idle_nodes", "Nodes of the site beyond the job (already spare capacity)", "nodes",
+                  power.nodes - rel.job_nodes, "site nodes - job nodes", fmt=COUNT)
+    need = s.calc("node_need", "Spare nodes to buy", "nodes", max_(0, reserve - idle),
+                  "MAX(0, reserve - nodes beyond the job)", fmt=COUNT)
+    held = _hold(s, "node", "GPU nodes", r.repair_turnaround, value, price, need)
+    return "node", "GPU nodes", held, "nodes", price, "node"
+
+
+def _part(s: SheetBuilder, r: Inputs, value: Line, key: str, label: str, unit: str, installed: Node,
+          rate: Node | None, price: Line, kind: str) -> tuple[Any, ...]:
+    """A part type's repair pipeline by Little's law, from the job's rate (NICs) or an annual failure rate."""
+    s.section(f"Spares: {label}")
+    count = s.calc(f"{key}_installed", f"Installed {label}", unit, installed, fmt=COUNT)
+    per_day = s.calc(f"{key}_per_day", f"Replacements per day, {label}", "parts/day",
+                     rate if rate is not None else count * getattr(r, f"{key}_afr"),
+                     "replacements per GPU-hour x site GPUs x 24 h" if rate is not None else
+                     "installed x annual failure rate / 365", fmt="#,##0.000")
+    pipeline = s.calc(f"{key}_pipeline", f"Repair pipeline, {label} (Little's law)", "parts",
+                      per_day * r.parts_lead_time, "replacements per day x lead time", fmt="#,##0.00")
+    need = s.calc(f"{key}_need", f"Spare {label} to hold", unit, ceil(pipeline),
+                  "ROUNDUP(pipeline): a spare node carries its own parts, so no hot pool or buffer", fmt=COUNT)
+    held = _hold(s, key, label, r.parts_lead_time, value, price, need)
+    return key, label, held, unit, price, kind
+
+
+def _hold(s: SheetBuilder, key: str, label: str, lead: Line, value: Line, price: Line, need: Line) -> Line:
+    """Hold a part at all when waiting one lead time for it idles more of the job than the part costs."""
+    wait = s.calc(f"{key}_wait_cost", f"Waiting one lead time for one of the {label}: the job's capacity idle",
+                  "USD", lead * value, "lead time x the job's capacity per hour", fmt=USD)
+    hold = s.calc(f"{key}_hold", f"Hold spare {label} (waiting costs more than the part)", "TRUE/FALSE",
+                  wait > price, "lead time x value of the capacity lost waiting > the part's price", fmt=BOOL)
+    return s.calc(f"{key}_held", f"Spare {label} held", "parts", need * flag(hold), "to hold x hold flag",
+                  fmt=COUNT)
+
+
+def summarise(s: SheetBuilder, rel: ReliabilityOut, spares: tuple[Spare, ...]) -> None:
+    """The Summary's reliability figures."""
+    s.section("Reliability and storage (Reliability sheet)")
+    for line in (rel.mtbi, rel.interruptions_per_month, rel.checkpoint_size, rel.optimal_interval, rel.goodput,
+                 rel.storage_power):
+        if line is not None:
+            s.show(line)
+    node = spares[0]  # the GPU nodes: the other parts are a few of each (Reliability sheet, BOM)
+    s.show(node.held, f"reliability_spare_{node.key}", f"Spare {node.label} held")
+
