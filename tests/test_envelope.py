@@ -29,10 +29,10 @@ from workbook.models import (
     define_fleet,
     define_site_fleet,
     model_inputs,
-    reliability,
     summary,
 )
 from workbook.models import envelope as envelope_model
+from workbook.models import reliability as reliability_model
 from workbook.models.base import Scope
 from workbook.models.envelope import EnvelopeOut
 
@@ -54,7 +54,7 @@ def envelope_book(site_path: Path, *others: tuple[str, Path, str]) -> tuple[Book
     for title in sheets.ORDER:
         book.sheets.setdefault(title, [])
     site = load_site(site_path, specs(), rules=all_rules())
-    inputs = model_inputs(book, site, [*ENGINEERING, reliability, envelope_model])
+    inputs = model_inputs(book, site, [*ENGINEERING, reliability_model, envelope_model])
     _, fleet = define_site_fleet(book, inputs)
     fleets = [("Site fleet", fleet, fleet.inputs.power.gpu_throughput)]
     for label, path, namespace in others:
