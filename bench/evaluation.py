@@ -17,7 +17,7 @@
     the peak resident memory of that process (resource.getrusage) is printed.
 
 Printed for scripts: `RATIO whole-book evaluate = 1.30x (target <= 1.5x)` and
-`MEMORY 1,000,000 sites power+fabric+TCO answers = 1.4 GB peak (target < 2 GB)`.
+`MEMORY 1,000,000 sites power+fabric+TCO answers = 0.5 GB peak (target < 2 GB)`.
 
 Run: .venv/bin/python bench/evaluation.py [--reps N] [--sites N] [--chunk N]
 """
@@ -124,22 +124,154 @@ def running_sum(opening: np.ndarray, flow: np.ndarray) -> np.ndarray:
     return out
 
 
+# The unit conversion factors a formula names (templates/unit_constants.yaml): each is the float its constant's cell
+# holds (15 significant digits, workbook.units.factor), so the hand version multiplies or divides by the same number.
+UNITS = {"l_min_per_gpm": 3.785411784, "l_min_per_m3_s": 60000.0, "cfm_per_m3_s": 2118.88000328932,
+         "m3_h_per_cfm": 1.69901079552, "kw_per_ton_of_refrigeration": 3.51685333333333, "h_per_month": 730.0,
+         "months_per_year": 12.0, "weeks_per_month": 4.34523809523809, "s_per_min": 60.0, "h_per_day": 24.0,
+         "days_per_year": 365.0}
+H_MONTH, H_DAY, S_MIN, D_YEAR = UNITS["h_per_month"], UNITS["h_per_day"], UNITS["s_per_min"], UNITS["days_per_year"]
+
+
 # ---------------------------------------------------------------- the example's book, by hand
 
 
 def hand_book(x: dict[str, np.ndarray], periods: int, years: int) -> dict[str, np.ndarray]:
-    """Every line of the example's book (PUE facility model, colocation, cash, rail-optimised fabric), from its
-    inputs `x` (each (cases, 1), in its line's unit). Returns line id -> value."""
-    o: dict[str, np.ndarray] = {}
+    """Every line of the example's book (PUE facility model, colocation, cash, rail-optimised fabric, storage sized
+    from the checkpoint burst, a rack's nodes as the correlated-failure buffer), from its inputs `x` (each
+    (cases, 1), in its line's unit). Returns line id -> value."""
+    o: dict[str, np.ndarray] = {f"units.{k}": np.full((1, 1), v) for k, v in UNITS.items()}
     with np.errstate(all="ignore"):
+        _reliability(x, o)  # from inputs only: its storage power feeds the power chain
+        _goodput(x, o)
         _fabric(x, o)
         _power(x, o)
         _cooling(x, o)
         _ups_and_oob(x, o)
+        _spares(x, o)  # after the fleet: its failure domains and part counts
         _bom(x, o)
         _tco(x, o, periods, years)
+        _envelope(x, o)
         _checks_and_summary(x, o)
     return o
+
+
+RELIABILITY_COMPONENTS = ("gpu", "hbm", "nic", "network", "psu", "host", "software")
+
+
+def _reliability(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """Interruptions from the reference job's counts, the checkpoint, the shared storage sized from its burst, and
+    the checkpoint's write and restore times."""
+    g = x.__getitem__
+    share = g("reliability.replacement_share")
+    exposure = o["reliability.ref_gpu_hours"] = g("reliability.ref_gpus") * g("reliability.ref_days") * H_DAY
+    rates: dict[str, np.ndarray] = {}
+    for k in RELIABILITY_COMPONENTS:
+        rates[k] = o[f"reliability.rate_{k}"] = g(f"reliability.ref_{k}") / exposure
+    total = rates["gpu"]
+    for k in RELIABILITY_COMPONENTS[1:]:
+        total = A(total, rates[k])
+    o["reliability.rate_total"] = total
+    o["reliability.ref_mtbi"] = 1 / (total * g("reliability.ref_gpus"))
+    job = o["reliability.gpus_in_job"] = x.get("reliability.job_gpus", g("power.gpus"))
+    nodes = o["reliability.job_nodes"] = RU(job / g("power.gpus_per_node"))
+    o["reliability.mtbi"] = 1 / (total * job)
+    monthly = o["reliability.interruptions_per_month"] = total * job * 1 * H_MONTH  # x 1 month, in hours
+    for k in RELIABILITY_COMPONENTS:
+        o[f"reliability.per_month_{k}"] = rates[k] * job * 1 * H_MONTH
+    o["reliability.replacements_per_month"] = monthly * share
+    o["reliability.restarts_per_month"] = monthly * S(1, share)
+    o["reliability.planned_per_month"] = g("reliability.ref_planned") / exposure * job * 1 * H_MONTH
+    o["reliability.node_rate"] = A(A(rates["gpu"], rates["hbm"]), rates["host"]) * share
+    o["reliability.nic_rate"] = rates["nic"] * share
+    # the checkpoint (B params x bytes = GB, in TB) and the storage sized from its burst (TB/s in GB/s)
+    size = o["reliability.checkpoint_size"] = g("reliability.model_parameters") * g("reliability.state_bytes") / 1000
+    burst = o["reliability.burst_bandwidth"] = size / g("reliability.target_write_time") * 1000
+    room = o["reliability.fast_capacity_need"] = A(size * g("reliability.fast_checkpoints"), g("reliability.fast_data"))
+    by_bw = o["reliability.fast_by_bandwidth"] = burst / g("reliability.fast_write_bandwidth")
+    by_cap = o["reliability.fast_by_capacity"] = room / g("reliability.fast_capacity")
+    count = o["reliability.fast_appliances"] = RU(MX(by_bw, by_cap))
+    storage = {"write": count * g("reliability.fast_write_bandwidth"),
+               "read": count * g("reliability.fast_read_bandwidth")}
+    o["reliability.fast_tier_write_bandwidth"] = storage["write"]
+    o["reliability.fast_tier_read_bandwidth"] = storage["read"]
+    fast_power = o["reliability.fast_tier_power"] = count * g("reliability.fast_power")
+    tb = o["reliability.capacity_tb"] = size * g("reliability.capacity_checkpoints")
+    slow_power = o["reliability.capacity_tier_power"] = tb * g("reliability.capacity_power") / 1000  # W in kW
+    o["reliability.storage_power"] = A(fast_power, slow_power)
+    # write and restore at the slower of the job's nodes together and the storage (TB / (GB/s) in s)
+    for key, what in (("write", "write"), ("restore", "read")):
+        agg = o[f"reliability.nodes_{what}_bandwidth"] = nodes * g(f"reliability.node_{what}_bandwidth")
+        used = o[f"reliability.{key}_bandwidth"] = MN(agg, storage[what])
+        o[f"reliability.{key}_time"] = size / used * 1000
+    o["reliability.write_within_target"] = le(o["reliability.write_time"], g("reliability.target_write_time"))
+
+
+def _goodput(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """Young's optimal interval, goodput at the chosen and the optimal interval, and the goodput curve. Times: write
+    and restore in s, intervals and time lost in min, the MTBI in h (s_per_min converts s/min and min/h alike)."""
+    g = x.__getitem__
+    mtbi, job, write = o["reliability.mtbi"], o["reliability.gpus_in_job"], o["reliability.write_time"]
+    restart, restore = g("reliability.restart_time"), o["reliability.restore_time"]
+    optimal = o["reliability.optimal_interval"] = POW(2 * mtbi * write, 0.5)  # (h s)^0.5 is min: factor 1
+
+    def goodput(tau: np.ndarray, lost: np.ndarray) -> np.ndarray:
+        return MX(0, S(S(1, write / tau / S_MIN), lost / mtbi / S_MIN))
+
+    for key, tau in (("", g("reliability.checkpoint_interval")), ("_optimal", optimal)):
+        lost = o[f"reliability.lost_per_interruption{key}"] = A(A(tau / 2, restart), restore / S_MIN)
+        o[f"reliability.lost_gpu_hours{key}"] = lost * job / S_MIN
+        o[f"reliability.write_overhead{key}"] = write / tau / S_MIN
+        o[f"reliability.rework_overhead{key}"] = lost / mtbi / S_MIN
+        o[f"reliability.goodput{key}"] = goodput(tau, lost)
+    step = o["reliability.curve_interval_step"] = optimal * g("reliability.curve_step")
+    tau = step
+    for k in range(1, 11):
+        tau = o[f"reliability.curve_interval_{k}"] = tau if k == 1 else A(tau, step)
+        o[f"reliability.curve_goodput_{k}"] = goodput(tau, A(A(tau / 2, restart), restore / S_MIN))
+
+
+def _spares(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """Spares per part type (the Reliability sheet's second part, after the fleet): the correlated-failure domains,
+    spare nodes (repair pipeline + hot pool + buffer, less the nodes beyond the job), each cheap part's pipeline,
+    and whether waiting one lead time for a part idles more of the job than the part costs."""
+    g = x.__getitem__
+    gpus, nodes, per_rack = g("power.gpus"), o["power.nodes"], o["power.nodes_per_rack"]
+    value = o["reliability.job_value_per_hour"] = o["reliability.gpus_in_job"] * g("tco.on_demand_price")
+    rack = o["reliability.rack_domain"] = per_rack
+    leaf = o["reliability.leaf_domain"] = o["fabric.leaf_nodes"]
+    liquid = o["power.racks"] * (F(gt(o["cooling.rack_liquid_heat"], 0)) * 1)
+    cdu = o["reliability.cdu_domain"] = RU(liquid / MX(o["cooling.cdus_installed"], 1)) * per_rack
+    o["reliability.largest_domain"] = MX(rack, leaf, cdu)
+    buffer = o["reliability.correlated_buffer"] = rack  # the example holds a rack's nodes
+
+    def held(key: str, lead: np.ndarray, price: np.ndarray, need: np.ndarray) -> None:
+        wait = o[f"reliability.{key}_wait_cost"] = lead * value * H_DAY
+        hold = o[f"reliability.{key}_hold"] = gt(wait, price)
+        o[f"reliability.{key}_held"] = o[f"reliability.held_{key}_by_part"] = need * (F(hold) * 1)
+
+    rate, turnaround = o["reliability.node_rate"], g("reliability.repair_turnaround")
+    per_day = o["reliability.node_per_day"] = rate * gpus * H_DAY
+    pipeline = o["reliability.node_pipeline"] = per_day * turnaround
+    hot = o["reliability.hot_pool"] = RU(rate * o["reliability.gpus_in_job"] * g("reliability.hot_refill_time"))
+    reserve = o["reliability.node_reserve"] = A(A(RU(pipeline), hot), buffer)
+    idle = o["reliability.idle_nodes"] = S(nodes, o["reliability.job_nodes"])
+    need = o["reliability.node_need"] = MX(0, S(reserve, idle))
+    held("node", turnaround, g("tco.server_price"), need)
+    lead = g("reliability.parts_lead_time")
+    for key, installed, price in (
+            ("nic", nodes * g("power.nics_per_node"), g("reliability.nic_price")),
+            ("optic", o["fabric.transceivers_total"], g("tco.transceiver_price")),
+            ("cable", o["fabric.cables_total"], g("tco.cable_price")),
+            ("psu", nodes * g("bom.node_power_cords"), g("reliability.psu_price")),
+            ("fan", nodes * g("reliability.fans_per_node"), g("reliability.fan_price")),
+            ("switch", o["fabric.switches_total"], g("tco.switch_price"))):
+        count = o[f"reliability.{key}_installed"] = installed
+        per_day = o[f"reliability.{key}_per_day"] = (o["reliability.nic_rate"] * gpus * H_DAY if key == "nic" else
+                                                      count * g(f"reliability.{key}_afr") / D_YEAR)
+        pipeline = o[f"reliability.{key}_pipeline"] = per_day * lead
+        need = o[f"reliability.{key}_need"] = RU(pipeline)
+        held(key, lead, price, need)
 
 
 def _fabric(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
@@ -159,6 +291,7 @@ def _fabric(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     o["fabric.max_two_tier_endpoints"] = radix * down
     o["fabric.max_three_tier_endpoints"] = radix * s_down * down
     o["fabric.leaves_per_rail"] = RU(hosts / down)
+    o["fabric.leaf_nodes"] = RU(MN(down, hosts) / g("power.hosts_per_node"))  # a rail's leaf: one NIC per host
     full = o["fabric.full_leaves"] = rails * RD(hosts / down)
     part_down = o["fabric.partial_leaf_down_ports"] = S(hosts, RD(hosts / down) * down)
     part = o["fabric.partial_leaves"] = rails * IF(gt(part_down, 0), 1.0, 0.0)
@@ -295,7 +428,8 @@ def _power(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     net_power = o["power.network_rack_power"] = A(o["fabric.switches_power"], o["fabric.optics_power"]) / MX(
         net_racks, 1)
     support_power = g("power.support_rack_power")
-    st_racks = o["power.storage_racks"] = RU(g("power.storage_power") / support_power)
+    storage = o["power.storage_load"] = o["reliability.storage_power"]  # sized on the Reliability sheet
+    st_racks = o["power.storage_racks"] = RU(storage / support_power)
     mg_racks = o["power.management_racks"] = RU(g("power.management_power") / support_power)
     support = o["power.support_racks"] = A(A(net_racks, st_racks), mg_racks)
     total = o["power.racks_total"] = A(racks, support)
@@ -316,8 +450,7 @@ def _power(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     compute = o["power.compute_power"] = nodes * node
     network = o["power.network_power"] = o["fabric.switches_power"]
     optics = o["power.optics_power"] = o["fabric.optics_power"]
-    it = o["power.it_load"] = A(A(A(A(compute, network), optics), g("power.storage_power")),
-                                g("power.management_power"))
+    it = o["power.it_load"] = A(A(A(A(compute, network), optics), storage), g("power.management_power"))
     o["power.it_energy_load"] = S(it, nodes * S(node, comp))
     facility = o["power.facility_power"] = it * g("power.pue")
     o["power.facility_overhead"] = S(facility, it)
@@ -355,11 +488,11 @@ def _cooling(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     load = o["cooling.heat_load"] = A(A(liquid, air), indoor)
     per_kw, rho, cp = g("cooling.flow_per_kw"), g("cooling.coolant_density"), g("cooling.coolant_specific_heat")
     flow = o["cooling.coolant_flow"] = liquid * per_kw
-    o["cooling.coolant_flow_gpm"] = flow * 0.264172052358149
-    o["cooling.coolant_mass_flow"] = flow * rho / 60000
-    rise = o["cooling.coolant_rise"] = 1 / (per_kw * rho * cp) * 60000
+    o["cooling.coolant_flow_gpm"] = flow / UNITS["l_min_per_gpm"]
+    o["cooling.coolant_mass_flow"] = flow * rho / UNITS["l_min_per_m3_s"]
+    rise = o["cooling.coolant_rise"] = 1 / (per_kw * rho * cp) * UNITS["l_min_per_m3_s"]
     o["cooling.coolant_return_temperature"] = A(g("cooling.coolant_supply_temperature"), rise)
-    o["cooling.min_flow_per_kw"] = 1 / (rho * cp * g("cooling.allowed_rise")) * 60000
+    o["cooling.min_flow_per_kw"] = 1 / (rho * cp * g("cooling.allowed_rise")) * UNITS["l_min_per_m3_s"]
     rack_liquid = o["cooling.rack_liquid_heat"] = o["power.nodes_per_rack"] * node_liquid
     rack_flow = o["cooling.rack_coolant_flow"] = rack_liquid * per_kw
     o["cooling.rack_flow_within_manifold"] = le(rack_flow, g("cooling.rack_manifold_flow"))
@@ -383,16 +516,16 @@ def _cooling(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     o["cooling.cdu_flow_one_down"] = ge(one_down * g("cooling.cdu_flow"), group_flow)
     air_rise = o["cooling.air_rise"] = S(g("cooling.air_return_temperature"), g("cooling.air_supply_temperature"))
     rho_air, cp_air = g("cooling.air_density"), g("cooling.air_specific_heat")
-    o["cooling.air_flow_per_kw"] = 1 / (rho_air * cp_air * air_rise) * 2118.88000328932
-    air_flow = o["cooling.air_flow"] = air / (rho_air * cp_air * air_rise) * 2118.88000328932
-    o["cooling.air_flow_m3h"] = air_flow * 1.69901079552
+    o["cooling.air_flow_per_kw"] = 1 / (rho_air * cp_air * air_rise) * UNITS["cfm_per_m3_s"]
+    air_flow = o["cooling.air_flow"] = air / (rho_air * cp_air * air_rise) * UNITS["cfm_per_m3_s"]
+    o["cooling.air_flow_m3h"] = air_flow * UNITS["m3_h_per_cfm"]
     dry = o["cooling.heat_dry_cooler"] = IF(ge(g("cooling.facility_water_temperature"),
                                                g("cooling.dry_cooler_threshold")), liquid, 0.0)
     comp_heat = o["cooling.heat_compressor"] = S(load, dry)
     comp_power = o["cooling.compressor_power"] = comp_heat / g("cooling.chiller_cop")
     chillers = o["cooling.heat_chillers"] = A(comp_heat, comp_power)
     rejection = o["cooling.heat_rejection"] = A(dry, chillers)
-    o["cooling.heat_rejection_tons"] = rejection * 0.284345096374031
+    o["cooling.heat_rejection_tons"] = rejection / UNITS["kw_per_ton_of_refrigeration"]
     o["cooling.heat_balance"] = eq(rejection, A(A(it_heat, indoor), comp_power))
     mass = o["cooling.cold_plate_mass"] = g("cooling.cold_plate_volume") * rho / 1000
     o["cooling.cold_plate_time"] = mass * cp * g("cooling.allowed_rise") / g("power.gpu_tdp")
@@ -423,9 +556,8 @@ def _ups_and_oob(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     o["fabric.oob_switches_power"] = switches * g("fabric.oob_switch_power") / 1000
 
 
-def _bom(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
-    """The bill of materials without quotes: every row's quantity, prices, cost, variance and lead time, the
-    groups' totals and longest lead times, the total (the TCO's IT capex) and the critical path."""
+def _bom_rows(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> dict[str, list[tuple[str, Any, Any]]]:
+    """The bill of materials' rows by group, in the sheet's order: (key, quantity, budget unit price)."""
     g = x.__getitem__
     flags = [o[f"fabric.{t}_single_mode"] for t in ("node_leaf", "leaf_spine", "spine_core")]
     mm_sw, sm, cable, sm_cable = (g("tco.transceiver_price"), g("tco.single_mode_transceiver_price"),
@@ -471,10 +603,24 @@ def _bom(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     rows["cooling"] = [("cdus", o["cooling.cdus_installed"], g("bom.cdu_price")),
                        ("manifolds", liquid, g("bom.manifold_price")),
                        ("hoses", liquid * g("bom.hoses_per_rack"), g("bom.hose_price"))]
-    rows["storage"] = [("storage", 1.0, g("tco.storage_capex"))]
+    rows["storage"] = [  # the tiers the Reliability sheet sizes (the capacity tier in whole TB: capacity / 1 TB)
+        ("storage_fast", o["reliability.fast_appliances"], g("reliability.fast_price")),
+        ("storage_capacity", RU(o["reliability.capacity_tb"] / 1), g("reliability.capacity_price"))]
+    rows["spares"] = [(f"spare_{key}", o[f"reliability.{key}_held"], g(price)) for key, price in (
+        ("node", "tco.server_price"), ("nic", "reliability.nic_price"), ("optic", "tco.transceiver_price"),
+        ("cable", "tco.cable_price"), ("psu", "reliability.psu_price"), ("fan", "reliability.fan_price"),
+        ("switch", "tco.switch_price"))]
     o["bom.gpus_qty"] = g("power.gpus")
     if not bought:
         o["bom.racks_qty"], o["bom.pdus_qty"] = o["power.racks_total"], o["power.pdus"]
+    return rows
+
+
+def _bom(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """The bill of materials without quotes: every row's quantity, prices, cost, variance and lead time, the
+    groups' totals and longest lead times, the total (the TCO's IT capex), the critical path and the tie-outs."""
+    g = x.__getitem__
+    rows = _bom_rows(x, o)
     totals, leads, variances = [], [], []
     for group, items in rows.items():
         for key, qty, price in items:
@@ -496,7 +642,17 @@ def _bom(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
         grand, var = A(grand, t), A(var, vv)
     o["bom.total"], o["bom.variance_total"] = grand, var
     path = o["bom.equipment_lead"] = A(MX(*leads), g("bom.install_time"))
-    o["bom.equipment_lead_months"] = RU(path / 4.345238095238095)
+    o["bom.equipment_lead_months"] = RU(path / 1 / UNITS["weeks_per_month"]) * 1  # weeks in months
+    # the tie-outs with the Fabric: the BOM's rows of each kind added in the sheet's order
+    keys = [key for key, _, _ in rows["network"]]
+    for check, ends, fabric in (("transceivers", ("_optics_mm", "_optics_sm"), "transceivers_total"),
+                                ("single_mode", ("_optics_sm",), "single_mode_transceivers_total"),
+                                ("cables", ("_cables_mm", "_cables_sm"), "cables_total")):
+        parts = [o[f"bom.{key}_qty"] for key in keys if key.endswith(ends)]
+        added = parts[0]
+        for part in parts[1:]:
+            added = A(added, part)
+        o[f"bom.{check}_tie_out"] = eq(added, o[f"fabric.{fabric}"])
 
 
 def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years: int) -> None:
@@ -511,17 +667,17 @@ def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years
     # running costs per month
     load, pue, price = o["power.it_energy_load"], o["power.pue_energy"], g("tco.electricity_price")
     idle = g("tco.idle_power_share")
-    e_idle = o["tco.energy_idle"] = load * idle * pue * price * 730
-    e_slope = o["tco.energy_per_utilisation"] = load * S(1, idle) * pue * price * 730
+    e_idle = o["tco.energy_idle"] = load * idle * pue * price * H_MONTH
+    e_slope = o["tco.energy_per_utilisation"] = load * S(1, idle) * pue * price * H_MONTH
     energy = o["tco.energy_cost"] = A(e_idle, e_slope * util)
     colo = o["tco.colo_cost"] = capacity * g("tco.colo_price")
     support = o["tco.support_cost"] = it_capex * g("tco.support_rate") / 12
     staff = o["tco.staff"] = g("tco.staff_fte") * g("tco.staff_cost") / 12
     o["tco.opex"] = A(A(A(energy, colo), support), staff)
     # rent per month
-    used = o["tco.used_gpu_hours"] = gpus * util * 730
-    committed = o["tco.committed_gpu_hours"] = gpus * g("tco.reserved_share") * 730
-    on_demand = o["tco.on_demand_gpu_hours"] = MX(0, S(used, committed) / 730) * 730
+    used = o["tco.used_gpu_hours"] = gpus * util * H_MONTH
+    committed = o["tco.committed_gpu_hours"] = gpus * g("tco.reserved_share") * H_MONTH
+    on_demand = o["tco.on_demand_gpu_hours"] = MX(0, S(used, committed))
     od_price = g("tco.on_demand_price")
     hourly = o["tco.rent_hours_cost"] = A(committed * g("tco.reserved_price"), on_demand * od_price)
     rent = o["tco.rent_cost"] = A(hourly, g("tco.rent_extras"))
@@ -572,9 +728,9 @@ def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years
     own_pv = o["tco.own_pv"] = own * df
     rent_pv = o["tco.rent_pv"] = rent_flow * df
     service_pv = o["tco.service_pv"] = live * df
-    full_pv = o["tco.full_gpu_hours_pv"] = live * gpus * df * 730
+    full_pv = o["tco.full_gpu_hours_pv"] = live * gpus * df * H_MONTH
     slope_pv = o["tco.energy_slope_pv"] = live * elec * e_slope * after_tax * df
-    od_pv = o["tco.on_demand_slope_pv"] = live * rent_index * gpus * od_price * after_tax * df * 730
+    od_pv = o["tco.on_demand_slope_pv"] = live * rent_index * gpus * od_price * after_tax * df * H_MONTH
     extras_pv = o["tco.extras_pv"] = live * extras * after_tax * df
 
     # payback, plain and discounted: running sums, and the first month in service where owning <= renting
@@ -600,6 +756,8 @@ def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years
     full = o["tco.pv_full_gpu_hours"] = SUM(full_pv)
     hours = o["tco.pv_gpu_hours"] = util * full
     o["tco.owned_cost_per_gpu_hour"] = SAFE(npv_own, hours)
+    useful = o["tco.pv_useful_gpu_hours"] = hours * o["reliability.goodput"]  # x goodput (Reliability sheet)
+    o["tco.owned_cost_per_useful_gpu_hour"] = SAFE(npv_own, useful)
     e_npv = o["tco.npv_energy_per_utilisation"] = SUM(slope_pv)
     od_npv = o["tco.npv_on_demand_per_utilisation"] = SUM(od_pv)
     fixed = o["tco.npv_own_without_utilisation"] = S(npv_own, util * e_npv)
@@ -646,16 +804,52 @@ def _tco(x: dict[str, np.ndarray], o: dict[str, np.ndarray], periods: int, years
     o["tco.curve_on_demand"] = SAFE(od_npv, full)
 
 
-CHECKS = [
-    "fabric.runs_within_single_mode_reach", "fabric.storage_holds_endpoints", "fabric.holds_endpoints",
-    "fabric.nic_fits_port", "power.racks_fit_hall", "power.network_racks_within_limit", "power.pdus_fit_rack",
-    "power.feed_within_site", "power.rack_within_limit", "power.whole_nodes", "cooling.rack_flow_within_manifold",
-    "cooling.rise_within_allowed", "cooling.coolant_above_facility_water", "cooling.cdu_heat_one_down",
-    "cooling.cdu_flow_one_down", "cooling.heat_balance", "cooling.floor_within_rating",
-    "cooling.overhead_carries_cooling_plant", "tco.life_within_timeline", "tco.pl_ties_to_cash",
+def _envelope(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """The power envelope of the site's one fleet (a PUE facility: no fixed facility load): the whole nodes a fixed
+    feed holds at TDP and power-capped. The contracted feed and the envelope's are in MW, the rest in kW."""
+    g = x.__getitem__
+    feed, per_gpu, nodes = g("envelope.feed"), g("power.gpus_per_node"), o["power.nodes"]
+    share = o["envelope.cap_throughput"] = POW(g("envelope.power_cap"), g("envelope.cap_exponent"))
+    per_kw = o["envelope.feed_per_peak_it"] = A(1, g("power.feed_headroom")) * o["power.contracted_feed"] / o[
+        "power.critical_it_capacity"] * 1000
+    fixed = o["envelope.fixed_feed"] = A(A(o["power.storage_load"], g("power.management_power")) * per_kw, 0)
+    o["envelope.network_per_node"] = A(o["power.network_power"], o["power.optics_power"]) / nodes
+    per_node = o["envelope.feed_per_node"] = S(o["power.contracted_feed"], fixed / 1000) / nodes * 1000
+    room = o["envelope.feed_for_nodes"] = S(feed * 1000, fixed)
+    whole = o["envelope.nodes"] = MX(0, RD(room / per_node))
+    gpus = o["envelope.gpus"] = whole * per_gpu
+    compute = o["envelope.compute"] = gpus * g("power.gpu_throughput")
+    o["envelope.gpus_per_mw"] = o["envelope.gpus_per_mw_by_fleet"] = gpus / feed
+    o["envelope.compute_per_mw"] = o["envelope.compute_per_mw_by_fleet"] = compute / feed
+    o["envelope.feed_left"] = S(room, whole * per_node)
+    o["envelope.node_fits"] = ge(whole, 1)
+    o["envelope.capped_gpu_power"] = g("power.gpu_tdp") * g("envelope.power_cap")
+    saving = o["envelope.cap_saving"] = o["power.node_gpu_power"] * S(1, g("envelope.power_cap")) / g(
+        "power.psu_efficiency")
+    capped = o["envelope.capped_feed_per_node"] = S(per_node, saving * per_kw)
+    capped_nodes = o["envelope.capped_nodes"] = MX(0, RD(room / capped))
+    capped_gpus = o["envelope.capped_gpus"] = capped_nodes * per_gpu
+    capped_compute = o["envelope.capped_compute"] = capped_gpus * (g("power.gpu_throughput") * share)
+    o["envelope.capped_gpus_per_mw"] = o["envelope.capped_gpus_per_mw_by_fleet"] = capped_gpus / feed
+    o["envelope.capped_compute_per_mw"] = o["envelope.capped_compute_per_mw_by_fleet"] = capped_compute / feed
+    o["envelope.extra_gpus"] = S(capped_gpus, gpus)
+    o["envelope.compute_gain"] = SAFE(S(capped_compute, compute), compute)
+
+
+CHECKS = [  # the checks of the master check (checks.all_pass), the base case's
+    "reliability.write_within_target", "fabric.runs_within_single_mode_reach", "fabric.storage_holds_endpoints",
+    "fabric.holds_endpoints", "fabric.nic_fits_port", "power.racks_fit_hall", "power.network_racks_within_limit",
+    "power.pdus_fit_rack", "power.feed_within_site", "power.rack_within_limit", "power.whole_nodes",
+    "cooling.rack_flow_within_manifold", "cooling.rise_within_allowed", "cooling.coolant_above_facility_water",
+    "cooling.cdu_heat_one_down", "cooling.cdu_flow_one_down", "cooling.heat_balance", "cooling.floor_within_rating",
+    "cooling.overhead_carries_cooling_plant", "bom.transceivers_tie_out", "bom.single_mode_tie_out",
+    "bom.cables_tie_out", "tco.life_within_timeline", "tco.pl_ties_to_cash", "envelope.node_fits",
 ]
-# the example's scenarios whose copy of the P&L tie-out check reaches the master check (the rows of the batch)
-SCENARIO_CHECKS = [(1, "tco.pl_ties_to_cash"), (2, "tco.pl_ties_to_cash")]
+# the example's scenarios whose copy of a check reaches the master check (the rows of the batch): the P&L tie-out
+# where the utilisation, the power price or the rent change the flows, and cheap_rent's service life too (cheaper
+# rent holds fewer spares, which can move the equipment lead time and so the service start)
+SCENARIO_CHECKS = [(1, "tco.pl_ties_to_cash"), (2, "tco.pl_ties_to_cash"), (3, "tco.life_within_timeline"),
+                   (3, "tco.pl_ties_to_cash")]
 
 SHOWN = [  # the Summary's lines that show another line as it is (the power chain's without their prefix)
     "gpus", "nodes", "racks", "racks_total", "node_power", "it_load", "facility_power", "contracted_feed",
@@ -665,15 +859,21 @@ SHOWN = [  # the Summary's lines that show another line as it is (the power chai
     "fabric.power", "cooling.heat_load", "cooling.liquid_heat", "cooling.air_heat", "cooling.coolant_flow",
     "cooling.coolant_flow_gpm", "cooling.air_flow", "cooling.heat_compressor", "cooling.compressor_power",
     "cooling.heat_rejection_tons", "cooling.cdus_n", "cooling.cdus_installed", "cooling.cdu_pump_power",
-    "cooling.rack_weight", "cooling.floor_load", "tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation",
-    "tco.npv_own", "tco.npv_rent", "tco.npv_advantage", "tco.irr_buy", "tco.payback_month",
-    "tco.discounted_payback_month", "tco.delay_cost", "tco.capex", "tco.owned_annual_cost", "tco.delay_gpu_hours",
+    "cooling.rack_weight", "cooling.rack_liquid_heat", "cooling.floor_load", "tco.owned_cost_per_gpu_hour",
+    "tco.break_even_utilisation", "tco.npv_own", "tco.npv_rent", "tco.npv_advantage", "tco.irr_buy",
+    "tco.payback_month", "tco.discounted_payback_month", "tco.delay_cost", "tco.capex", "tco.owned_annual_cost",
+    "tco.delay_gpu_hours", "tco.owned_cost_per_useful_gpu_hour", "reliability.mtbi",
+    "reliability.interruptions_per_month", "reliability.checkpoint_size", "reliability.optimal_interval",
+    "reliability.goodput", "reliability.storage_power",
 ]
 
 
 def _checks_and_summary(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     parts = [o[c][:1] for c in CHECKS] + [o[c][row : row + 1] for row, c in SCENARIO_CHECKS]
     passed = o["checks.all_pass"] = np.logical_and.reduce(np.broadcast_arrays(*parts))
+    built = "sensitivity.built_"  # the tornado's inputs as built: still the inputs' values (each an input id)
+    o["sensitivity.current"] = np.logical_and.reduce(np.broadcast_arrays(*(
+        eq(x[key[len(built):].replace("_", ".", 1)], x[key]) for key in x if key.startswith(built))))
     o["summary.all_checks_pass"] = passed
     for key in SHOWN:
         line_id = key if "." in key else f"power.{key}"
@@ -681,7 +881,8 @@ def _checks_and_summary(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> N
     o["summary.share_gpu"] = o["power.gpu_board_power"]
     o["summary.share_node_rest"] = S(o["power.compute_power"], o["power.gpu_board_power"])
     o["summary.share_network"] = A(o["power.network_power"], o["power.optics_power"])
-    o["summary.share_storage_mgmt"] = A(x["power.storage_power"], x["power.management_power"])
+    o["summary.share_storage_mgmt"] = A(o["power.storage_load"], x["power.management_power"])
+    o["summary.reliability_spare_node"] = o["reliability.node_held"]
     o["summary.share_facility"] = o["power.facility_overhead"]
 
 

@@ -176,6 +176,7 @@ def random_power_inputs(rng: np.random.Generator, n: int) -> dict[str, np.ndarra
         "power.max_pdus_per_rack": c([4.0, 6.0, 8.0], n),
         "power.switches_per_network_rack": c([8.0, 16.0, 20.0], n),
         "power.support_rack_power": u(5, 30, n),
+        "power.gpu_throughput": u(0.5, 5, n),  # read by the envelope, not by the power chain
     }
 
 

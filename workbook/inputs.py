@@ -441,7 +441,8 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
                    else f"is longer than {MAX_NAME} characters")
         raise InputError(problem, file=path, key="site", value=name, expected=expected)
 
-    defaults = _catalog_defaults(data.get("catalog"), path, catalog_path)
+    catalog = load_catalog(catalog_path) if isinstance(data.get("catalog"), dict) else {}  # read once a build
+    defaults = _catalog_defaults(data.get("catalog"), path, catalog_path, catalog)
     tool_defaults = load_defaults()
     values: dict[str, Value] = {}
     # Choices first (those that apply always, then those that depend on another): they decide which keys apply.
@@ -487,7 +488,7 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
         raise InputError("is not text", file=path, key="description", value=description, expected="text")
     return Site(path, name.strip(), _one_line(description or ""), values,
                 hashlib.sha256(raw_bytes).hexdigest(), scenarios, data.get("generation"),
-                catalog_parts(data.get("catalog"), catalog_path), data.get("quotes"))
+                catalog_parts(data.get("catalog"), catalog), data.get("quotes"))
 
 
 # A rule between two keys of one unit, checked once every value is parsed (a Spec checks one key alone):
@@ -520,12 +521,11 @@ def _kind(table: str) -> str:
     return table[:-2] if table.endswith("es") and _table(table[:-2]) == table else table.removesuffix("s")
 
 
-def catalog_parts(choice: Any, catalog_path: Path = CATALOG_PATH) -> dict[str, str]:
+def catalog_parts(choice: Any, catalog: dict[str, Any]) -> dict[str, str]:
     """The chosen catalog entries by kind, as a bill of materials names a part: "NVIDIA DGX H100 (8x H100 ...)".
     (The choice is validated by _catalog_defaults.)"""
     if not isinstance(choice, dict):
         return {}
-    catalog = load_catalog(catalog_path)
     out = {}
     for kind, entry_name in choice.items():
         entry = (catalog.get(_table(str(kind))) or {}).get(entry_name) if isinstance(entry_name, str) else None
@@ -534,14 +534,14 @@ def catalog_parts(choice: Any, catalog_path: Path = CATALOG_PATH) -> dict[str, s
     return out
 
 
-def _catalog_defaults(choice: Any, where: Path, catalog_path: Path) -> dict[str, tuple[Any, str, Where]]:
+def _catalog_defaults(choice: Any, where: Path, catalog_path: Path,
+                      catalog: dict[str, Any]) -> dict[str, tuple[Any, str, Where]]:
     """The values of the catalog entries a site chose: key -> (value, source, where it is written)."""
     if choice is None:
         return {}
     if not isinstance(choice, dict):
         raise InputError("is not a mapping", file=where, key="catalog", value=choice,
                          expected="a mapping such as {gpu: H100-SXM, node: DGX-H100}")
-    catalog = load_catalog(catalog_path)
     out: dict[str, tuple[Any, str, Where]] = {}
     for kind, entry_name in choice.items():
         kinds = [_kind(k) for k in catalog]
