@@ -297,6 +297,16 @@ def test_the_largest_domain_and_a_smaller_job(tmp_path: Path) -> None:
     assert err.value.key == "reliability.job_gpus"
 
 
+@pytest.mark.parametrize("params, bound", [(5e5, "at least"), (1e15, "at most")])
+def test_a_model_outside_a_million_to_100_trillion_parameters_is_refused(tmp_path: Path, params: float,
+                                                                         bound: str) -> None:
+    """Half a million parameters (a typo for 0.5 B) is refused by the key's own range, not the generic typo range,
+    and the bound is shown as the file writes it (a count) with the sheet's billions beside it."""
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "params", reliability={"model_parameters": params}))
+    assert err.value.key == "reliability.model_parameters" and err.value.value == params
+    assert err.value.problem.startswith(f"must be {bound} 1e+")
+
 def test_a_cdu_domain_on_a_liquid_cooled_site() -> None:
     """The B200 build's CDUs: ROUNDUP(liquid-cooled racks / CDUs installed) racks of 4 nodes each fail together."""
     m = load(B200)

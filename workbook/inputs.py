@@ -21,7 +21,7 @@ from typing import Any
 
 import pint
 
-from workbook.units import Q_, unit
+from workbook.units import Q_, factor, unit
 from workbook.yaml_reader import YamlError, clip, echo, read_yaml
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -193,7 +193,10 @@ def _amount(spec: Spec, x: float) -> str:
     """A bound as the reader wrote it: 100% for a fraction, 41 kW for a power, 2 for a count."""
     if spec.unit == "%":
         return f"{x * 100:g}%"
-    return f"{x:g} {spec.unit}" if spec.pint_unit.dimensionality else f"{x:g}"
+    if spec.pint_unit.dimensionality:
+        return f"{x:g} {spec.unit}"
+    scale = factor(spec.pint_unit, unit(""))  # "B params": the file gives the count, the sheet shows billions
+    return f"{x * scale:g} ({x:g} {spec.unit})" if scale != 1 else f"{x:g}"
 
 
 def _finance_time(text: str) -> str:
@@ -252,16 +255,16 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
         raise _fail(where, key, raw, "is not a number with a unit", spec) from None
     if not math.isfinite(mag):
         raise _fail(where, key, raw, "is not a finite number", spec)
-    if mag != 0 and not TINY <= abs(mag) <= HUGE:
-        raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} {spec.unit} (a typo?)".rstrip(), spec)
-    if spec.integer and not float(mag).is_integer():
-        raise _fail(where, key, raw, "is not a whole number", spec)
-    why = f" ({spec.why})" if spec.why else ""
+    why = f" ({spec.why})" if spec.why else ""  # the key's own range first: its reason says more than a typo's
     if spec.lo is not None and (mag < spec.lo or (spec.lo_open and mag == spec.lo)):
         bound = "greater than" if spec.lo_open else "at least"
         raise _fail(where, key, raw, f"must be {bound} {_amount(spec, spec.lo)}{why}", spec)
     if spec.hi is not None and mag > spec.hi:
         raise _fail(where, key, raw, f"must be at most {_amount(spec, spec.hi)}{why}", spec)
+    if mag != 0 and not TINY <= abs(mag) <= HUGE:
+        raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} {spec.unit} (a typo?)".rstrip(), spec)
+    if spec.integer and not float(mag).is_integer():
+        raise _fail(where, key, raw, "is not a whole number", spec)
     if spec.even and mag % 2 != 0:
         raise _fail(where, key, raw, "is not an even number", spec)
     return mag
