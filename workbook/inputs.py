@@ -190,12 +190,13 @@ def writable_unit(spec: Spec) -> str:
 
 
 def _amount(spec: Spec, x: float) -> str:
-    """A bound as the reader wrote it: 100% for a fraction, 41 kW for a power, 2 for a count."""
+    """A bound as the reader wrote it: 100% for a fraction, 41 kW for a power, 2 for a count, and for a count the
+    sheet shows scaled, the count the file gives with the sheet's figure beside it: 1e+06 (0.001 B params)."""
     if spec.unit == "%":
         return f"{x * 100:g}%"
     if spec.pint_unit.dimensionality:
         return f"{x:g} {spec.unit}"
-    scale = factor(spec.pint_unit, unit(""))  # "B params": the file gives the count, the sheet shows billions
+    scale = factor(spec.pint_unit, unit(""))
     return f"{x * scale:g} ({x:g} {spec.unit})" if scale != 1 else f"{x:g}"
 
 
