@@ -19,6 +19,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests import lo_transcription as lo
+from tests.helpers import binomial_quantile_exactly
 from workbook.formula import spreadsheet as ss
 
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True)
@@ -185,24 +186,6 @@ def test_npv_transcription_is_excel_npv(rate: float, values: list[float]) -> Non
     assert lo.npv(rate, values) == pytest.approx(npf.npv(rate, [0.0, *values]), rel=1e-9, abs=1e-6)
 
 
-def _binomial_quantile_exactly(n: int, p: float, level: float) -> int:
-    """The smallest k with P(X <= k) >= level, in exact rational arithmetic (the definition, not an algorithm)."""
-    from fractions import Fraction
-
-    p_, level_ = Fraction(p), Fraction(level)
-    q = 1 - p_
-    if q == 0:
-        return n  # every trial succeeds
-    total, term = Fraction(0), q**n
-    for k in range(n + 1):
-        if k:
-            term = term * (n - k + 1) / k * p_ / q
-        total += term
-        if total >= level_:
-            return k
-    return n
-
-
 @SETTINGS
 @given(n=st.one_of(st.integers(0, 60), st.integers(0, 200_000)), p=st.one_of(st.floats(0, 1), st.floats(0, 0.01)),
        level=st.one_of(st.floats(0, 1), st.sampled_from([0.5, 0.9, 0.95, 0.99, 0.999])))
@@ -225,7 +208,7 @@ def test_crit_binom_is_the_binomial_quantile(n: int, p: float, level: float) -> 
     """Away from a tie (the cumulative probability within 1e-9 of the level), CRITBINOM is the exact quantile."""
     from fractions import Fraction
 
-    want = _binomial_quantile_exactly(n, p, level)
+    want = binomial_quantile_exactly(n, p, level)
     p_ = Fraction(p)
     near = [abs(float(sum(Fraction(math.comb(n, j)) * p_**j * (1 - p_) ** (n - j) for j in range(k + 1))) - level)
             for k in (want - 1, want) if k >= 0]
