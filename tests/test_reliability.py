@@ -391,6 +391,8 @@ def test_a_rack_scale_node_spares_its_compute_trays() -> None:
     assert v(m, "reliability.node_pipeline_stock") == stock(144, mean) == 7
     assert v(m, "reliability.node_held") == 7 + 1 + 0 and v(m, "bom.spare_node_qty") == 8
     assert v(m, "bom.spare_node_cost") == 8 * 170_000
+    [(item, *_)] = [row for row in m.book.bom.rows if row[0].key == "spare_node"]
+    assert item.label == "Spare compute trays" and item.spec.startswith("compute tray (field-replaceable host) of")
     assert v(m, "reliability.nic_idled_gpus") == 4
     assert v(m, "reliability.nic_wait_cost") == pytest.approx(4 * v(m, "tco.on_demand_price") * 168, rel=1e-12)
     assert v(m, "reliability.psu_installed") == 8 * 48

@@ -376,7 +376,10 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
         ("fan", "fans", "fans", power.nodes * r.fans_per_node, None, r.fan_price, ""),
     ]
     spares = [nodes] + [_part(s, r, t, idle[row[0]], *row) for row in cheap] + [switch]
-    spares = [Spare(k, lbl, held, u, price, kind, parts.get(kind, "")) for k, lbl, held, u, price, kind in spares]
+    specs = dict(parts)
+    if unit["host"] and parts.get("node"):
+        specs["node"] = f"compute tray (field-replaceable host) of the {parts['node']}"
+    spares = [Spare(k, lbl, held, u, price, kind, specs.get(kind, "")) for k, lbl, held, u, price, kind in spares]
     s.section("Spares held, by part type (the chart's rows)")
     rows = [s.show(x.held, f"held_{x.key}_by_part", f"Spare {x.label}") for x in spares]
     scope.book.charts.append(Chart(s.title, "Spares held, by part type", "bar", rows, y_title="spares held"))
