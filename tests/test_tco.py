@@ -50,6 +50,7 @@ HAND_TCO = {
     "support_rate": "0 / year", "staff_fte": 0, "utilisation": 1.0, "on_demand_price": "2 USD/GPU/hour",
     "reserved_share": 0.0, "rent_extras": "0 USD/month", "horizon": "36 months", "rent_price_change": 0.0,
     "electricity_escalation": 0.0, "facility_escalation": 0.0, "lead_time": "0 months", "tax_rate": 0.0,
+    "staff_escalation": 0.0, "support_escalation": 0.0, "ramp_months": "0 months", "working_capital_months": "0 months",
 }
 # the BOM's other budget prices at 0, so the capex is the one node's 240,000 (the colocation supplies the cabinets)
 HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
@@ -161,7 +162,7 @@ def test_no_gpu_hours_shows_a_message_not_div0(tmp_path: Path, libreoffice: str)
     model, layout = built[0].model, built[0].layout
     sheet, row, col = layout.cells["tco.owned_cost_per_gpu_hour"]
     ws = openpyxl.load_workbook(built[0].xlsx, data_only=True)[sheet]
-    from workbook.models.tco import NO_HOURS
+    from workbook.models.tco.answers import NO_HOURS
 
     assert ws.cell(row + 1, col + 1).value == NO_HOURS
     assert evaluation(model)["lines"]["tco.owned_cost_per_gpu_hour"]["value"] is None
@@ -227,28 +228,47 @@ def test_the_decision_does_not_depend_on_the_financing(tmp_path: Path) -> None:
     cash = load(site_file(tmp_path, "cash", base=cash_site))
     for key in DECISION:
         assert np.array_equal(loan.values[key], cash.values[key], equal_nan=True), key
-    assert v(loan, "tco.financing_value") > 0  # at 21% tax the interest saves tax: that is its value
-    untaxed = load(site_file(tmp_path, "untaxed", base=yaml.safe_load(B200.read_text()), tco={"tax_rate": 0.0}))
-    assert v(untaxed, "tco.financing_value") == 0  # no tax: a loan at its own rate is worth nothing
-    assert v(untaxed, "tco.apv_own") == v(untaxed, "tco.npv_own")
+    # the WACC already holds the debt's tax shield: no APV adjustment is added to the decision (issue 26)
+    assert "tco.apv_own" not in loan.values and "tco.financing_value" not in loan.values
 
 
-def test_the_financing_is_worth_its_interest_tax_shield(tmp_path: Path) -> None:
-    """HAND with a 50% loan at 12% over 2 years and a 25% tax rate: 120,000 drawn at time 0, repaid from month 1
-    in 24 level payments; the financing is worth the PV, at the loan rate, of 25% of each month's interest."""
-    m = hand(tmp_path, financing="loan", loan_share=0.5, loan_rate=0.12, loan_term="2 years", tax_rate=0.25)
+def test_the_equity_irr_beside_the_project_irr(tmp_path: Path) -> None:
+    """HAND with a 50% loan at 12% over 2 years (no fee, no tax): 120,000 drawn at time 0 against the 240,000, repaid
+    from month 1 in 24 level payments. The project IRR is the IRR of rent - owning (numpy-financial), the equity's
+    the IRR of rent - (owning + financing); both annualised from months."""
+    import numpy_financial as npf
+
+    m = hand(tmp_path, financing="loan", loan_share=0.5, loan_rate=0.12, loan_term="2 years", loan_fee_share=0.0,
+             on_demand_price="2.5 USD/GPU/hour")
     i = monthly(0.12)
     payment = 120_000 * i / (1 - (1 + i) ** -24)
     assert v(m, "tco.loan_payment") == pytest.approx(payment, rel=1e-12)
-    balance, shield_pv = 120_000.0, 0.0
-    for k in range(1, 25):
-        interest = balance * i
-        shield_pv += 0.25 * interest / (1 + i) ** k
-        balance += interest - payment
-    assert abs(balance) < 1e-6
-    assert v(m, "tco.financing_value") == pytest.approx(shield_pv, rel=1e-12)
-    assert v(m, "tco.apv_own") == pytest.approx(v(m, "tco.npv_own") - shield_pv, rel=1e-12)
+    rent = [0.0] + [8 * 730 * 2.5] * 24 + [0.0] * 12
+    own = [240_000.0] + [0.0] * 36
+    equity = [240_000.0 - 120_000] + [payment] * 24 + [0.0] * 12
+    project = (1 + npf.irr([r - o for r, o in zip(rent, own, strict=True)])) ** 12 - 1
+    levered = (1 + npf.irr([r - e for r, e in zip(rent, equity, strict=True)])) ** 12 - 1
+    assert v(m, "tco.project_irr") == v(m, "tco.irr_buy") == pytest.approx(project, rel=1e-9)
+    assert v(m, "tco.equity_irr") == pytest.approx(levered, rel=1e-9)
     assert v(m, "tco.loan_repaid_in_term") and v(m, "tco.pl_ties_to_cash")
+
+
+def test_sources_and_uses_and_the_equity_paid_in(tmp_path: Path) -> None:
+    """HAND with a 3-month lead, the whole capex paid at order, a 50% loan at 12% drawn then, a 1% fee and a month
+    of working capital at a 1,000 USD monthly staff cost: uses = 240,000 + interest during construction
+    120,000 x ((1 + i)^3 - 1) + fee 1,200 + working capital 1,000; debt = 120,000 x (1 + i)^3 (the balance at
+    delivery); equity paid in = 240,000 - 120,000 + 1,200 + 1,000 = 122,200. The old "peak equity funding" (the
+    largest cumulative cash out) grew with every month of running costs; the peak funding need is the uses."""
+    m = hand(tmp_path, financing="loan", loan_share=0.5, loan_rate=0.12, loan_term="2 years", lead_time="3 months",
+             deposit_share=1.0, loan_fee_share=0.01, working_capital_months="1 month", staff_fte=1,
+             staff_cost="12000 USD/year")
+    i = monthly(0.12)
+    idc = 120_000 * ((1 + i) ** 3 - 1)
+    assert v(m, "tco.loan_interest_during_construction") == pytest.approx(idc, rel=1e-9)
+    assert v(m, "tco.uses_total") == pytest.approx(240_000 + idc + 1_200 + 1_000, rel=1e-12)
+    assert v(m, "tco.sources_debt") == pytest.approx(120_000 * (1 + i) ** 3, rel=1e-12)
+    assert v(m, "tco.sources_equity") == pytest.approx(122_200, rel=1e-12)
+    assert v(m, "tco.peak_funding") == v(m, "tco.uses_total") and v(m, "tco.sources_equal_uses")
 
 
 def test_interest_during_construction_is_capitalised(tmp_path: Path) -> None:
@@ -266,15 +286,71 @@ def test_interest_during_construction_is_capitalised(tmp_path: Path) -> None:
 
 
 def test_rent_falls_and_costs_escalate_once_a_year(tmp_path: Path) -> None:
-    """Rent at -20% a year: months 13-24 cost 0.8 x 11,680 = 9,344. Electricity +2.5% and colocation +3% a year
-    on the example: month 13's energy and colocation are 1.025 and 1.03 times month 1's."""
+    """Rent at -20% a year: months 13-24 cost 0.8 x 11,680 = 9,344. On the example every running cost moves from
+    year 2: electricity +2.5%, colocation +3%, staff +3.5%, support +3%: month 13's are those times month 5's (the
+    first month past the 3-month ramp, so the energy is at the target)."""
     m = hand(tmp_path, rent_price_change=-0.2)
     rent = v(m, "tco.rent_flow")
     assert rent[1] == pytest.approx(RENT) and rent[12] == pytest.approx(RENT)
     assert rent[13] == pytest.approx(0.8 * RENT, rel=1e-12)
-    ex = load(site_file(tmp_path, "moves", tco={"electricity_escalation": 0.025, "facility_escalation": 0.03}))
-    assert v(ex, "tco.energy_flow")[13] / v(ex, "tco.energy_flow")[1] == pytest.approx(1.025, rel=1e-12)
-    assert v(ex, "tco.facility_opex_flow")[13] / v(ex, "tco.facility_opex_flow")[1] == pytest.approx(1.03, rel=1e-12)
+    ex = load(site_file(tmp_path, "moves", tco={"electricity_escalation": 0.025, "facility_escalation": 0.03,
+                                                 "staff_escalation": 0.035, "support_escalation": 0.03}))
+    for row, change in (("energy_flow", 1.025), ("facility_opex_flow", 1.03), ("staff_flow", 1.035),
+                        ("support_flow", 1.03)):
+        assert v(ex, f"tco.{row}")[13] / v(ex, f"tco.{row}")[5] == pytest.approx(change, rel=1e-12), row
+
+
+def test_utilisation_ramps_up_over_its_first_months(tmp_path: Path) -> None:
+    """A 3-month ramp from 25%: months 1-3 use 25%, 50%, 75% of the target, so the rented GPU-hours (and the energy
+    above idle) follow: 2,920, 5,840, 8,760, then 11,680. The GPU-hours the costs per GPU-hour divide by follow too."""
+    m = hand(tmp_path, ramp_months="3 months", ramp_first_share=0.25, electricity_price="0.1 USD/kWh",
+             idle_power_share=0.0)
+    assert v(m, "tco.ramp")[:6].tolist() == [0, 0.25, 0.5, 0.75, 1, 1]
+    assert v(m, "tco.rent_flow")[:6].tolist() == pytest.approx([0, 0.25 * RENT, 0.5 * RENT, 0.75 * RENT, RENT, RENT])
+    energy = v(m, "tco.energy_flow")
+    assert energy[1] / energy[4] == pytest.approx(0.25, rel=1e-12) and energy[3] / energy[4] == pytest.approx(0.75)
+    assert v(m, "tco.pv_gpu_hours") == pytest.approx(8 * 730 * (0.25 + 0.5 + 0.75 + 21), rel=1e-12)
+
+
+def test_a_reserved_rent_is_fixed_for_its_term(tmp_path: Path) -> None:
+    """Half the GPUs reserved at 1.5 USD for 12-month terms, the market falling 20% a year: months 1-12 cost 4 x
+    730 x 1.5 = 4,380 reserved + 4 x 730 x 2 = 5,840 on demand; the renewal at month 13 takes the market's index
+    then (0.8). With a 24-month term the reserved price holds through month 24 while on demand falls: the old rule
+    moved both with the market, understating the reserved rent."""
+    m = hand(tmp_path, reserved_share=0.5, reserved_price="1.5 USD/GPU/hour", reserved_term="12 months",
+             rent_price_change=-0.2)
+    assert v(m, "tco.rent_flow")[[1, 12, 13, 24]].tolist() == pytest.approx([10_220, 10_220, 8_176, 8_176])
+    long = hand(tmp_path, "long", reserved_share=0.5, reserved_price="1.5 USD/GPU/hour", reserved_term="24 months",
+                rent_price_change=-0.2)
+    assert v(long, "tco.rent_flow")[[1, 13, 24]].tolist() == pytest.approx([10_220, 9_052, 9_052])  # 4,380 + 4,672
+    assert v(long, "tco.reserved_index")[[1, 13, 24]].tolist() == [1, 1, 1]
+
+
+def test_the_it_resale_value_follows_the_rent_market(tmp_path: Path) -> None:
+    """A 10% residual at today's rent, the rent falling 20% a year: the 2-year-old node (exit in month 24, year 2)
+    resells for 240,000 x 10% x 0.8 = 19,200; fixed, for 24,000. With the rent flat the two agree."""
+    falling = hand(tmp_path, rent_price_change=-0.2, residual_value=0.1)
+    assert v(falling, "tco.rent_index_at_exit") == pytest.approx(0.8) and v(falling, "tco.it_resale_value") == 19_200
+    assert v(falling, "tco.residual_flow")[24] == -19_200
+    fixed = hand(tmp_path, "fixed", rent_price_change=-0.2, residual_value=0.1, residual_basis="fixed")
+    assert v(fixed, "tco.it_resale_value") == 24_000
+    flat = hand(tmp_path, "flat", residual_value=0.1)
+    assert v(flat, "tco.it_resale_value") == 24_000
+
+
+def test_a_payback_is_a_month_after_which_buying_stays_ahead(tmp_path: Path) -> None:
+    """Rent at 8 USD falling 70% a year against a node with 25,000 USD of staff a month: cumulative renting passes
+    owning in month 12 (560,640 against 540,000) and falls behind again in month 14, for good. The old running
+    maximum named month 12; a payback is the month after the last one behind, and none when it ends behind."""
+    m = hand(tmp_path, on_demand_price="8 USD/GPU/hour", rent_price_change=-0.7, staff_fte=1,
+             staff_cost="300000 USD/year")
+    ahead = (v(m, "tco.own_cumulative") <= v(m, "tco.rent_cumulative"))[:25]
+    assert ahead.nonzero()[0].tolist() == [12, 13]
+    assert math.isnan(v(m, "tco.payback_month"))
+    assert m.book.lines["tco.payback_month"].guard_message == "never: buying ends behind renting"
+    back = hand(tmp_path, "back", on_demand_price="8 USD/GPU/hour", rent_price_change=-0.7)
+    rows = (v(back, "tco.own_cumulative") > v(back, "tco.rent_cumulative")).nonzero()[0]
+    assert v(back, "tco.payback_month") == rows.max() + 1 == 6  # 5 x 46,720 = 233,600 < 240,000 <= 6 x 46,720
 
 
 # ---------------------------------------------------------------- 6. tax and the P&L
@@ -297,6 +373,36 @@ def test_tax_shields_and_the_pl_ties_to_the_cash(tmp_path: Path) -> None:
     assert v(m, "tco.pl_ties_to_cash")
 
 
+def test_macrs_with_a_bonus_and_a_tax_lag(tmp_path: Path) -> None:
+    """HAND at 25% tax with MACRS 5-year property and a 40% bonus: 96,000 deducted in month 1, then the other
+    144,000 at 20%/12 a month in tax year 1 (2,400) and 32%/12 in year 2 (3,840); at exit (month 24) 144,000 x
+    (1 - 0.52) = 69,120 of tax basis is written off. Book depreciation stays 10,000 a month: the difference is
+    deferred tax. With a 3-month lag each month's tax is paid 3 months later, and the P&L still ties."""
+    m = hand(tmp_path, tax_rate=0.25, tax_depreciation="macrs-5", bonus_share=0.4)
+    tax_dep = v(m, "tco.it_tax_depreciation_flow")
+    assert tax_dep[1] == pytest.approx(96_000 + 2_400) and tax_dep[2] == pytest.approx(2_400)
+    assert tax_dep[13] == pytest.approx(3_840)
+    assert v(m, "tco.it_tax_basis_left") == pytest.approx(144_000 * 0.48, rel=1e-12)
+    assert v(m, "tco.tax_exit_loss_flow")[24] == pytest.approx(69_120, rel=1e-12)
+    assert v(m, "tco.depreciation_flow")[1] == pytest.approx(10_000)
+    assert v(m, "tco.pl_ties_to_cash")
+    lagged = hand(tmp_path, "lag", tax_rate=0.25, tax_depreciation="macrs-5", bonus_share=0.4, tax_lag="3 months")
+    assert v(lagged, "tco.tax_flow")[4] == pytest.approx(v(m, "tco.tax_flow")[1], rel=1e-12)
+    assert v(lagged, "tco.tax_flow")[1:4].tolist() == [0, 0, 0] and v(lagged, "tco.pl_ties_to_cash")
+
+
+def test_interest_during_construction_is_depreciated_not_expensed(tmp_path: Path) -> None:
+    """The loan drawn at order grows for 3 months before service: that interest is capitalised (IAS 23) and
+    depreciated over the 24 months of service (IDC / 24 a month, in the P&L and for tax); only interest after the
+    start of service is expensed. The P&L ties."""
+    m = hand(tmp_path, financing="loan", loan_share=0.5, loan_rate=0.12, loan_term="2 years", lead_time="3 months",
+             deposit_share=1.0, tax_rate=0.25, loan_fee_share=0.0)
+    idc = v(m, "tco.loan_interest_during_construction")
+    assert v(m, "tco.loan_interest_expensed_flow")[:4].tolist() == [0, 0, 0, 0]
+    assert v(m, "tco.capitalised_interest_depreciation_flow")[4] == pytest.approx(idc / 24, rel=1e-12)
+    assert v(m, "tco.pl_interest")[0] == 0 and v(m, "tco.pl_ties_to_cash")
+
+
 @pytest.mark.parametrize("site", ["example", "b200-liquid-build"])
 def test_the_pl_ties_with_tax_and_every_feature_on(tmp_path: Path, site: str) -> None:
     data = yaml.safe_load((ROOT / "inputs" / f"{site}.yaml").read_text())
@@ -310,23 +416,67 @@ def test_the_pl_ties_with_tax_and_every_feature_on(tmp_path: Path, site: str) ->
 # ---------------------------------------------------------------- 7. the facility's value at exit
 
 
-def test_facility_value_left_is_its_annuity_value(tmp_path: Path) -> None:
-    """B200 site: a 20-year facility leaves the IT after 5 years with 180 of its 240 months to run. Its level
-    monthly capital charge at 10% a year has (1 - (1+r)^-180) / (1 - (1+r)^-240) = 89.3% of its value still to
-    come, not the straight line's 75%; at a 0% cost of capital the two agree."""
+def test_the_facility_at_exit_by_each_method(tmp_path: Path) -> None:
+    """B200 site: a 20-year hall leaves the IT after 5 years with 180 of its 240 months to run. At book value (the
+    default) 75% of its cost is left; the annuity method keeps (1 - (1+r)^-180) / (1 - (1+r)^-240) = 89.3% (at 10%
+    a year); zero keeps nothing. The NPV advantage moves with the method by the exit month's discount factor x the
+    value's difference x (1 - tax), the tax on the gain over the same book basis (no tax lag)."""
     m = load(B200)
     r = monthly(0.10)
     share = (1 - (1 + r) ** -180) / (1 - (1 + r) ** -240)
     assert share == pytest.approx(0.8934, abs=1e-4)
     capex = v(m, "tco.facility_capex")
-    assert v(m, "tco.facility_value_left") == pytest.approx(capex * share, rel=1e-12)
-    assert v(m, "tco.facility_book_left") == pytest.approx(capex * 0.75, rel=1e-12)
+    assert v(m, "tco.facility_value_share") == v(m, "tco.facility_book_share") == 0.75
+    assert v(m, "tco.facility_value_left") == pytest.approx(capex * 0.75, rel=1e-12)
+    assert v(m, "tco.facility_annuity_share") == pytest.approx(share, rel=1e-12)
+    exit_df = 1 / (1 + r) ** (12 + 60)  # the exit month: a 12-month lead + the 60-month life
+    assert v(m, "tco.discount_at_exit") == pytest.approx(exit_df, rel=1e-12)
+    base = v(m, "tco.npv_advantage")
+    assert v(m, "tco.npv_advantage_facility_book") == pytest.approx(base, rel=1e-12)
+    assert v(m, "tco.npv_advantage_facility_annuity") - base == pytest.approx(
+        exit_df * capex * (share - 0.75) * (1 - 0.21), rel=1e-9)
+    assert v(m, "tco.npv_advantage_facility_zero") - base == pytest.approx(exit_df * capex * -0.75 * (1 - 0.21),
+                                                                           rel=1e-9)
     data = yaml.safe_load(B200.read_text())
     stated = load(site_file(tmp_path, "stated", base=data, tco={"facility_residual": "stated",
                                                                 "facility_exit_value": 0.5}))
     assert v(stated, "tco.facility_value_left") == pytest.approx(capex * 0.5, rel=1e-12)
-    flat = load(site_file(tmp_path, "flat", base=data, tco={"cost_of_capital": 0.0}))
-    assert v(flat, "tco.facility_value_left") == pytest.approx(v(flat, "tco.facility_capex") * 0.75, rel=1e-12)
+    annuity = load(site_file(tmp_path, "annuity", base=data, tco={"facility_residual": "annuity"}))
+    assert v(annuity, "tco.npv_advantage") == pytest.approx(v(m, "tco.npv_advantage_facility_annuity"), rel=1e-9)
+
+
+def test_lender_checks_the_loan_term_and_the_facility_life(tmp_path: Path) -> None:
+    """A loan repaid 36 months after the IT is retired, or a hall written off before the IT it houses, passed
+    before; each is now a check that fails."""
+    data = yaml.safe_load(B200.read_text())
+    m = load(site_file(tmp_path, "long_loan", base=data, tco={"loan_term": "8 years", "horizon": "120 months"}))
+    assert v(m, "tco.loan_within_life") == 0 and v(m, "summary.all_checks_pass") == 0
+    m = load(site_file(tmp_path, "short_hall", base=data, tco={"facility_life": "12 months"}))
+    assert v(m, "tco.facility_outlives_it") == 0
+    assert v(load(B200), "tco.loan_within_life") == 1 and v(load(B200), "tco.facility_outlives_it") == 1
+
+
+def test_owned_and_rented_per_gpu_hour_on_the_same_basis(tmp_path: Path) -> None:
+    """HAND at a 25% tax rate and a 0% cost of capital: 24 x 5,840 = 140,160 GPU-hours. Before tax owning costs
+    240,000 / 140,160 = 1.7123 and renting 2.000; after tax owning (240,000 - 25% x 240,000) / 140,160 = 1.2842 and
+    renting 1.500."""
+    m = hand(tmp_path, tax_rate=0.25)
+    assert v(m, "tco.owned_cost_per_gpu_hour_pretax") == pytest.approx(240_000 / 140_160, rel=1e-12)
+    assert v(m, "tco.rented_cost_per_gpu_hour_pretax") == pytest.approx(2.0, rel=1e-12)
+    assert v(m, "tco.owned_cost_per_gpu_hour") == pytest.approx(180_000 / 140_160, rel=1e-12)
+    assert v(m, "tco.rented_cost_per_gpu_hour") == pytest.approx(1.5, rel=1e-12)
+
+
+def test_a_month_of_delay_on_the_decision(tmp_path: Path) -> None:
+    """At 12%: one more month of lead time pays the node a month later (240,000 / (1 + i)) and moves the 24 months
+    of service (and the rent they replace) to months 2-25. The NPV advantage moves by [sum of rent over months 2-25
+    - 240,000 / (1 + i)] - [sum over months 1-24 - 240,000] = -90.61 USD: live, from the built-in scenario."""
+    m = hand(tmp_path, cost_of_capital=0.12)
+    i = monthly(0.12)
+    late = sum(RENT / (1 + i) ** k for k in range(2, 26)) - 240_000 / (1 + i)
+    base = sum(RENT / (1 + i) ** k for k in range(1, 25)) - 240_000
+    assert v(m, "tco.delay_npv_effect") == pytest.approx(late - base, rel=1e-9)
+    assert "one_month_late" in m.book.scenarios
 
 
 # ---------------------------------------------------------------- 8. sensitivity found by evaluation

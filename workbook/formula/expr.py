@@ -717,3 +717,38 @@ class Rollup(Node):
 
     def render(self, ctx: Context) -> str:
         return f"SUMIF({ctx.row_range(self.by)},{ctx.header()},{ctx.row_range(self.line)})"
+
+
+class Lagged(Node):
+    """A monthly row read `months` periods back: in each column, SUMIF(the month row, this column's month - months,
+    the row): the row's value in the month that many periods earlier (0 before the start). `months` is a single
+    value, so the lag is live (a payment made that many months after it is due)."""
+
+    axis = MONTHS
+
+    NODES = ("months",)
+    LINES = ("line", "by")
+
+    def __init__(self, line: Line, by: Line, months: Node,
+                 fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]):
+        if line.axis != MONTHS or by.axis != MONTHS:
+            raise FormulaError(f"lagged({line.id}) reads a monthly row by the monthly row of month numbers")
+        if months.series:
+            raise FormulaError(f"lagged({line.id}): the lag is a single value")
+        self.line, self.by, self.months, self.fn, self.unit = line, by, months, fn, line.unit
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        state = env.whole_rows()
+        try:
+            lag = np.asarray(self.months.evaluate(env), float)
+            keys, row = env.values[self.by.id], env.values[self.line.id]
+            whole = self.fn(keys, np.asarray(keys, float) - lag, row)
+        finally:
+            env.restore(state)
+        if env.column is not None:
+            return whole[:, env.column : env.column + 1]
+        return whole[:, env.window] if env.window is not None else whole
+
+    def render(self, ctx: Context) -> str:
+        back = f"{ctx.ref(self.by)}-{self.months.wrapped(ctx, MUL)}"
+        return f"SUMIF({ctx.row_range(self.by)},{back},{ctx.row_range(self.line)})"

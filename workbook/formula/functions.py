@@ -17,6 +17,7 @@ from workbook.formula.expr import (
     FormulaError,
     Func,
     Guard,
+    Lagged,
     Node,
     Prev,
     Rollup,
@@ -85,6 +86,22 @@ def where(cond: Any, then: Any, otherwise: Any) -> Node:
     a, b = _alike((then, otherwise), "where")
     return _twin(Func("IF", [c, a, b], lambda c, a, b: np.where(c, a, b), a.unit, is_bool=a.is_bool),
                  lambda c, a, b: a if c else b)
+
+
+def choose(index: Any, *values: Any) -> Node:
+    """CHOOSE(index, v1, v2, ...): the index-th value (whole indices from 1; an error, NaN here, outside them). For
+    a schedule by year (the MACRS rates by tax year), where nested IFs would do the same less readably."""
+    idx = convert(as_node(index), DIMENSIONLESS, "choose() picks by a whole number")
+    nodes = _alike(values, "choose")
+
+    def pick(i: np.ndarray, *v: np.ndarray) -> np.ndarray:
+        k, *arrays = np.broadcast_arrays(np.floor(spreadsheet.approx_value(np.asarray(i, float))), *v)
+        ok = (k >= 1) & (k <= len(arrays))
+        at = np.clip(np.nan_to_num(k, nan=1.0), 1, len(arrays)).astype(int) - 1
+        got = np.take_along_axis(np.stack(arrays), at[None, ...], axis=0)[0]
+        return np.where(ok, got, np.nan)
+
+    return Func("CHOOSE", [idx, *nodes], pick, nodes[0].unit)
 
 
 def _bools(args: tuple[Any, ...], name: str) -> list[Node]:
@@ -168,6 +185,13 @@ def all_over(line: Line) -> Node:
 def rollup(line: Line, years: Line) -> Node:
     """A monthly row summed by year (the start, then each year): SUMIF(years row, the column's year, row)."""
     return Rollup(line, years, kernels.row_sumif)
+
+
+def lagged(line: Line, months: Line, lag: Any) -> Node:
+    """The monthly row `lag` months back (0 before the start): SUMIF(month row, this month - lag, row). A payment
+    due in one month and made `lag` months later (tax); the lag is a live single value."""
+    return Lagged(line, months, convert(as_node(lag), months.unit, "lagged() by a number of months"),
+                  kernels.row_lagged)
 
 
 def pmt(rate: Any, nper: Any, pv: Any) -> Node:

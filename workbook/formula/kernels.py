@@ -162,6 +162,22 @@ def row_sumif(keys: Any, key: float, row: Any) -> np.ndarray:
     return np.array(out, dtype=float).reshape(-1, 1)
 
 
+def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
+    """SUMIF(keys, target, row) for each column's own target: column t holds the sum of the row where the key
+    equals targets[:, t] (the month a lag reaches back to), shape (batch, columns). Each column is row_sumif."""
+    keys, targets, row = np.broadcast_arrays(np.atleast_2d(_f(keys)), np.atleast_2d(_f(targets)),
+                                             np.atleast_2d(_f(row)))
+    out = np.empty(row.shape, dtype=float)
+    same = (keys == keys[:1]).all() and (targets == targets[:1]).all()
+    for t in range(row.shape[1]):
+        if same:  # one pattern of matches for every case (the usual: one timeline, one lag)
+            out[:, t] = row_sumif(keys[:1], float(targets[0, t]), row)[:, 0]
+        else:
+            out[:, t] = np.concatenate([row_sumif(keys[b : b + 1], float(targets[b, t]), row[b : b + 1])
+                                        for b in range(row.shape[0])])[:, 0]
+    return out
+
+
 def _matches(keys: np.ndarray, key: float) -> np.ndarray:
     """approx_equal(keys, key). Between whole numbers below 2^52 (years, periods) that is exact equality: their
     difference is exact and whole, and approxEqual never makes two different whole numbers equal."""

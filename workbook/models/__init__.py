@@ -12,6 +12,7 @@ Inputs sheet in PRESENTATION order.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -142,7 +143,12 @@ def build_book(site: Site) -> Book:
     if upgrade is not None:
         fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))
     envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
-    book.scenarios = scenarios.add_scenarios(book, site, all_specs(), all_rules())
+    if tco.DELAY_SCENARIO in site.scenarios:
+        raise InputError("is the name of the built-in scenario that prices a month of delay", file=site.path,
+                         key=f"scenarios.{tco.DELAY_SCENARIO}", expected="another name")
+    late = {tco.DELAY_SCENARIO: tco.delay_changes(inputs.tco)}  # the built-in scenario: a month of delay
+    with_delay = dataclasses.replace(site, scenarios={**site.scenarios, **late})
+    book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules())
     all_pass = summary.define_checks(book)
     s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)

@@ -1,0 +1,172 @@
+"""Rent vs buy: what owning costs against renting the same GPU-hours, as a CFO would sign it.
+
+Conventions (stated on the TCO sheet too, `inputs.CONVENTIONS`): nominal USD, costs positive; one monthly timeline
+from the order date (time 0), capex on the deployment schedule, service after delivery with a utilisation ramp;
+the decision on unlevered flows at the WACC (after tax: the debt's tax shield is in it, not added again); prices
+move once a year (rent, electricity, facility, staff, support), a reserved rent fixed for its term; tax on a tax
+depreciation method and a payment lag, interest during construction capitalised; the IT resold at a residual
+share moved by the rent market, the facility valued at exit by the site's method (book value by default).
+
+The package: `inputs` (the keys and conventions), `schedule` (the timeline and its flags), `owning` and `values`
+(capex, running costs, depreciation, exit values, tax), `renting`, `answers` (the decision), `financing` (the
+loan, the equity, sources and uses), `pl` (the yearly P&L tied to the cash).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbook.book import Book, SheetBuilder
+from workbook.formula.expr import Const
+from workbook.formula.functions import total
+from workbook.formula.line import Line
+from workbook.models.base import Inputs, Scope, shown_value
+from workbook.models.bom import BomOut
+from workbook.models.power import PowerOut
+from workbook.models.tco import answers, financing, owning, renting, schedule
+from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD  # noqa: F401 (the package's keys)
+from workbook.models.tco.pl import profit_and_loss
+from workbook.presentation import Chart, View
+from workbook.sheets import CASH as CASH_SHEET
+from workbook.sheets import COMPARISON, SUMMARY
+from workbook.sheets import TCO as TITLE
+
+PREFIX = "tco"
+DELAY_SCENARIO = "one_month_late"  # the built-in scenario that prices a month of delay on the decision
+
+
+@dataclass(frozen=True)
+class TcoOut:
+    """The TCO's answers that the Summary, the scenario comparison and the tornado read."""
+
+    owned_cost_per_gpu_hour: Line
+    rented_cost_per_gpu_hour: Line
+    owned_cost_per_gpu_hour_pretax: Line
+    rented_cost_per_gpu_hour_pretax: Line
+    break_even_utilisation: Line
+    npv_own: Line
+    npv_rent: Line
+    npv_advantage: Line
+    irr_buy: Line
+    payback_month: Line
+    discounted_payback_month: Line
+    delay_cost: Line
+    capex: Line
+    it_resale_value: Line
+    owned_annual_cost: Line
+    delay_gpu_hours: Line
+    own_cumulative: Line
+    rent_cumulative: Line
+    curve_utilisation: tuple[Line, ...]
+    curve_owned: tuple[Line, ...]
+    curve_on_demand: Line
+    service_months: int  # lead time + useful life at build time: the months the cumulative chart shows
+    equity_irr: Line | None = None  # with a loan only
+    sources_equity: Line | None = None
+    peak_funding: Line | None = None
+    owned_cost_per_useful_gpu_hour: Line | None = None  # with the Reliability sheet's goodput
+
+    @property
+    def key_figures(self) -> list[Line]:
+        return [self.npv_advantage, self.npv_own, self.npv_rent, self.irr_buy, self.payback_month,
+                self.discounted_payback_month, self.owned_cost_per_gpu_hour, self.rented_cost_per_gpu_hour,
+                self.break_even_utilisation, self.it_resale_value]
+
+
+def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goodput: Line | None = None) -> TcoOut:
+    """Rent against buy for the cluster the engineering models size and the bill of materials prices; `p` is the
+    power chain's inputs (GPUs); `goodput` the useful share of the job's time (Reliability sheet)."""
+    scope.book.timeline(int(i.choice("horizon")))
+    s = scope.sheet(TITLE)
+    s.section("Conventions")
+    for text in CONVENTIONS:
+        s.text(text)
+    cap = owning.capex(s, i, power, bom)
+    run = owning.running_costs(s, i, power, cap)
+    today = renting.rent_today(s, i, p)
+    s.section("Timing and the cost of capital")
+    rate = s.calc("monthly_rate", "Cost of capital per month", "%", (1 + i.cost_of_capital) ** (Const(1) / 12) - 1,
+                  "(1 + annual rate)^(1/12) - 1", fmt="0.000%")
+    c = scope.sheet(CASH_SHEET)
+    when = schedule.schedule(c, i, rate, cap.lead)
+    span = s.calc("timeline_length", "Timeline length after the start", "months", total(when.length),
+                  "SUM of the period lengths", fmt="#,##0")
+    s.check("life_within_timeline", "The lead time, the useful life and the tax lag fit the timeline",
+            when.lead + when.life + i.tax_lag <= span, "lead time + useful life + tax lag <= the timeline: the last "
+            "month's tax is paid within it", validity=True)
+    if i.choice("facility_model") == "build":
+        s.check("facility_outlives_it", "The facility's life covers the IT's service", i.facility_life >= i.useful_life,
+                "facility life >= useful life: a hall written off before the IT has none left to house it")
+    rents = renting.renting_flows(c, i, p, when, today)
+    own = owning.owning_flows(s, c, i, when, cap, run, rate, rents.index)
+    pv = answers.present_values(c, i, p, when, run, own, rents)
+    ans = answers.answers(s, c, i, when, rate, own, rents, pv)
+    if i.choice("facility_model") == "build":
+        answers.facility_methods(s, i, when, rate, cap, own, ans, scope.defined["tax_timing"])
+    answers.delay_operational(s, i, cap, run, today, rate)
+    debt = financing.loan(s, c, i, when, own, span) if i.choice("financing") == "loan" else None
+    financing.equity_views(s, c, i, when, rate, cap, run, own, rents.rent, scope.defined["irr_buy"], debt)
+    profit_and_loss(scope, i, when, own, debt)
+    useful = answers.useful(s, ans.hours, ans.npv_own, goodput) if goodput is not None else None
+    points, owned, on_demand = answers.cost_curve(s, i, ans)
+    lead = scope.book.evaluate(lines=[cap.lead.id])[cap.lead.id]
+    shown = float(lead.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
+    return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_on_demand=on_demand,
+                         service_months=round(shown), owned_cost_per_useful_gpu_hour=useful,
+                         capex=cap.capex)
+
+
+def delay_changes(i: Inputs) -> dict[str, str]:
+    """The built-in scenario's change: one more month of delay than the site's."""
+    return {"tco.delay_months": f"{int(i.delay_months.value.reshape(-1)[0]) + 1} months"}
+
+
+def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
+    """The answers on the Summary, the decision's cost of a month of delay (from the built-in scenario), the
+    scenario comparison (a view of live lines), and the Summary's charts."""
+    late = book.scenarios.get(DELAY_SCENARIO, {})
+    if tco.npv_advantage.id in late:
+        t = book.sheet(TITLE, PREFIX)
+        t.section("A month of delay, the decision's view (its NPV effect)")
+        t.calc("delay_npv_effect", "A month of delay: change in the NPV advantage of buying", "USD",
+               late[tco.npv_advantage.id] - tco.npv_advantage,
+               f"the NPV advantage with one more month of lead time (scenario {DELAY_SCENARIO}, live on the Scenarios "
+               "sheet) - as planned: the capex, the service and the rent all move a month", fmt=USD)
+    s.section("Rent vs buy (TCO sheet)")
+    for line in [*tco.key_figures, tco.owned_cost_per_gpu_hour_pretax, tco.rented_cost_per_gpu_hour_pretax,
+                 tco.capex, tco.owned_annual_cost, tco.delay_cost]:
+        s.show(line)
+    if "tco.delay_npv_effect" in book.lines:
+        s.show(book.lines["tco.delay_npv_effect"])
+    for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.sources_equity, tco.peak_funding):
+        if line is not None:
+            s.show(line)
+    _comparison(book, tco)
+    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting (USD)", "line",
+                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
+                             periods=tco.service_months))
+    book.charts.append(Chart(SUMMARY, "Owned cost per GPU-hour against utilisation (levelised, USD)", "scatter",
+                             list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
+                             categories=list(tco.curve_utilisation)))
+
+
+def _comparison(book: Book, tco: TcoOut) -> None:
+    lines = tco.key_figures
+    if not book.scenarios:
+        return
+    columns = [("Base", "the Inputs sheet", lines)]
+    for name, mapping in book.scenarios.items():
+        changed = ", ".join(
+            f"{line.label.removesuffix(f' [{name}]')} = "
+            f"{shown_value(float(line.value.reshape(-1)[0]), line.unit_text)}"
+            for line in mapping.values() if line.kind == "input")
+        columns.append((name.replace("_", " "), changed, [mapping.get(line.id, line) for line in lines]))
+    book.views.append(View(
+        COMPARISON, "Scenario comparison",
+        "Each column is a live calculation: the base case, then each scenario (the site file's, and one month late: "
+        "the lead time one month longer); its changed inputs are on the Inputs sheet, its recalculated lines on the "
+        "Scenarios sheet. Cells only refer to them.",
+        [line.label for line in lines], [line.unit_text for line in lines], [line.fmt for line in lines],
+        columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
+        chart_title="NPV of owning and renting by scenario (USD)"))
+

@@ -1,0 +1,227 @@
+"""The decision's answers: present values, NPVs and the IRR of buying, both paybacks, owned and rented cost per
+GPU-hour on the same basis (before and after tax), the break-even utilisation, the facility's exit method's
+effect, useful GPU-hours, the cost curve and the operational view of a month of delay."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbook.book import SheetBuilder
+from workbook.formula.expr import Node
+from workbook.formula.functions import flag, irr, largest, prev, safe_div, total
+from workbook.formula.line import COUNT, PERCENT, Line
+from workbook.models.base import Inputs
+from workbook.models.tco.inputs import USD
+from workbook.models.tco.owning import Capex, Owning, Running
+from workbook.models.tco.renting import Rent, Renting
+from workbook.models.tco.schedule import MONTH, Schedule
+
+BREAK_EVEN = '[>1]"never (over 100%)";0.0%'  # a break-even utilisation above 100% is never reached: said so
+NO_SERVICE = "no month in service within the timeline"
+NO_HOURS = "no GPU-hours used in the timeline (utilisation 0, or no month in service)"
+CURVE_POINTS = 10  # utilisation points on the cost curve: step, 2 x step, ...
+
+
+@dataclass(frozen=True)
+class Answers:
+    npv_own: Line
+    npv_rent: Line
+    npv_advantage: Line
+    fixed: Line  # NPV of owning at zero utilisation
+    energy: Line  # NPV of owning per unit of utilisation
+    on_demand: Line  # NPV of on-demand rent per unit of utilisation
+    full_hours: Line
+    hours: Line
+    savings: Line  # renting's cash out - owning's, monthly (the IRRs' flows)
+    after_tax: Line  # 1 - tax rate x the tax lag's discount: what a deductible USD costs after tax, in PV
+
+
+def present_values(c: SheetBuilder, i: Inputs, p: Inputs, when: Schedule, run: Running, own: Owning,
+                   renting: Renting) -> dict[str, Line]:
+    c.section("Discounted (present value at time 0)")
+    df, live = when.discount, when.in_service
+    rows = {
+        "own": c.calc("own_pv", "Owning: cash out, discounted", "USD", own.own * df, fmt=USD),
+        "rent": c.calc("rent_pv", "Renting: cash out, discounted", "USD", renting.rent * df, fmt=USD),
+        "own_pretax": c.calc("own_pretax_pv", "Owning: cash out before tax, discounted", "USD", own.own_pretax * df,
+                             fmt=USD),
+        "rent_pretax": c.calc("rent_pretax_pv", "Renting: cash out before tax, discounted", "USD",
+                              renting.rent_pretax * df, fmt=USD),
+        "service": c.calc("service_pv", "Months in service, discounted", "months", live * df * MONTH, fmt="0.000"),
+        "hours": c.calc("full_gpu_hours_pv", "GPU-hours at full use (with the ramp), discounted", "GPU-h",
+                        live * p.gpus * MONTH * when.ramp * df, "GPUs x hours in the month x ramp x discount",
+                        fmt=USD),
+        "energy_slope": c.calc("energy_slope_pv", "Energy per unit of utilisation, discounted (before tax)", "USD",
+                               live * MONTH * own.elec * run.slope * when.ramp * df, fmt=USD),
+        "capital_slope": c.calc("working_capital_slope_pv", "Working capital per unit of utilisation, discounted",
+                                "USD", run.slope * i.working_capital_months * (when.first_service - when.exit) * df,
+                                "the energy part of the working capital: it moves with utilisation too", fmt=USD),
+        "on_demand_slope": c.calc("on_demand_slope_pv", "On-demand rent per unit of utilisation, discounted (before "
+                                  "tax)", "USD", live * MONTH * renting.index * p.gpus * i.on_demand_price * when.ramp
+                                  * df, "GPUs x hours x ramp x on-demand price x rent index x discount", fmt=USD),
+        "extras": c.calc("extras_pv", "Rent extras, discounted (before tax)", "USD",
+                         live * MONTH * i.rent_extras * df, fmt=USD),
+    }
+    return rows
+
+
+def paybacks(c: SheetBuilder, when: Schedule, own: Line, rent: Line, pv: dict[str, Line]) -> dict[str, Node]:
+    """The first month after which cumulative owning stays at or below cumulative renting to the end of the
+    timeline: one after the last month it is above. None when it ends above (buying never stays ahead)."""
+    out = {}
+    for key, label, own_row, rent_row in (("plain", "", own, rent),
+                                          ("discounted", ", discounted", pv["own"], pv["rent"])):
+        c.section(f"Payback{label}")
+        tag = "" if key == "plain" else "_pv"
+        cum_own = c.calc(f"own_cumulative{tag}", f"Owning: cumulative cash out{label}", "USD",
+                         lambda me, row=own_row: prev(me) + row, opening=own_row, fmt=USD)
+        cum_rent = c.calc(f"rent_cumulative{tag}", f"Renting: cumulative cash out{label}", "USD",
+                          lambda me, row=rent_row: prev(me) + row, opening=rent_row, fmt=USD)
+        behind = c.calc(f"behind_month{tag}", f"Buying behind renting{label}: the month (0 when ahead)", "months",
+                        flag(cum_own > cum_rent) * when.month, "month x (cumulative owning > cumulative renting)",
+                        fmt=COUNT)
+        ends = flag(total(own_row) <= total(rent_row))
+        out[key] = safe_div((largest(behind) + MONTH) * ends, ends, "never: buying ends behind renting")
+    return out
+
+
+def answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, rate: Line, own: Owning,
+            renting: Renting, pv: dict[str, Line]) -> Answers:
+    """NPVs, IRR, both paybacks, the equivalent annual cost and the costs per GPU-hour."""
+    pay = paybacks(c, when, own.own, renting.rent, pv)
+    c.section("Buying instead of renting")
+    savings = c.calc("savings_flow", "Buying instead of renting: net cash", "USD", renting.rent - own.own,
+                     "renting's cash out - owning's: what buying saves each month (the IRR's flows)", fmt=USD)
+    s.section("Answers: the decision (unlevered, at the cost of capital)")
+    npv_own = s.calc("npv_own", "NPV of owning (cost, after tax)", "USD", total(pv["own"]),
+                     "SUM of owning's discounted cash out", fmt=USD)
+    npv_rent = s.calc("npv_rent", "NPV of renting (cost, after tax)", "USD", total(pv["rent"]), fmt=USD)
+    advantage = s.calc("npv_advantage", "NPV advantage of buying (renting - owning)", "USD", npv_rent - npv_own,
+                       "positive: buying is cheaper", fmt=USD)
+    s.calc("irr_buy", "Project IRR: buying instead of renting (annual, unlevered)", "%",
+           irr(savings, rate, "none: buying never recovers its cost against renting", per_year=12),
+           "IRR of the monthly net cash from time 0 (Newton from the monthly cost of capital), annualised",
+           fmt="0.0%")
+    s.calc("payback_month", "Payback month (undiscounted: ignores the cost of capital)", "months", pay["plain"],
+           "the month after which cumulative owning stays at or below cumulative renting to the end", fmt=COUNT)
+    s.calc("discounted_payback_month", "Payback month (discounted at the cost of capital)", "months",
+           pay["discounted"], "the same on discounted cash: from then on the NPV of buying stays positive", fmt=COUNT)
+    months = s.calc("pv_service_months", "Service months, discounted", "months", total(pv["service"]),
+                    "SUM of the discount factor over the months in service: the annuity factor", fmt="#,##0.00")
+    s.calc("owned_annual_cost", "Owned cost per year (equivalent annual cost)", "USD/year",
+           safe_div(npv_own, months, NO_SERVICE),
+           "NPV of owning / discounted service months x 12: the level cost per year of service with the same NPV",
+           fmt=USD)
+    s.calc("total_own", "Owning: total cash out over the timeline", "USD", total(own.own), fmt=USD)
+    s.calc("total_rent", "Renting: total cash out over the timeline", "USD", total(renting.rent), fmt=USD)
+    return _per_gpu_hour(s, i, rate, npv_own, npv_rent, advantage, savings, pv)
+
+
+def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_rent: Line, advantage: Line,
+                  savings: Line, pv: dict[str, Line]) -> Answers:
+    """Owned and rented cost per GPU-hour used on the same basis, before and after tax; the break-even."""
+    s.section("Cost per GPU-hour used: owning and renting on the same basis (NPV / discounted GPU-hours used)")
+    full = s.calc("pv_full_gpu_hours", "GPU-hours at full use, discounted", "GPU-h", total(pv["hours"]), fmt=USD)
+    hours = s.calc("pv_gpu_hours", "GPU-hours used, discounted", "GPU-h", i.utilisation * full, fmt=USD)
+    own_pre = s.calc("npv_own_pretax", "NPV of owning, before tax", "USD", total(pv["own_pretax"]), fmt=USD)
+    rent_pre = s.calc("npv_rent_pretax", "NPV of renting, before tax", "USD", total(pv["rent_pretax"]), fmt=USD)
+    for key, label, npv in (("owned_cost_per_gpu_hour", "Owned cost per GPU-hour used, after tax", npv_own),
+                            ("rented_cost_per_gpu_hour", "Rented cost per GPU-hour used, after tax", npv_rent),
+                            ("owned_cost_per_gpu_hour_pretax", "Owned cost per GPU-hour used, before tax", own_pre),
+                            ("rented_cost_per_gpu_hour_pretax", "Rented cost per GPU-hour used, before tax", rent_pre)):
+        s.calc(key, label, "USD/GPU-h", safe_div(npv, hours, NO_HOURS),
+               "its NPV / discounted GPU-hours used (rent with its extras: the same hours, the same months)",
+               fmt="0.000")
+    s.section("Break-even utilisation (against renting on demand)")
+    timing = s.calc("tax_timing", "A tax payment the tax lag later, per USD today (discounted)", "ratio",
+                    1 / (1 + rate) ** (i.tax_lag / MONTH), "1 / (1 + monthly rate)^lag", fmt="0.0000")
+    after = s.calc("after_tax_share", "What a deductible USD costs after tax, in present value", "ratio",
+                   1 - i.tax_rate * timing, "1 - tax rate x the tax lag's discount", fmt="0.0000")
+    energy = s.calc("npv_energy_per_utilisation", "NPV of owning per unit of utilisation (energy, its working "
+                    "capital)", "USD", total(pv["energy_slope"]) * after + total(pv["capital_slope"]),
+                    "energy per unit x after-tax share + the working capital it ties up", fmt=USD)
+    on_demand = s.calc("npv_on_demand_per_utilisation", "NPV of on-demand rent per unit of utilisation", "USD",
+                       total(pv["on_demand_slope"]) * after, fmt=USD)
+    fixed = s.calc("npv_own_without_utilisation", "NPV of owning at zero utilisation", "USD",
+                   npv_own - i.utilisation * energy,
+                   "NPV of owning - utilisation x NPV of owning per unit of utilisation", fmt=USD)
+    gap = s.calc("break_even_denominator", "NPV per unit of utilisation: on-demand rent - owning", "USD",
+                 on_demand - energy, "what one more unit of utilisation saves by owning", fmt=USD)
+    s.calc("break_even_utilisation", "Break-even utilisation (vs on-demand rent)", "%",
+           safe_div(fixed - total(pv["extras"]) * after, gap, "none: energy costs as much as on-demand rent"),
+           "the utilisation at which the NPVs of owning and of renting on demand are equal: (NPV of owning at zero "
+           "utilisation - NPV of rent extras) / (on-demand rent - owning, per unit); above 100%: never",
+           fmt=BREAK_EVEN)
+    return Answers(npv_own, npv_rent, advantage, fixed, energy, on_demand, full, hours, savings, after)
+
+
+def facility_methods(s: SheetBuilder, i: Inputs, when: Schedule, rate: Line, cap: Capex, own: Owning,
+                     ans: Answers, timing: Line) -> None:
+    """The decision under each way of valuing the facility at exit, beside the method chosen: the NPV of owning
+    moves by the discounted value received at exit after the tax on its gain."""
+    v = own.values
+    s.section("The facility's value at exit: the decision under each method")
+    df_exit = s.calc("discount_at_exit", "Discount factor of the exit month", "ratio",
+                     1 / (1 + rate) ** ((when.lead + when.life) / MONTH), "1 / (1 + monthly rate)^(lead + life)",
+                     fmt="0.0000")
+
+    def pv(share: object) -> object:
+        return df_exit * cap.facility * (share - i.tax_rate * timing * (share - v.shares["book"]))
+
+    chosen = pv(v.facility_value_share)
+    for method, share in (("book", v.shares["book"]), ("annuity", v.shares["annuity"]), ("zero", 0 * v.shares["book"])):
+        s.calc(f"npv_advantage_facility_{method}", f"NPV advantage of buying with the facility at {method} value "
+               "at exit", "USD", ans.npv_advantage + pv(share) - chosen,
+               "the NPV advantage + the discounted value at exit after the tax on its gain, by this method - by the "
+               "method chosen", fmt=USD)
+
+
+def useful(s: SheetBuilder, used: Line, npv_own: Line, goodput: Line) -> Line:
+    """The owned cost per GPU-hour of useful work: interruptions and checkpoints cost the job its goodput. Renting
+    the same GPUs for the same job loses the same share, so the rent-vs-buy answers keep their basis (GPU-hours
+    used); this is the cost of the work those hours do."""
+    s.section("Useful GPU-hours (utilisation x goodput: interruptions and checkpoints, Reliability sheet)")
+    hours = s.calc("pv_useful_gpu_hours", "Useful GPU-hours, discounted", "GPU-h", used * goodput,
+                   "GPU-hours used x goodput at the chosen checkpoint interval", fmt=USD)
+    return s.calc("owned_cost_per_useful_gpu_hour", "Owned cost per useful GPU-hour (levelised, after tax)",
+                  "USD/GPU-h", safe_div(npv_own, hours, "no useful GPU-hours (utilisation or goodput is 0)"),
+                  "NPV of owning / discounted useful GPU-hours: the rent-vs-buy comparison stays on GPU-hours used, "
+                  "since renting the same job loses the same share", fmt="0.000")
+
+
+def delay_operational(s: SheetBuilder, i: Inputs, cap: Capex, run: Running, rent: Rent, rate: Line) -> Line:
+    """A month of delay as operations see it: undiscounted, at today's prices."""
+    s.section("A month of delay, the operational view (undiscounted, today's prices)")
+    hours = s.calc("delay_gpu_hours", "A month of delay: GPU-hours lost", "GPU-h", rent.used * MONTH,
+                   "GPU-hours the cluster would have delivered in the month", fmt=USD)
+    replace = s.calc("delay_rent", "Renting the lost GPU-hours on demand", "USD", hours * i.on_demand_price, fmt=USD)
+    carry = s.calc("delay_carry", "Carry on the capital paid before service", "USD", cap.capex * rate,
+                   "the capex waits one more month for its first service: a month at the cost of capital", fmt=USD)
+    fixed = s.calc("delay_fixed_costs", "Fixed costs of a month without service", "USD",
+                   (run.facility + run.staff) * MONTH,
+                   "colocation (or facility maintenance) and staff are paid while the cluster waits", fmt=USD)
+    s.calc("delay_cost", "A month of delay, operational view: cost (undiscounted, before tax)", "USD",
+           replace + carry + fixed, "rent for the lost GPU-hours + carry on the capital + fixed costs (today's "
+           "prices); the decision's view is the NPV effect below", fmt=USD)
+    return hours
+
+
+def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ...], tuple[Line, ...], Line]:
+    """Utilisation points and the owned cost at each (the Summary's chart), and renting on demand."""
+    s.section("Cost per GPU-hour against utilisation (levelised, as the answers above)")
+    step = i.utilisation_step
+    points: list[Line] = []
+    for k in range(1, CURVE_POINTS + 1):
+        points.append(s.calc(f"curve_utilisation_{k}", f"Utilisation point {k}", "%",
+                             points[-1] + step if points else step, fmt=PERCENT))
+    owned = []
+    for k, u in enumerate(points, start=1):
+        owned.append(s.calc(f"curve_owned_{k}", f"Owned cost per GPU-hour at point {k}", "USD/GPU-h",
+                            safe_div(ans.fixed + u * ans.energy, u * ans.full_hours, NO_SERVICE),
+                            "(NPV of owning at zero utilisation + utilisation x NPV per unit) / (utilisation x "
+                            "discounted GPU-hours at full use)", fmt="0.000"))
+    rent = s.calc("curve_on_demand", "On-demand rent per GPU-hour, levelised", "USD/GPU-h",
+                  safe_div(ans.on_demand, ans.full_hours, NO_SERVICE),
+                  "NPV of on-demand rent per unit of utilisation / discounted GPU-hours at full use: today's price "
+                  "with its yearly change, after tax", fmt="0.000")
+    return tuple(points), tuple(owned), rent
