@@ -68,14 +68,13 @@ def exit_values(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, cap
                     cap.it * i.residual_value * index_at_exit if follows else cap.it * i.residual_value,
                     "IT capex x residual share x rent index at exit: a GPU whose rent holds up resells for more"
                     if i.choice("residual_basis") == "rent-index" else "IT capex x residual share (fixed)", fmt=USD)
-    book_left = s.calc("it_book_left", "IT book value left at exit", "USD", cap.it - total(it_dep),
-                       "IT capex - its book depreciation (0: straight line over the life)", fmt=USD)
     fac = _facility_value(s, i, when, cap, rate, build)
-    rows = _exit_rows(c, when, resale, it_left, book_left, fac)
+    rows = _exit_rows(c, when, resale, it_left, fac)
     deferred = c.calc("deferred_tax_change_flow", "Change in deferred tax (tax basis below book value)", "USD",
-                      i.tax_rate * (tax_dep - dep + when.exit * (it_left - book_left)),
-                      "tax rate x (tax depreciation - book depreciation, and at exit the IT's tax basis left - its "
-                      "book value left): the tax the books owe beyond the tax paid", fmt=USD)
+                      i.tax_rate * (tax_dep - dep + when.exit * it_left),
+                      "tax rate x (tax depreciation - book depreciation, and at exit the IT's tax basis left: the "
+                      "books have written it all off over its life): the tax the books owe beyond the tax paid",
+                      fmt=USD)
     return ExitValues(it_dep, fac_dep, dep, tax_dep, rows["resale"], rows["facility"], rows["tax_loss"],
                       rows["book_loss"], rows["written_off"], deferred, fac["book_left"], fac["share"], resale,
                       fac["shares"])
@@ -130,7 +129,7 @@ def _facility_value(s: SheetBuilder, i: Inputs, when: Schedule, cap: object, rat
     return {"book_left": book_left, "share": share, "shares": shares, "value": value}
 
 
-def _exit_rows(c: SheetBuilder, when: Schedule, resale: Line, it_tax_left: Line, it_book_left: Line,
+def _exit_rows(c: SheetBuilder, when: Schedule, resale: Line, it_tax_left: Line,
                fac: dict[str, Line]) -> dict[str, Line]:
     """The exit month's values received and the bases written off against them, for tax and for the books."""
     c.section("At exit: values received and the bases written off")
@@ -141,7 +140,8 @@ def _exit_rows(c: SheetBuilder, when: Schedule, resale: Line, it_tax_left: Line,
                       when.exit * (it_tax_left + fac["book_left"]) - received,
                       "IT tax basis left + facility basis left - values received", fmt=USD)
     written_off = c.calc("book_written_off_flow", "Book value written off at exit", "USD",
-                         when.exit * (it_book_left + fac["book_left"]), "IT and facility book value left", fmt=USD)
+                         when.exit * fac["book_left"], "the facility's book value left (the IT's is written off over "
+                         "its life)", fmt=USD)
     book_loss = c.calc("exit_loss_flow", "Loss (gain) at exit, before tax (books)", "USD", written_off - received,
                        "book value written off - values received", fmt=USD)
     return {"resale": it_value, "facility": fac_value, "tax_loss": tax_loss, "book_loss": book_loss,
