@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
 from workbook.api import build, evaluation, load
+from workbook.scenarios import lines_used
 from workbook.excel.layout import FIRST_PERIOD
 
 BASE = yaml.safe_load(EXAMPLE.read_text())
@@ -477,6 +478,12 @@ def test_a_month_of_delay_on_the_decision(tmp_path: Path) -> None:
     base = sum(RENT / (1 + i) ** k for k in range(1, 25)) - 240_000
     assert v(m, "tco.delay_npv_effect") == pytest.approx(late - base, rel=1e-9)
     assert "one_month_late" in m.book.scenarios
+    tight = hand(tmp_path, "tight", cost_of_capital=0.12, horizon="24 months")  # no month to spare for a delay
+    assert math.isnan(v(tight, "tco.delay_npv_effect"))
+    assert not v(tight, "scenario.one_month_late.tco.life_within_timeline")
+    master = lines_used(tight.book.lines["checks.all_pass"].formula)  # the built-in scenario's checks stay out
+    assert not any(k.startswith("scenario.one_month_late") for k in master)
+    assert tight.book.lines["tco.delay_npv_effect"].guard_message.startswith("n/a: the timeline has no month")
 
 
 # ---------------------------------------------------------------- 8. sensitivity found by evaluation

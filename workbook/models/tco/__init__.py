@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from workbook.book import Book, SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import total
+from workbook.formula.functions import flag, safe_div, total
 from workbook.formula.line import Line
 from workbook.models.base import Inputs, Scope, shown_value
 from workbook.models.bom import BomOut
@@ -33,6 +33,7 @@ from workbook.sheets import TCO as TITLE
 
 PREFIX = "tco"
 DELAY_SCENARIO = "one_month_late"  # the built-in scenario that prices a month of delay on the decision
+LIFE_FITS = "tco.life_within_timeline"  # its validity check: the delayed life (and tax lag) fits the timeline
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,10 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
     if tco.npv_advantage.id in late:
         t = book.sheet(TITLE, PREFIX)
         t.section("A month of delay, the decision's view (its NPV effect)")
+        fits = flag(late[LIFE_FITS])  # the delayed case needs a month more of timeline to be whole
         t.calc("delay_npv_effect", "A month of delay: change in the NPV advantage of buying", "USD",
-               late[tco.npv_advantage.id] - tco.npv_advantage,
+               safe_div((late[tco.npv_advantage.id] - tco.npv_advantage) * fits, fits,
+                        "n/a: the timeline has no month to spare for the delay (lengthen tco.horizon)"),
                f"the NPV advantage with one more month of lead time (scenario {DELAY_SCENARIO}, live on the Scenarios "
                "sheet) - as planned: the capex, the service and the rent all move a month", fmt=USD)
     s.section("Rent vs buy (TCO sheet)")
