@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
 from workbook.api import build, evaluation, load
-from workbook.scenarios import lines_used
 from workbook.excel.layout import FIRST_PERIOD
+from workbook.scenarios import lines_used
 
 BASE = yaml.safe_load(EXAMPLE.read_text())
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
