@@ -80,7 +80,7 @@ def test_headers_are_distinct_and_each_reads_whole_at_its_width(example: Built) 
     results = texts[5:]
     for text in results:  # each names its result, its unit and its case in full
         assert re.search(r"\((USD/GPU-h|%|percentage points)\): (change )?at (low|high)$", text), text
-    assert "Owned cost per GPU-hour used (USD/GPU-h): change at high" in results
+    assert "Owned cost per GPU-hour used, after tax (USD/GPU-h): change at high" in results
 
 
 def test_each_input_row_is_in_that_inputs_format_and_each_result_in_its_own(example: Built) -> None:
@@ -116,7 +116,7 @@ def test_the_charts_put_labels_at_the_low_end_and_name_what_changes_and_its_unit
         title = "".join(re.findall(r"<a:t>([^<]*)</a:t>", xml.split("<c:title>")[1].split("</c:title>")[0]))
         assert not re.search(r"\d", title), title
         titles.append(title)
-    assert "Change in owned cost per GPU-hour used from the base case (USD/GPU-h)" in titles
+    assert "Change in owned cost per GPU-hour used, after tax from the base case (USD/GPU-h)" in titles
 
 
 def test_the_sheet_says_where_its_currency_check_is(example: Built) -> None:

@@ -396,7 +396,7 @@ def test_the_master_check_reads_as_a_check_and_the_comparison_names_its_changes(
     assert cell.font.b and cell.alignment.horizontal == "center"
     ws = built.formulas[sheets.COMPARISON]
     changes = [str(c.value) for row in ws.iter_rows(min_row=5, max_row=5, min_col=4) for c in row if c.value]
-    assert "Utilisation (share of GPU-hours doing work) = 40%" in changes
+    assert "Utilisation once ramped up (share of GPU-hours doing work) = 40%" in changes
     assert not any(re.search(r"\b[a-z]+\.[a-z_]+\b", c) for c in changes), changes  # no internal ids
 
 
@@ -420,6 +420,15 @@ def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None
     assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.000"]
 
 
+def column_width(ws: Any, column: int) -> float:
+    """A column's width as the file stores it: columns of one width share one <col min max> entry, which openpyxl
+    keeps under the first column's letter only."""
+    for dim in ws.column_dimensions.values():
+        if dim.min is not None and dim.min <= column <= dim.max:
+            return dim.width
+    return ws.column_dimensions[get_column_letter(column)].width
+
+
 def test_every_name_label_and_note_reads_whole(built: Built) -> None:
     """No name is cut off by its column (three scenario lines once all showed `scenario_low_utilisation_tco_break_eve`)
     and long labels and notes wrap inside their columns, in rows tall enough for their lines."""
@@ -427,7 +436,7 @@ def test_every_name_label_and_note_reads_whole(built: Built) -> None:
 
     for title in line_sheets(built):
         ws = built.formulas[title]
-        width = {k: ws.column_dimensions[get_column_letter(k + 1)].width for k in (LABEL, NAME, NOTE)}
+        width = {k: column_width(ws, k + 1) for k in (LABEL, NAME, NOTE)}
         for row, item in built.layout.sheets[title].rows:
             if not isinstance(item, Line):
                 continue
