@@ -14,9 +14,11 @@ from tests.conftest import EXAMPLE, ROOT
 from workbook import api
 from workbook.excel.layout import UNIT, Layout
 from workbook.pdf import exports, pages_by_sheet, to_pdf
+from workbook.sheets import NOT_PRINTED
 
 SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / "example-b200-upgrade.yaml"]
-PACK_PAGES = {"example": 40, "b200-liquid-build": 40,  # the reviewer's pack: fewer pages than this
+PACK_PAGES = {"example": 44, "b200-liquid-build": 44,  # the reviewer's pack: fewer pages than this (the TCO's
+              # sources and uses, facility methods and costs per GPU-hour took it from 37 to 40; issue 27 replans it)
               "example-b200-upgrade": 55}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
 SUMMARY_PAGES = 2
 
@@ -54,7 +56,7 @@ def site_printed(request: pytest.FixtureRequest, libreoffice: str,
 
 def test_each_sheet_prints_on_the_pages_its_layout_planned(site_printed: Printed) -> None:
     planned = {title: plan.pages for title, plan in site_printed.layout.pages.items()
-               if title not in site_printed.appendix}
+               if title not in site_printed.appendix and title not in NOT_PRINTED}
     assert site_printed.pack == planned
 
 

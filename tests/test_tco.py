@@ -348,7 +348,7 @@ def test_a_payback_is_a_month_after_which_buying_stays_ahead(tmp_path: Path) -> 
     ahead = (v(m, "tco.own_cumulative") <= v(m, "tco.rent_cumulative"))[:25]
     assert ahead.nonzero()[0].tolist() == [12, 13]
     assert math.isnan(v(m, "tco.payback_month"))
-    assert m.book.lines["tco.payback_month"].guard_message == "never: buying ends behind renting"
+    assert m.book.lines["tco.payback_month"].guard_message == "never (ends behind)"
     back = hand(tmp_path, "back", on_demand_price="8 USD/GPU/hour", rent_price_change=-0.7)
     rows = (v(back, "tco.own_cumulative") > v(back, "tco.rent_cumulative")).nonzero()[0]
     assert v(back, "tco.payback_month") == rows.max() + 1 == 6  # 5 x 46,720 = 233,600 < 240,000 <= 6 x 46,720

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbook.sheets import NOT_PRINTED
 from workbook.verify import run_soffice
 
 EXPORT_TIMEOUT = 600.0  # seconds for one LibreOffice start; the example's 400 pages take a few
@@ -99,8 +100,8 @@ def printing_only(data: bytes, printed: Callable[[str], bool]) -> bytes:
 def exports(pdf: Path, data: bytes, appendix: Sequence[str]) -> list[tuple[Path, bytes]]:
     """The PDFs of one workbook, each with the workbook bytes that print it: the reviewer's pack at `pdf` (every
     sheet but the appendix's), and the monthly appendix beside it when there is one."""
-    monthly = set(appendix)
-    out = [(pdf, printing_only(data, lambda title: title not in monthly))]
+    monthly = set(appendix) - set(NOT_PRINTED)
+    out = [(pdf, printing_only(data, lambda title: title not in monthly and title not in NOT_PRINTED))]
     if monthly:
         out.append((appendix_path(pdf), printing_only(data, lambda title: title in monthly)))
     return out

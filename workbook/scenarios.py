@@ -28,11 +28,13 @@ def lines_used(node: Node) -> set[str]:
     return {line.id for n in node.walk() for line in n.lines()}
 
 
-def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) -> dict[str, dict[str, Line]]:
+def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
+                  sheets_of: dict[str, tuple[str, str]] | None = None) -> dict[str, dict[str, Line]]:
     """Clone, for each scenario of the site file, the lines its changes reach. Returns name -> {id: line}.
 
     Each scenario's values are checked like the base case's: every field, every range and every rule between
-    keys (with the base values of the keys it does not change); its cloned checks reach the master check."""
+    keys (with the base values of the keys it does not change); its cloned checks reach the master check.
+    `sheets_of` puts a scenario's clones on sheets of its own (monthly and single values, yearly)."""
     by_key = {s.key: s for s in specs}
     base = [line for line in book.lines.values()]
     out: dict[str, dict[str, Line]] = {}
@@ -69,8 +71,9 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) 
                 fmt=line.fmt, bounds=line.bounds, integer=line.integer)
         check_rules(where, values, rules)
         title = f"Scenario: {name} ({', '.join(f'{k} = {values[k].given}' for k in changes)})"
-        book.sheet(SHEET, f"scenario.{name}").section(title)
-        book.sheet(YEARLY_SHEET, f"scenario.{name}").section(title)
+        sheet, yearly = (sheets_of or {}).get(name, (SHEET, YEARLY_SHEET))
+        book.sheet(sheet, f"scenario.{name}").section(title)
+        book.sheet(yearly, f"scenario.{name}").section(title)
         for line in base:
             if line.kind == "input" or line.formula is None:
                 continue
@@ -79,7 +82,7 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule]) 
                 continue
             clone = line.cloned(
                 f"scenario.{name}.{line.id}", f"{line.label} [{name}]",
-                (YEARLY_SHEET if line.axis == YEARS else SHEET) if line.kind == "calc" else line.sheet,
+                (yearly if line.axis == YEARS else sheet) if line.kind == "calc" else line.sheet,
                 f"Scenario: {name}")
             mapping[line.id] = clone  # before remapping: a line may read its own previous period
             clone.formula = line.formula.rebuilt(mapping)

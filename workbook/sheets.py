@@ -17,6 +17,9 @@ PL = "P&L"
 CASH = "Cash flows"
 SCENARIOS = "Scenarios"
 SCENARIOS_YEARLY = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
+DELAY = "Delay scenario"  # the built-in scenario one month late: live in the workbook, not printed (the TCO shows it)
+DELAY_YEARLY = "Delay scenario by year"
+NOT_PRINTED = (DELAY, DELAY_YEARLY)  # sheets the PDF leaves out (said on the Cover)
 SENSITIVITY = "Sensitivity"
 UPGRADE_COMPARISON = "Upgrade comparison"  # a generation upgrade's plans side by side (a view)
 UPGRADE_RACKS = "Upgrade racks"  # what a rack of each fleet needs and gives; the hall at the start; the projects
@@ -27,7 +30,7 @@ CHECKS = "Checks"
 # The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
 ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
          UPGRADE_PLANS, BOM,
-         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, SENSITIVITY, CHECKS)
+         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, CHECKS)
 
 
 MAX_TITLE = 31  # Excel's limit on a sheet name

@@ -28,6 +28,8 @@ SHEET_PURPOSE = {
     sheets.CASH: "the monthly timeline: capex, running costs, tax, residual value, rent, discounting, payback",
     sheets.SCENARIOS: "each named scenario recalculated live: the lines its changed inputs reach",
     sheets.SCENARIOS_YEARLY: "each scenario's yearly roll-ups, recalculated live",
+    sheets.DELAY: "the built-in scenario one month late, recalculated live (its yearly roll-ups on the next sheet): "
+                  "the TCO's cost of a month of delay reads it; not in the PDF",
     sheets.SENSITIVITY: "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build "
                         "time)",
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
@@ -88,8 +90,10 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     r += 4
     ws.write(r, 0, "Sheets", styles.bold)
     for title in layout.sheets:
+        if title == sheets.DELAY_YEARLY:  # said with the delay scenario's own sheet, one row for both
+            continue
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
-        where = APPENDIX if title in layout.appendix else ""
+        where = APPENDIX if title in layout.appendix and title not in sheets.NOT_PRINTED else ""
         ws.write_url(r, 1, f"internal:'{title}'!A1", string=f"{title}: {purpose}{where}")
         r += 1
     heights = [tall.get(k, ROW_HEIGHT) for k in range(r + 1)]

@@ -148,7 +148,8 @@ def build_book(site: Site) -> Book:
                          key=f"scenarios.{tco.DELAY_SCENARIO}", expected="another name")
     late = {tco.DELAY_SCENARIO: tco.delay_changes(inputs.tco)}  # the built-in scenario: a month of delay
     with_delay = dataclasses.replace(site, scenarios={**site.scenarios, **late})
-    book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules())
+    book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules(),
+                                             {tco.DELAY_SCENARIO: (sheets.DELAY, sheets.DELAY_YEARLY)})
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)

@@ -155,10 +155,11 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
 
 def _comparison(book: Book, tco: TcoOut) -> None:
     lines = tco.key_figures
-    if not book.scenarios:
+    own = {name: mapping for name, mapping in book.scenarios.items() if name != DELAY_SCENARIO}
+    if not own:
         return
     columns = [("Base", "the Inputs sheet", lines)]
-    for name, mapping in book.scenarios.items():
+    for name, mapping in own.items():
         changed = ", ".join(
             f"{line.label.removesuffix(f' [{name}]')} = "
             f"{shown_value(float(line.value.reshape(-1)[0]), line.unit_text)}"
@@ -166,9 +167,8 @@ def _comparison(book: Book, tco: TcoOut) -> None:
         columns.append((name.replace("_", " "), changed, [mapping.get(line.id, line) for line in lines]))
     book.views.append(View(
         COMPARISON, "Scenario comparison",
-        "Each column is a live calculation: the base case, then each scenario (the site file's, and one month late: "
-        "the lead time one month longer); its changed inputs are on the Inputs sheet, its recalculated lines on the "
-        "Scenarios sheet. Cells only refer to them.",
+        "Each column is a live calculation: the base case, then each scenario of the site file (its changed inputs "
+        "are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
         [line.label for line in lines], [line.unit_text for line in lines], [line.fmt for line in lines],
         columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
         chart_title="NPV of owning and renting by scenario (USD)"))

@@ -81,7 +81,7 @@ def paybacks(c: SheetBuilder, when: Schedule, own: Line, rent: Line, pv: dict[st
                         flag(cum_own > cum_rent) * when.month, "month x (cumulative owning > cumulative renting)",
                         fmt=COUNT)
         ends = flag(total(own_row) <= total(rent_row))
-        out[key] = safe_div((largest(behind) + MONTH) * ends, ends, "never: buying ends behind renting")
+        out[key] = safe_div((largest(behind) + MONTH) * ends, ends, "never (ends behind)")
     return out
 
 
@@ -98,7 +98,7 @@ def answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, rate: L
     npv_rent = s.calc("npv_rent", "NPV of renting (cost, after tax)", "USD", total(pv["rent"]), fmt=USD)
     advantage = s.calc("npv_advantage", "NPV advantage of buying (renting - owning)", "USD", npv_rent - npv_own,
                        "positive: buying is cheaper", fmt=USD)
-    s.calc("irr_buy", "Project IRR: buying instead of renting (annual, unlevered)", "%",
+    s.calc("irr_buy", "Project IRR of buying vs renting (unlevered)", "%",
            irr(savings, rate, "none: buying never recovers its cost against renting", per_year=12),
            "IRR of the monthly net cash from time 0 (Newton from the monthly cost of capital), annualised",
            fmt="0.0%")
