@@ -175,6 +175,9 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "flow_per_kw": draw(qty(0.3, 5, "L/min/kW")),
         "rack_manifold_flow": draw(qty(10, 800, "L/min")),
         "cold_plate_volume": draw(qty(5, 500, "mL")),
+        "cold_plate_metal_mass": draw(qty(0, 5, "kg")),
+        "cold_plate_metal_specific_heat": draw(qty(0.1, 1, "kJ/(kg*K)")),
+        "gpu_throttle_temperature": f"{draw(st.floats(40, 130))!r} degC",  # some at or below the supply: a check
         "cdu_capacity": draw(qty(10, 3_000, "kW")),
         "cdu_flow": draw(qty(10, 5_000, "L/min")),
         "cdu_redundancy": draw(st.sampled_from(REDUNDANCY)),

@@ -47,7 +47,8 @@ def variant(tmp_path: Path, change: Any, name: str = "variant") -> Path:
 
 def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> None:
     """DGX H100: 4 nodes x 10.2 kW = 40.8 kW a rack, all to air, 4 x 8 GPUs x 1.0 = 32 H100-eq. B200 (the `next`
-    instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 34.8 kW to the cold plates, 4 x 8 x 2.2 = 70.4."""
+    instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 43.76 kW to the cold plates (4 x 8.7 kW of
+    plated DC power and their 76.5% share of the vendor maximum's allowance), 4 x 8 x 2.2 = 70.4."""
     assert one(upgrade, "generation.current_rack_power") == pytest.approx(40.8)
     assert one(upgrade, "generation.current_rack_liquid") == 0
     assert one(upgrade, "generation.current_rack_compute") == pytest.approx(32.0)
@@ -62,7 +63,7 @@ def test_build_ahead_by_hand(upgrade: Model) -> None:
     management racks. Month 6 the liquid retrofit adds a row of 12 positions, 600 kW (to 1,400) and 900 kW of
     liquid cooling. Month 7: 8 B200 racks and the next fleet's 8 support racks into zone b: 16 + 8 + 8 = 32 of
     36 positions; power 16 x 40.8 + 8 x 57.2 + 8 x 18.019 (the larger support rack: (47.81 + 40.33 + 30 + 8) / 7)
-    = 1,254.55 kW <= 1,400; heat to liquid 8 x 34.8 = 278.4, to air the rest, 976.15 <= 1,000. Compute 1,024 +
+    = 1,254.55 kW <= 1,400; heat to liquid 8 x 43.759 = 350.07, to air the rest, 904.48 <= 1,000. Compute 1,024 +
     8 x 70.4 = 1,587.2. Month 9 the 16 H100 racks leave: 8 x 70.4 + 16 x 32 (zone a) = 1,075.2, still above the
     start's 1,024: no trough. Month 10 the other 8 arrive: 16 x 70.4 + 512 = 1,638.4."""
     compute = row(upgrade, "build_ahead.generation.compute")
@@ -71,7 +72,9 @@ def test_build_ahead_by_hand(upgrade: Model) -> None:
     assert one(upgrade, "generation.current_support_power") == pytest.approx(support, abs=0.01)
     assert row(upgrade, "build_ahead.generation.zone_b_power_used")[7] == pytest.approx(
         16 * 40.8 + 8 * 57.2 + 8 * one(upgrade, "generation.current_support_power"))
-    assert row(upgrade, "build_ahead.generation.zone_b_air_used")[7] == pytest.approx(1254.553 - 278.4, abs=0.01)
+    rack_liquid = 4 * 8.7 * 14.3 / (10.69 / 0.94)  # the cold plates' share of the node's 14.3 kW (Cooling sheet)
+    assert row(upgrade, "build_ahead.generation.zone_b_air_used")[7] == pytest.approx(1254.553 - 8 * rack_liquid,
+                                                                                    abs=0.01)
     # positions free: zone a 1 all along; zone b 8, then 20 with the new row, 4, 20, 12
     assert row(upgrade, "build_ahead.generation.free_positions")[[0, 6, 7, 9, 10]] == pytest.approx(
         [9, 21, 5, 21, 13])
