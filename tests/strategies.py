@@ -189,6 +189,16 @@ def cooling_section(draw: Any) -> dict[str, Any]:
 
 
 @st.composite
+def generator_section(draw: Any) -> dict[str, Any]:
+    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow and every
+    redundancy (N fails a check)."""
+    if draw(st.booleans()):
+        return {}
+    return {"block_size": draw(qty(10, 10_000, "kVA")), "power_factor": draw(ratio(0.7, 1.0)),
+            "redundancy": draw(st.sampled_from(REDUNDANCY))}
+
+
+@st.composite
 def tco_section(draw: Any) -> dict[str, Any]:
     """TCO inputs: colo or build, cash or loan, both facility price bases, lead times and deposits, tax, price
     changes, utilisation including exactly 0 and 1, rates including 0 and tiny ones, short and long timelines."""
@@ -317,6 +327,7 @@ def sites(draw: Any) -> dict[str, Any]:
         "power": draw(power_section()),
         "fabric": draw(fabric_section()),
         "cooling": draw(cooling_section()),
+        "generator": draw(generator_section()),
         "bom": draw(bom_section()),
         "tco": draw(tco_section()),
         "scenarios": draw(scenarios()),

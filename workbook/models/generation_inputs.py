@@ -18,8 +18,8 @@ from workbook.yaml_reader import clip
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
 # A plan is a namespace of ids beside the fleets' (`next`) and the models': these names are taken.
-RESERVED = frozenset({"move", "next", "current", "generation", "envelope", "power", "fabric", "cooling", "tco",
-                      "summary", "checks", "scenario", "sensitivity", "units", "print", "plan"})
+RESERVED = frozenset({"move", "next", "current", "generation", "envelope", "power", "generator", "fabric", "cooling",
+                      "tco", "summary", "checks", "scenario", "sensitivity", "units", "print", "plan"})
 MAX_ZONES, MAX_PROJECTS, MAX_PLANS, MAX_ENTRIES = 8, 8, 3, 36
 SECTION = "generation"
 _COUNT = dict(integer=True, fmt="#,##0")
