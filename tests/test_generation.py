@@ -314,6 +314,35 @@ def test_an_infeasible_plan_fails_in_its_months_and_on_the_master_check(tmp_path
     assert outcome.problems == []
 
 
+def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path, libreoffice: str) -> None:
+    """The hall with an itemised overhead (cooling 0.4 kW per kW of IT, 50 kW of other load, 5% distribution loss):
+    the facility power of each month is the power chain's formula on the month's IT, (IT x 1.4 + 50) / 0.95, so the
+    start's is the power chain's own facility power: (1,431.734 x 1.4 + 50) / 0.95 = 2,162.55 kW; month 10 of the
+    staged plan, (1,572.90 x 1.4 + 50) / 0.95 = 2,370.55 kW, within the contract of 1,574.91 x 2,162.55 / 1,431.734
+    = 2,378.78 kW. The heat: IT + (facility - IT) x 0.3. LibreOffice computes every cell as Python."""
+    data = yaml.safe_load(UPGRADE.read_text())
+    power = data["power"]
+    power.pop("pue")
+    power.update(facility_model="itemised", cooling_overhead=0.4, distribution_loss=0.05,
+                 other_facility_power="50 kW")
+    shutil.copytree(FLEETS, tmp_path / "fleets")
+    path = tmp_path / "itemised.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    model, layout = build(path, tmp_path / "itemised.xlsx")
+    month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
+    facility = row(model, "build_ahead.generation.facility_power")
+    assert facility[[0, 10]] == pytest.approx([(START_IT * 1.4 + 50) / 0.95, (month10 * 1.4 + 50) / 0.95])
+    assert facility[0] == pytest.approx(one(model, "power.facility_power"))
+    assert one(model, "generation.plant_feed") == pytest.approx(START_IT * 1.1 * (START_IT * 1.4 + 50) / 0.95
+                                                                / START_IT)
+    heat = row(model, "build_ahead.generation.heat_load")
+    assert heat[10] == pytest.approx(month10 + ((month10 * 1.4 + 50) / 0.95 - month10) * 0.3)
+    assert heat[0] == pytest.approx(one(model, "cooling.heat_load"))
+    assert one(model, "build_ahead.generation.infeasible_months") == 0
+    outcome = check([Built(path, tmp_path / "itemised.xlsx", model, layout)], tmp_path)
+    assert outcome.problems == []
+
+
 def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_path: Path) -> None:
     """The retrofit (done month 6) stops zone b for 2 months: months 4 and 5 deliver nothing there and draw no
     power; the added capacity counts from month 6, when the zone runs again."""
@@ -420,6 +449,7 @@ def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> Non
     (lambda g: g.pop("move_running_cost"), "generation.move_running_cost"),
     (lambda g: g.__setitem__("move_running_cost", "18 USD/kW"), "generation.move_running_cost"),
     (lambda g: g.pop("move_staff_fte"), "generation.move_staff_fte"),
+    (lambda g: g.__setitem__("move_running_cost", "50000 USD/kW/month"), "generation.move_running_cost"),
 ])
 def test_bad_upgrade_input_is_refused_naming_the_file_and_the_key(tmp_path: Path, change: Any, key: str) -> None:
     path = variant(tmp_path, change)

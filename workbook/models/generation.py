@@ -708,15 +708,12 @@ def summarise(book: Book, s: SheetBuilder, out: GenerationOut) -> None:
         what = "moving to a second site" if name == "move" else f"plan {name}"
         fits = "the second site is ready within the timeline" if name == "move" else "every check passes"
         s.show(plan.fits, f"upgrade_{name}_fits", f"Upgrade, {what}: {fits}")
-        if plan.first_infeasible is not None:
+        if name != "move":
             s.show(plan.infeasible_months, f"upgrade_{name}_infeasible_months",
                    f"Upgrade, {what}: months the hall or its plant does not fit")
-            s.show(plan.first_infeasible, f"upgrade_{name}_first_infeasible",
-                   f"Upgrade, {what}: first month it does not fit")
         s.show(plan.trough_depth, f"upgrade_{name}_trough", f"Upgrade, {what}: capacity trough, deepest")
         s.show(plan.job_trough_depth, f"upgrade_{name}_job_trough",
                f"Upgrade, {what}: largest single job (one fabric), deepest fall")
-        s.show(plan.cost, f"upgrade_{name}_cost", f"Upgrade, {what}: cost over the timeline (undiscounted)")
         s.show(plan.cost_per_compute, f"upgrade_{name}_cost_per_compute",
                f"Upgrade, {what}: cost per unit of delivered compute")
     book.charts.append(Chart(s.title, "Delivered compute by month, each plan (H100-equivalents)", "line",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value
+from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value, with_limits
 from workbook.yaml_reader import clip
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
@@ -64,7 +64,7 @@ ENTRY_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
     "month": ("month", dict(_MONTH_NO, example="7", lo=1)),
     "racks": ("compute racks", dict(unit="racks", expect="a count", example="4", lo=1, hi=10_000, **_COUNT)),
 }
-SCALARS = [
+SCALARS = with_limits([
     Spec("generation.new_rack_price", "Price of a compute rack of the next fleet, installed", "USD",
          "an amount of money", "1500000 USD", lo=0.0, fmt="#,##0"),
     Spec("generation.old_rack_value", "Value of a decommissioned rack of the current fleet (resale, or its value "
@@ -77,8 +77,8 @@ SCALARS = [
          "(an owned hall's maintenance) per kW-month of its critical IT", "USD/kW-month", "a price per kW-month",
          "18.33 USD/kW/month", lo=0.0, fmt="#,##0.00"),
     Spec("generation.move_staff_fte", "Moving instead: operations staff at the second site (each at the TCO's "
-         "cost per FTE)", "FTE", "a head count", "3", lo=0.0, hi=1000.0, fmt="#,##0.0"),
-]
+         "cost per FTE)", "FTE", "a head count", "3", lo=0.0, fmt="#,##0.0"),
+])
 
 
 @dataclass(frozen=True)
