@@ -82,14 +82,14 @@ def test_the_site_plant_by_hand(upgrade: Model) -> None:
     assert one(upgrade, "generation.plant_feed") == pytest.approx(FEED)
     assert one(upgrade, "generation.plant_site_power") == 3000
     assert one(upgrade, "generation.plant_heat_rejection") == pytest.approx(START_IT * (1 + 0.3 * 0.4))
-    assert row(upgrade, "build_ahead.generation.transformer_capacity")[0] == pytest.approx(2500 * 0.95)
-    assert row(upgrade, "build_ahead.generation.ups_capacity")[0] == pytest.approx(2 * 1250 * 0.95)
-    assert row(upgrade, "build_ahead.generation.heat_rejection_available")[[5, 6]] == pytest.approx(
+    assert row(upgrade, "staged_swap.generation.transformer_capacity")[0] == pytest.approx(2500 * 0.95)
+    assert row(upgrade, "staged_swap.generation.ups_capacity")[0] == pytest.approx(2 * 1250 * 0.95)
+    assert row(upgrade, "staged_swap.generation.heat_rejection_available")[[5, 6]] == pytest.approx(
         [START_IT * 1.12, START_IT * 1.12 + 900])
-    assert row(upgrade, "build_ahead.generation.facility_power")[0] == pytest.approx(START_IT * 1.4)
+    assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * 1.4)
 
 
-def test_build_ahead_by_hand(upgrade: Model) -> None:
+def test_staged_swap_by_hand(upgrade: Model) -> None:
     """Month 7: 8 B200 racks and their 8 support racks into zone b as 11 of its 16 H100 racks leave: zone b
     5 x 40.8 + 8 x 57.2 + 8 x 15.445 = 785.16 kW, zone a 16 x 40.8 + 7 x 18.019 = 778.93: 1,564.10 kW of IT,
     x 1.4 = 2,189.73 kW <= the 2,204.87 kW contract; heat 1,564.10 x 1.12 = 1,751.79 <= 1,603.54 + 900; UPS
@@ -99,25 +99,25 @@ def test_build_ahead_by_hand(upgrade: Model) -> None:
     57.2 + 123.561 = 1,572.90 kW (x 1.4 = 2,202.05 kW), compute 320 + 1,126.4 = 1,446.4, the job 1,126.4."""
     month7 = 778.934 + 5 * 40.8 + 8 * 57.2 + 8 * NEW_SUPPORT
     month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
-    power = row(upgrade, "build_ahead.generation.power_used")
+    power = row(upgrade, "staged_swap.generation.power_used")
     assert power[[0, 6, 7, 9, 10]] == pytest.approx([START_IT, START_IT, month7, month7, month10])
-    assert row(upgrade, "build_ahead.generation.facility_power")[[7, 10]] == pytest.approx(
+    assert row(upgrade, "staged_swap.generation.facility_power")[[7, 10]] == pytest.approx(
         [month7 * 1.4, month10 * 1.4])
     assert month10 * 1.4 <= FEED
-    assert row(upgrade, "build_ahead.generation.heat_load")[7] == pytest.approx(month7 * 1.12)
-    assert row(upgrade, "build_ahead.generation.ups_load")[[6, 7]] == pytest.approx([START_IT, month7 + 15])
-    compute = row(upgrade, "build_ahead.generation.compute")
+    assert row(upgrade, "staged_swap.generation.heat_load")[7] == pytest.approx(month7 * 1.12)
+    assert row(upgrade, "staged_swap.generation.ups_load")[[6, 7]] == pytest.approx([START_IT, month7 + 15])
+    compute = row(upgrade, "staged_swap.generation.compute")
     assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1235.2, 1235.2, 1446.4])
-    job = row(upgrade, "build_ahead.generation.largest_job")
+    job = row(upgrade, "staged_swap.generation.largest_job")
     assert job[[0, 7, 9, 10]] == pytest.approx([1024, 672, 672, 1126.4])
-    assert one(upgrade, "build_ahead.generation.trough_depth") == 0
-    assert one(upgrade, "build_ahead.generation.job_trough_depth") == pytest.approx(352)
-    assert one(upgrade, "build_ahead.generation.job_trough_months") == 3
+    assert one(upgrade, "staged_swap.generation.trough_depth") == 0
+    assert one(upgrade, "staged_swap.generation.job_trough_depth") == pytest.approx(352)
+    assert one(upgrade, "staged_swap.generation.job_trough_months") == 3
     # positions free: zone a 1, then 7; zone b 8, then 20 with the new row, 15 (36 - 5 - 8 - 8), 12 (36 - 16 - 8)
-    assert row(upgrade, "build_ahead.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([9, 21, 16, 19])
-    assert one(upgrade, "build_ahead.generation.infeasible_months") == 0
-    assert one(upgrade, "build_ahead.generation.feasible") == 1
-    assert np.isnan(one(upgrade, "build_ahead.generation.fits_all_first_month"))  # shown as "none"
+    assert row(upgrade, "staged_swap.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([9, 21, 16, 19])
+    assert one(upgrade, "staged_swap.generation.infeasible_months") == 0
+    assert one(upgrade, "staged_swap.generation.feasible") == 1
+    assert np.isnan(one(upgrade, "staged_swap.generation.fits_all_first_month"))  # shown as "none"
     assert one(upgrade, "checks.all_pass") == 1
 
 
@@ -139,17 +139,17 @@ def test_the_costs_by_hand(upgrade: Model) -> None:
     """The staged plan pays 16 racks x 2.2 MUSD, the 3.5 MUSD retrofit in month 6, and gets 240,000 for each H100
     rack that leaves (11 in month 7, 11 in month 10); every month the hall's power x 1.3 (annual PUE) x 0.08
     USD/kWh x 730 h."""
-    cost = row(upgrade, "build_ahead.generation.cost_flow")
-    power = row(upgrade, "build_ahead.generation.power_used")
+    cost = row(upgrade, "staged_swap.generation.cost_flow")
+    power = row(upgrade, "staged_swap.generation.power_used")
     energy = power * 1.3 * 0.08 * 730
     assert cost[0] == 0  # the Start column (time 0) has no month of service, as in the TCO
     assert cost[6] == pytest.approx(3_500_000 + energy[6])
     assert cost[7] == pytest.approx(8 * 2_200_000 + energy[7] - 11 * 240_000)
     assert cost[10] == pytest.approx(8 * 2_200_000 + energy[10] - 11 * 240_000)
-    assert one(upgrade, "build_ahead.generation.cost") == pytest.approx(cost.sum())
-    months = row(upgrade, "build_ahead.generation.compute")[1:].sum()
-    assert one(upgrade, "build_ahead.generation.compute_months") == pytest.approx(months)
-    assert one(upgrade, "build_ahead.generation.cost_per_compute") == pytest.approx(cost.sum() / months)
+    assert one(upgrade, "staged_swap.generation.cost") == pytest.approx(cost.sum())
+    months = row(upgrade, "staged_swap.generation.compute")[1:].sum()
+    assert one(upgrade, "staged_swap.generation.compute_months") == pytest.approx(months)
+    assert one(upgrade, "staged_swap.generation.cost_per_compute") == pytest.approx(cost.sum() / months)
 
 
 def test_moving_is_costed_as_a_site(upgrade: Model) -> None:
@@ -182,7 +182,7 @@ def test_moving_is_costed_as_a_site(upgrade: Model) -> None:
 def original_plans(gen: dict[str, Any]) -> None:
     """The plans as they were before the plant was checked: all 32 H100 racks stay until zone b's leave."""
     gen["plans"] = {
-        "build_ahead": {"deliveries": [{"zone": "b", "month": 7, "racks": 8}, {"zone": "b", "month": 10, "racks": 8}],
+        "staged_swap": {"deliveries": [{"zone": "b", "month": 7, "racks": 8}, {"zone": "b", "month": 10, "racks": 8}],
                         "decommissions": [{"zone": "b", "month": 9, "racks": 16}]},
         "decom_first": {"deliveries": [{"zone": "b", "month": 7, "racks": 16}],
                         "decommissions": [{"zone": "b", "month": 3, "racks": 16}]}}
@@ -195,22 +195,22 @@ def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Pa
     10, 1,817.7 kW (2,544.8) for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the
     transformers. The zones fit: the plant is what fails."""
     model = load(variant(tmp_path, original_plans))
-    power = row(model, "build_ahead.generation.power_used")
+    power = row(model, "staged_swap.generation.power_used")
     month7 = 32 * 40.8 + 7 * OLD_SUPPORT + 8 * 57.2 + 8 * NEW_SUPPORT
     assert power[[7, 9, 10]] == pytest.approx([month7, month7 - 16 * 40.8, month7 - 16 * 40.8 + 8 * 57.2])
-    feed = row(model, "build_ahead.generation.within_feed")
+    feed = row(model, "staged_swap.generation.within_feed")
     assert list(np.flatnonzero(~feed)) == [7, 8, *range(10, 97)]
-    assert (row(model, "build_ahead.generation.within_transformers") == feed).all()
-    assert row(model, "build_ahead.generation.within_site").all()
-    assert row(model, "build_ahead.generation.within_ups").all()
-    assert row(model, "build_ahead.generation.hall_fits").all()
-    assert one(model, "build_ahead.generation.infeasible_months") == 89
+    assert (row(model, "staged_swap.generation.within_transformers") == feed).all()
+    assert row(model, "staged_swap.generation.within_site").all()
+    assert row(model, "staged_swap.generation.within_ups").all()
+    assert row(model, "staged_swap.generation.hall_fits").all()
+    assert one(model, "staged_swap.generation.infeasible_months") == 89
     for key in ("fits_all", "within_feed", "within_transformers"):
-        assert one(model, f"build_ahead.generation.{key}_first_month") == 7
+        assert one(model, f"staged_swap.generation.{key}_first_month") == 7
     for key in ("within_site", "within_ups", "within_heat", "hall_fits"):
-        assert np.isnan(one(model, f"build_ahead.generation.{key}_first_month"))
-    assert one(model, "build_ahead.generation.fits_feed") == 0 and one(model, "build_ahead.generation.fits") == 1
-    assert one(model, "build_ahead.generation.feasible") == 0 and one(model, "checks.all_pass") == 0
+        assert np.isnan(one(model, f"staged_swap.generation.{key}_first_month"))
+    assert one(model, "staged_swap.generation.fits_feed") == 0 and one(model, "staged_swap.generation.fits") == 1
+    assert one(model, "staged_swap.generation.feasible") == 0 and one(model, "checks.all_pass") == 0
     assert one(model, "decom_first.generation.fits_all_first_month") == 7
 
 
@@ -230,10 +230,10 @@ def test_the_site_and_the_ups_limits_fail_where_they_are_smaller(tmp_path: Path)
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     model = load(path)
     assert one(model, "power.feed_within_site") == 1
-    assert row(model, "build_ahead.generation.ups_capacity")[0] == pytest.approx(1900)
+    assert row(model, "staged_swap.generation.ups_capacity")[0] == pytest.approx(1900)
     for key in ("within_site", "within_ups"):
-        assert one(model, f"build_ahead.generation.{key}_first_month") == 7
-    assert one(model, "build_ahead.generation.fits_site") == 0 and one(model, "build_ahead.generation.fits_ups") == 0
+        assert one(model, f"staged_swap.generation.{key}_first_month") == 7
+    assert one(model, "staged_swap.generation.fits_site") == 0 and one(model, "staged_swap.generation.fits_ups") == 0
 
 
 def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -> None:
@@ -245,10 +245,10 @@ def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -
                                 "stop_months": 0, "contracted_feed": "800 kW", "transformer_blocks": 1})
 
     model = load(variant(tmp_path, raise_plant))
-    assert row(model, "build_ahead.generation.feed_available")[[6, 7]] == pytest.approx([FEED, FEED + 800])
-    assert row(model, "build_ahead.generation.transformer_capacity")[[6, 7]] == pytest.approx([2375, 2 * 2375])
-    assert one(model, "build_ahead.generation.infeasible_months") == 0
-    assert one(model, "build_ahead.generation.feasible") == 1
+    assert row(model, "staged_swap.generation.feed_available")[[6, 7]] == pytest.approx([FEED, FEED + 800])
+    assert row(model, "staged_swap.generation.transformer_capacity")[[6, 7]] == pytest.approx([2375, 2 * 2375])
+    assert one(model, "staged_swap.generation.infeasible_months") == 0
+    assert one(model, "staged_swap.generation.feasible") == 1
 
 
 def test_a_projects_positions_take_its_own_power_not_the_zones_plus_it(tmp_path: Path) -> None:
@@ -258,9 +258,9 @@ def test_a_projects_positions_take_its_own_power_not_the_zones_plus_it(tmp_path:
         gen["projects"][0]["kw_per_position"] = "29 kW"
 
     model = load(variant(tmp_path, own_power))
-    assert row(model, "build_ahead.generation.zone_b_room_new")[[6, 7, 10]] == pytest.approx([0, -8, -16])
-    assert one(model, "build_ahead.generation.hall_fits_first_month") == 7
-    assert one(model, "build_ahead.generation.fits") == 0
+    assert row(model, "staged_swap.generation.zone_b_room_new")[[6, 7, 10]] == pytest.approx([0, -8, -16])
+    assert one(model, "staged_swap.generation.hall_fits_first_month") == 7
+    assert one(model, "staged_swap.generation.fits") == 0
 
 
 def _fits_by_assignment(positions: list[float], racks: list[float]) -> bool:
@@ -285,9 +285,9 @@ def test_positions_left_match_an_assignment_of_racks_to_positions(upgrade: Model
     values = upgrade.book.evaluate({
         "generation.zone_b_positions": own, "generation.zone_b_kw_per_position": own_kw,
         "generation.project_liquid_b_positions": added_, "generation.project_liquid_b_converted_positions": converted,
-        "generation.project_liquid_b_kw_per_position": project_kw, "generation.build_ahead_dec_1_racks": leaving,
-        "generation.build_ahead_del_1_racks": arriving}, lines=[f"build_ahead.generation.{k}" for k in keys])
-    left = [float(values[f"build_ahead.generation.{k}"][0, 7]) for k in keys]
+        "generation.project_liquid_b_kw_per_position": project_kw, "generation.staged_swap_dec_1_racks": leaving,
+        "generation.staged_swap_del_1_racks": arriving}, lines=[f"staged_swap.generation.{k}" for k in keys])
+    left = [float(values[f"staged_swap.generation.{k}"][0, 7]) for k in keys]
     positions = [own_kw] * (own - converted) + [project_kw] * (added_ + converted)
     racks = [40.8] * (16 - leaving) + [57.2] * arriving + [OLD_SUPPORT] * 8
     assert all(x >= 0 for x in left) == _fits_by_assignment(positions, racks)
@@ -298,14 +298,14 @@ def test_an_infeasible_plan_fails_in_its_months_and_on_the_master_check(tmp_path
     57.2 kW rack: zone a fails from month 7 on (never a silent negative), the plan's check and the master fail;
     the plans over the plant (the old ones) fail too, and LibreOffice computes every cell of both as Python."""
     def to_zone_a(gen: dict[str, Any]) -> None:
-        gen["plans"]["build_ahead"]["deliveries"][0]["zone"] = "a"
+        gen["plans"]["staged_swap"]["deliveries"][0]["zone"] = "a"
 
     path = variant(tmp_path, to_zone_a, "infeasible")
     model, layout = build(path, tmp_path / "infeasible.xlsx")
-    fits = row(model, "build_ahead.generation.zone_a_fits")
+    fits = row(model, "staged_swap.generation.zone_a_fits")
     assert list(fits[:7]) == [True] * 7 and not fits[7:].any()
-    assert one(model, "build_ahead.generation.hall_fits_first_month") == 7
-    assert one(model, "build_ahead.generation.fits") == 0 and one(model, "checks.all_pass") == 0
+    assert one(model, "staged_swap.generation.hall_fits_first_month") == 7
+    assert one(model, "staged_swap.generation.fits") == 0 and one(model, "checks.all_pass") == 0
     assert one(model, "decom_first.generation.fits") == 1
     over = variant(tmp_path, original_plans, "over_the_plant")
     model2, layout2 = build(over, tmp_path / "over_the_plant.xlsx")
@@ -330,15 +330,15 @@ def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path,
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     model, layout = build(path, tmp_path / "itemised.xlsx")
     month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
-    facility = row(model, "build_ahead.generation.facility_power")
+    facility = row(model, "staged_swap.generation.facility_power")
     assert facility[[0, 10]] == pytest.approx([(START_IT * 1.4 + 50) / 0.95, (month10 * 1.4 + 50) / 0.95])
     assert facility[0] == pytest.approx(one(model, "power.facility_power"))
     assert one(model, "generation.plant_feed") == pytest.approx(START_IT * 1.1 * (START_IT * 1.4 + 50) / 0.95
                                                                 / START_IT)
-    heat = row(model, "build_ahead.generation.heat_load")
+    heat = row(model, "staged_swap.generation.heat_load")
     assert heat[10] == pytest.approx(month10 + ((month10 * 1.4 + 50) / 0.95 - month10) * 0.3)
     assert heat[0] == pytest.approx(one(model, "cooling.heat_load"))
-    assert one(model, "build_ahead.generation.infeasible_months") == 0
+    assert one(model, "staged_swap.generation.infeasible_months") == 0
     outcome = check([Built(path, tmp_path / "itemised.xlsx", model, layout)], tmp_path)
     assert outcome.problems == []
 
@@ -350,12 +350,12 @@ def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_pa
         gen["projects"][0]["stop_months"] = 2
 
     model = load(variant(tmp_path, stop))
-    stopped = row(model, "build_ahead.generation.zone_b_stopped")
+    stopped = row(model, "staged_swap.generation.zone_b_stopped")
     assert list(np.flatnonzero(stopped)) == [4, 5]
-    assert row(model, "build_ahead.generation.zone_b_power_used")[[3, 4, 5, 6]] == pytest.approx(
+    assert row(model, "staged_swap.generation.zone_b_power_used")[[3, 4, 5, 6]] == pytest.approx(
         [652.8, 0, 0, 652.8])
-    assert one(model, "build_ahead.generation.trough_depth") == 512
-    assert one(model, "build_ahead.generation.trough_months") == 2
+    assert one(model, "staged_swap.generation.trough_depth") == 512
+    assert one(model, "staged_swap.generation.trough_months") == 2
 
 
 def test_a_month_after_the_timeline_fails_a_check(tmp_path: Path) -> None:
@@ -405,7 +405,7 @@ def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> Non
     rng = random.Random(seed)
     built = []
     for k in range(6):
-        plans = {"build_ahead": random_plan(rng), "decom_first": random_plan(rng)}
+        plans = {"staged_swap": random_plan(rng), "decom_first": random_plan(rng)}
         path = variant(tmp_path, lambda gen, p=plans: gen.__setitem__("plans", copy.deepcopy(p)), f"plan_{seed}_{k}")
         model, layout = build(path, tmp_path / f"{path.stem}.xlsx")
         built.append(Built(path, tmp_path / f"{path.stem}.xlsx", model, layout))
@@ -428,12 +428,12 @@ def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> Non
     (lambda g: g["zones"][0].__setitem__("feed", "800 m"), "generation.zone_a_feed"),
     (lambda g: g["zones"][0].pop("positions"), "generation.zone_a_positions"),
     (lambda g: g["projects"][0].__setitem__("zone", "c"), "generation.projects[1].zone"),
-    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("zone", "c"),
-     "generation.plans.build_ahead.deliveries[1].zone"),
-    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("month", 0),
-     "generation.build_ahead_del_1_month"),
-    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("racks", 2.5),
-     "generation.build_ahead_del_1_racks"),
+    (lambda g: g["plans"]["staged_swap"]["deliveries"][0].__setitem__("zone", "c"),
+     "generation.plans.staged_swap.deliveries[1].zone"),
+    (lambda g: g["plans"]["staged_swap"]["deliveries"][0].__setitem__("month", 0),
+     "generation.staged_swap_del_1_month"),
+    (lambda g: g["plans"]["staged_swap"]["deliveries"][0].__setitem__("racks", 2.5),
+     "generation.staged_swap_del_1_racks"),
     (lambda g: g["plans"].__setitem__("Build-Ahead", {}), "generation.plans.Build-Ahead"),
     (lambda g: g.__setitem__("plans", {}), "generation.plans"),
     (lambda g: g.__setitem__("zones", [{"name": f"z{k}"} for k in range(9)]), "generation.zones"),

@@ -4,7 +4,7 @@ Both fleets are instances of the same power, fabric and cooling models (the next
 this model reads what each rack of each fleet needs (peak power, heat to liquid and to air, floor load, GPUs) and
 places racks in the hall's zones month by month as each plan says: deliveries of the next fleet's racks,
 decommissionings of the current fleet's, facility projects that add capacity from the month they are done (and
-may stop their zone while they work). Each plan is an instance of the plan model (`Upgrade (build_ahead)`). Each
+may stop their zone while they work). Each plan is an instance of the plan model (`Upgrade (staged_swap)`). Each
 month, each zone is checked (positions, power, power per position, liquid and air cooling, floor) and the hall
 against the site's plant (the contracted feed, the site's available power, the transformer and UPS blocks with
 one redundancy's worth out, the heat rejection); a check per limit per plan reaches the master check and its

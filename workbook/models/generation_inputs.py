@@ -85,7 +85,7 @@ SCALARS = with_limits([
 class Entry:
     """A delivery or decommissioning of a plan: its inputs' keys (month, racks) and its zone (structure)."""
 
-    key: str  # "build_ahead_delivery_1": inputs generation.<key>_month and _racks
+    key: str  # "staged_swap_delivery_1": inputs generation.<key>_month and _racks
     zone: str
 
 
@@ -241,7 +241,7 @@ def _plans(site: Site, up: Upgrade, raw: Any) -> None:
     if not isinstance(raw, dict) or not 1 <= len(raw) <= MAX_PLANS:
         raise InputError(f"is not a mapping of 1 to {MAX_PLANS} plans", file=site.path, key=f"{SECTION}.plans",
                          value=None if raw is _MISSING else raw,
-                         expected="plans: {build_ahead: {deliveries: [...], decommissions: [...]}}")
+                         expected="plans: {staged_swap: {deliveries: [...], decommissions: [...]}}")
     for plan, body in raw.items():
         if not isinstance(plan, str) or not NAME.match(plan) or plan in up.zones or plan in up.projects:
             raise InputError("is not a new name of 1 to 12 lower-case letters, digits or _", file=site.path,
