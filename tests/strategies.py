@@ -72,6 +72,11 @@ def power_section(draw: Any) -> dict[str, Any]:
         s["continuous_load_share"] = draw(ratio(0.5, 1.0))
     if draw(st.booleans()):
         s["pue_annual"] = draw(ratio(1.0, 3.0))
+    if draw(st.booleans()):  # else the node's catalog supplies, and a feed loss ridden through at full power
+        s["psus_per_node"] = draw(st.integers(1, 12))
+        s["psus_needed"] = draw(st.integers(1, s["psus_per_node"]))
+        s["psu_rating"] = draw(qty(0.5, 10, "kW"))
+        s["feed_loss_share"] = draw(ratio(0.0, 1.0))
     if draw(st.booleans()):
         s["gpu_tdp"] = draw(st.one_of(qty(100, 1500, "W", lo_open=True), qty(0.1, 1.5, "kW", lo_open=True)))
     if draw(st.booleans()):
@@ -315,6 +320,13 @@ def reliability_section(draw: Any, gpus: int | None) -> dict[str, Any]:
         s["capacity_checkpoints"] = draw(st.integers(0, 100))
     if s["storage_sizing"] == "given" and draw(st.booleans()):
         s["storage_write_bandwidth"] = draw(qty(1, 5_000, "GB/s"))
+    if draw(st.booleans()):  # spares: the service level, a unit smaller than the node, long repairs
+        s["service_level"] = draw(ratio(0.5, 0.9999))
+        s["repair_turnaround"] = draw(qty(0, 365, "days"))
+        s["fan_redundancy"] = draw(st.integers(0, 3))
+        if draw(st.booleans()):
+            s["spare_unit"] = "host"
+            s["spare_unit_price"] = draw(qty(0, 1e6, "USD"))
     return s
 
 

@@ -73,12 +73,12 @@ def test_capex_is_the_bom_total(example: Model) -> None:
     364 x 8 = 2,912; power cords 128 x 6 x 25 = 19,200 and (64 + 8 + 2 + 4) x 2 x 25 = 3,900 for switches and
     appliances; the colocation supplies the 38 cabinets and 140 PDUs (counted, not bought). Storage, sized on the
     Reliability sheet: 2 all-flash appliances x 350,000 + ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
-    Spares (Reliability sheet): 9 nodes x 270,000 + a NIC 1,500, a transceiver 1,000, a cable 150, a PSU 1,000, a
-    fan 300 and a switch 30,000 = 2,463,950."""
+    Spares (Reliability sheet): 15 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + a
+    switch 30,000 (no PSU or fan: a redundant set waits for its part) = 4,086,300."""
     network = 1_920_000 + 64_000 + 50_000 + 2_718_800 + 398_700 + 2_912
     power = 19_200 + 3_900
     storage = 2 * 350_000 + 23 * 100
-    spares = 9 * 270_000 + 1_500 + 1_000 + 150 + 1_000 + 300 + 30_000
+    spares = 15 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 30_000
     assert v(example, "bom.total_storage") == pytest.approx(storage, rel=1e-12)
     assert v(example, "bom.total_spares") == pytest.approx(spares, rel=1e-12)
     total = 34_560_000 + 100_000 + network + power + storage + spares
