@@ -76,23 +76,23 @@ FEED = START_IT * 1.1 * 1.4  # critical IT (10% headroom) x design PUE: 2,204.87
 def test_the_site_plant_by_hand(upgrade: Model) -> None:
     """The plant the plans must fit: the contracted feed 1,431.734 x 1.1 x 1.4 = 2,204.87 kW; two 2.5 MVA
     transformers N+1, one of which may be out: 1 x 2,500 kVA x 0.95 = 2,375 kW; three 1,250 kVA UPS blocks N+1:
-    2 x 1,250 x 0.95 = 2,375 kW; chillers sized for the H100 fleet's heat, 1,431.734 + 0.3 x 0.4 x 1,431.734 =
-    1,603.54 kW, plus the retrofit's 900 kW of dry coolers from month 6."""
+    2 x 1,250 x 0.95 = 2,375 kW; the hall's cooling sized for the H100 fleet's IT heat, 1,431.734 kW (its heat to
+    air and liquid; no CDU pumps), plus the retrofit's 900 kW of dry coolers from month 6."""
     assert one(upgrade, "generation.power_at_start") == pytest.approx(START_IT)
     assert one(upgrade, "generation.plant_feed") == pytest.approx(FEED)
     assert one(upgrade, "generation.plant_site_power") == 3000
-    assert one(upgrade, "generation.plant_heat_rejection") == pytest.approx(START_IT * (1 + 0.3 * 0.4))
+    assert one(upgrade, "generation.plant_heat_rejection") == pytest.approx(START_IT)
     assert row(upgrade, "staged_swap.generation.transformer_capacity")[0] == pytest.approx(2500 * 0.95)
     assert row(upgrade, "staged_swap.generation.ups_capacity")[0] == pytest.approx(2 * 1250 * 0.95)
     assert row(upgrade, "staged_swap.generation.heat_rejection_available")[[5, 6]] == pytest.approx(
-        [START_IT * 1.12, START_IT * 1.12 + 900])
+        [START_IT, START_IT + 900])
     assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * 1.4)
 
 
 def test_staged_swap_by_hand(upgrade: Model) -> None:
     """Month 7: 8 B200 racks and their 8 support racks into zone b as 11 of its 16 H100 racks leave: zone b
     5 x 40.8 + 8 x 57.2 + 8 x 15.445 = 785.16 kW, zone a 16 x 40.8 + 7 x 18.019 = 778.93: 1,564.10 kW of IT,
-    x 1.4 = 2,189.73 kW <= the 2,204.87 kW contract; heat 1,564.10 x 1.12 = 1,751.79 <= 1,603.54 + 900; UPS
+    x 1.4 = 2,189.73 kW <= the 2,204.87 kW contract; hall heat 1,564.10 + 15 kW of pumps <= 1,431.73 + 900; UPS
     1,564.10 + 15 kW of CDU pumps. Compute 16 x 32 + 5 x 32 + 8 x 70.4 = 1,235.2, never below the start's
     1,024; the largest job, on one fabric, is the H100s' 21 x 32 = 672 until month 10: 352 below, 3 months. Month
     10: the other 8 B200 racks, zone b's last 5 H100 racks and 6 of zone a's leave: 10 x 40.8 + 126.134 + 16 x
@@ -104,7 +104,7 @@ def test_staged_swap_by_hand(upgrade: Model) -> None:
     assert row(upgrade, "staged_swap.generation.facility_power")[[7, 10]] == pytest.approx(
         [month7 * 1.4, month10 * 1.4])
     assert month10 * 1.4 <= FEED
-    assert row(upgrade, "staged_swap.generation.heat_load")[7] == pytest.approx(month7 * 1.12)
+    assert row(upgrade, "staged_swap.generation.heat_load")[7] == pytest.approx(month7 + 15)
     assert row(upgrade, "staged_swap.generation.ups_load")[[6, 7]] == pytest.approx([START_IT, month7 + 15])
     compute = row(upgrade, "staged_swap.generation.compute")
     assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1235.2, 1235.2, 1446.4])
@@ -319,7 +319,8 @@ def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path,
     the facility power of each month is the power chain's formula on the month's IT, (IT x 1.4 + 50) / 0.95, so the
     start's is the power chain's own facility power: (1,431.734 x 1.4 + 50) / 0.95 = 2,162.55 kW; month 10 of the
     staged plan, (1,572.90 x 1.4 + 50) / 0.95 = 2,370.55 kW, within the contract of 1,574.91 x 2,162.55 / 1,431.734
-    = 2,378.78 kW. The heat: IT + (facility - IT) x 0.3. LibreOffice computes every cell as Python."""
+    = 2,378.78 kW. The hall's heat is its IT (and pumps), as on a PUE site. LibreOffice computes every cell as
+    Python."""
     data = yaml.safe_load(UPGRADE.read_text())
     power = data["power"]
     power.pop("pue")
@@ -336,8 +337,8 @@ def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path,
     assert one(model, "generation.plant_feed") == pytest.approx(START_IT * 1.1 * (START_IT * 1.4 + 50) / 0.95
                                                                 / START_IT)
     heat = row(model, "staged_swap.generation.heat_load")
-    assert heat[10] == pytest.approx(month10 + ((month10 * 1.4 + 50) / 0.95 - month10) * 0.3)
-    assert heat[0] == pytest.approx(one(model, "cooling.heat_load"))
+    assert heat[10] == pytest.approx(month10 + 15)
+    assert heat[0] == pytest.approx(one(model, "cooling.liquid_heat") + one(model, "cooling.air_heat"))
     assert one(model, "staged_swap.generation.infeasible_months") == 0
     outcome = check([Built(path, tmp_path / "itemised.xlsx", model, layout)], tmp_path)
     assert outcome.problems == []

@@ -82,8 +82,7 @@ class Plant:
     ups: Line  # blocks installed
     ups_block: tuple[Line, Line, Line]
     power_factor: Line
-    heat: Line  # the heat load the plant was sized to reject
-    indoor: Line  # share of the facility overhead released as heat indoors
+    heat: Line  # the IT hall heat the plant was sized to reject
     facility: Callable[[Any], Node]  # the hall's facility power for an IT load: design PUE, or itemised
 
 
@@ -362,11 +361,10 @@ def _plant_backup_and_heat(s: SheetBuilder, i: Inputs, up: Upgrade, month: Line,
     capacity = s.calc("ups_capacity", "UPS capacity with the redundancy's blocks out", "kW",
                       floor((blocks - spares) / multiple) * size * plant.power_factor,
                       "ROUNDDOWN((blocks - spares) / multiple of N) x rating x power factor", fmt=KW)
-    design = hall["design"]
-    heat = s.calc("heat_load", "Heat to reject (IT hall + facility rooms)", "kW",
-                  design + (plant.facility(design) - design) * plant.indoor,
-                  "IT load at design power + (its facility power - it) x the share released indoors, as the "
-                  "Cooling sheet's heat load", fmt=KW)
+    pumps = old.pumps * flag(hall["old"] > 0) + new.pumps * flag(hall["new"] > 0)
+    heat = s.calc("heat_load", "IT hall heat to reject", "kW", hall["design"] + pumps,
+                  "IT load at the nodes' design power + each fleet's CDU pumps while its racks are in the hall, as "
+                  "the Cooling sheet's heat to liquid, heat to air and pump power", fmt=KW)
     rejection = s.calc("heat_rejection_available", "Heat rejection available", "kW",
                        _scheduled(month, _projects(i, up, "heat_rejection"), Ref(plant.heat)),
                        "the heat load the plant was sized for (the current fleet's, Cooling sheet), plus each "
@@ -558,8 +556,11 @@ def _plant(s: SheetBuilder, current: Any) -> Plant:
     feed = s.calc("plant_feed", "Contracted feed (facility power)", "kW", p.contracted_feed,
                   "Power chain: critical IT capacity x design PUE", fmt=KW)
     site = s.calc("plant_site_power", "Utility power available at the site", "kW", i.site_available_power, fmt=KW)
-    heat = s.calc("plant_heat_rejection", "Heat load the plant was sized to reject", "kW", current.cooling.heat_load,
-                  "Cooling sheet: the current fleet's heat load (IT hall + facility rooms); a project adds to it",
+    c = current.cooling
+    heat = s.calc("plant_heat_rejection", "IT hall heat the plant was sized to reject", "kW",
+                  c.liquid_heat + c.air_heat + c.cdu_pump_power,
+                  "Cooling sheet: the current fleet's heat to liquid + heat to air + CDU pumps (the electrical rooms' "
+                  "losses have their own cooling and follow the facility power checked above); a project adds to it",
                   fmt=KW)
     transformers = s.show(p.feed_blocks, "plant_transformer_blocks", "Transformer blocks installed")
     ups = s.show(current.ups.ups_blocks, "plant_ups_blocks", "UPS blocks installed")
@@ -572,7 +573,7 @@ def _plant(s: SheetBuilder, current: Any) -> Plant:
     return Plant(feed, site, transformers,
                  (i.feed_block_size, i.feed_redundancy_multiplier, i.feed_redundancy_spares), ups,
                  (i.ups_block_size, i.ups_redundancy_multiplier, i.ups_redundancy_spares), i.power_factor, heat,
-                 current.inputs.cooling.indoor_loss_share, facility)
+                 facility)
 
 
 def _start(s: SheetBuilder, i: Inputs, up: Upgrade, old: FleetRack) -> tuple[Line, Line]:
