@@ -180,6 +180,9 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "flow_per_kw": draw(qty(0.3, 5, "L/min/kW")),
         "rack_manifold_flow": draw(qty(10, 800, "L/min")),
         "cold_plate_volume": draw(qty(5, 500, "mL")),
+        "cold_plate_metal_mass": draw(qty(0, 5, "kg")),
+        "cold_plate_metal_specific_heat": draw(qty(0.1, 1, "kJ/(kg*K)")),
+        "gpu_throttle_temperature": f"{draw(st.floats(40, 130))!r} degC",  # some at or below the supply: a check
         "cdu_capacity": draw(qty(10, 3_000, "kW")),
         "cdu_flow": draw(qty(10, 5_000, "L/min")),
         "cdu_redundancy": draw(st.sampled_from(REDUNDANCY)),
@@ -188,6 +191,16 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "air_supply_temperature": f"{air_supply!r} degC",
         "air_return_temperature": f"{air_supply + draw(st.floats(1, 25))!r} degC",
     }
+
+
+@st.composite
+def generator_section(draw: Any) -> dict[str, Any]:
+    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow and every
+    redundancy (N fails a check)."""
+    if draw(st.booleans()):
+        return {}
+    return {"block_size": draw(qty(10, 10_000, "kVA")), "power_factor": draw(ratio(0.7, 1.0)),
+            "redundancy": draw(st.sampled_from(REDUNDANCY))}
 
 
 @st.composite
@@ -326,6 +339,7 @@ def sites(draw: Any) -> dict[str, Any]:
         "power": draw(power_section()),
         "fabric": draw(fabric_section()),
         "cooling": draw(cooling_section()),
+        "generator": draw(generator_section()),
         "bom": draw(bom_section()),
         "tco": draw(tco_section()),
         "scenarios": draw(scenarios()),

@@ -139,6 +139,9 @@ class PowerOut:
     node_cpu_power: Line
     node_nic_power: Line
     node_power: Line
+    node_component_power: Line  # the component sum, its PSU loss and the vendor's allowance above it: the
+    node_psu_loss: Line  # Cooling sheet splits the node's heat from them
+    node_unexplained_power: Line
     nodes: Line
     nodes_per_rack: Line
     racks: Line
