@@ -189,8 +189,7 @@ def run(seed: int, indices: range | list[int], folder: Path) -> list[dict[str, A
         r.update(index=i, seed=seed, left=left)
         ok = r["status"] == 0 and left == [out.name]
         err = r["stderr"].strip()
-        refused = (r["status"] == 2 and not left and "\n" not in err and err.startswith(f"error: {site}")
-                   and len(err) <= MAX_MESSAGE)
+        refused = r["status"] == 2 and not left and refused_in_lines(err, site)
         r["outcome"] = "built" if ok else "refused" if refused else "PROBLEM"
         if r["outcome"] != "PROBLEM":
             site.unlink()
@@ -199,6 +198,18 @@ def run(seed: int, indices: range | list[int], folder: Path) -> list[dict[str, A
         with open(folder / f"progress-{seed}.jsonl", "a") as log:  # a long hunt can be read while it runs
             log.write(json.dumps({k: r[k] for k in ("index", "outcome", "status", "seconds")}) + "\n")
     return results
+
+
+def refused_in_lines(err: str, site: Path) -> bool:
+    """A refusal as the CLI prints it: one line per problem, each naming the file and at most MAX_MESSAGE long,
+    and after several problems a last line that counts them."""
+    lines = err.splitlines()
+    if len(lines) > 1:
+        count = f"error: {len(lines) - 1} problems in {site}, each on a line above"
+        if lines[-1] != count:
+            return False
+        lines = lines[:-1]
+    return bool(lines) and all(x.startswith(f"error: {site}: ") and len(x) <= MAX_MESSAGE for x in lines)
 
 
 def main(argv: list[str] | None = None) -> int:

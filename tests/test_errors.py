@@ -1,9 +1,10 @@
-"""Errors are structured: a refused site names the file and the key as attributes, and prints as one line.
+"""Errors are structured: a refused site names the file and the key as attributes, and prints as one line per
+problem (every problem of the file at once: InputErrors, each an InputError).
 
 The property: a valid site (tests/strategies.py) with one to three changes to its data (a hostile value, a value
 scaled, a key dropped or misspelt, a top-level entry replaced, scenarios that change a key) either loads, or
-raises an InputError whose `file` is the site file and whose `key` says where in it, and whose message (what the
-CLI prints) is one line that starts with the file. The changes are made to the data, so the file is always YAML
+raises InputError(s) whose `file` is the site file and whose `key` says where in it, and whose message (what the
+CLI prints) is one line per problem that starts with the file. The changes are made to the data, so the file is always YAML
 (values are copied: one object used twice would be written as a YAML anchor, which is refused as the file's
 YAML, placed by line, not by key).
 """
@@ -24,7 +25,7 @@ from tests.fuzz import HOSTILE_VALUES
 from tests.strategies import sites
 from workbook.api import load
 from workbook.formula.expr import FormulaError, UnitError
-from workbook.inputs import InputError
+from workbook.inputs import InputError, InputErrors
 from workbook.yaml_reader import YamlError
 
 TOP_LEVEL = ["site", "description", "catalog", "scenarios", "power", "tco", "nonsense", 7]
@@ -73,7 +74,7 @@ def mutated_sites(draw: Any) -> dict[str, Any]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=mutated_sites())
-def test_every_refusal_of_a_mutated_site_names_the_file_and_the_key_in_one_line(data: dict[str, Any]) -> None:
+def test_every_refusal_of_a_mutated_site_names_the_file_and_the_key_one_line_each(data: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "site.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8",
@@ -81,13 +82,16 @@ def test_every_refusal_of_a_mutated_site_names_the_file_and_the_key_in_one_line(
         try:
             load(path)
             event("loaded")
-        except InputError as e:
-            event("refused in a scenario" if e.scenario else "refused")
-            assert e.file == path, e
-            assert e.key, e
-            assert e.problem and "\n" not in str(e) and str(e).startswith(f"{path}: "), str(e)
-            if e.scenario is not None:
-                assert e.scenario in data["scenarios"], e
+        except InputError as exc:
+            errors = exc.errors if isinstance(exc, InputErrors) else (exc,)
+            event("refused in a scenario" if exc.scenario else "refused" if len(errors) == 1 else "refused, several")
+            assert str(exc).splitlines() == [str(e) for e in errors]
+            for e in errors:
+                assert e.file == path, e
+                assert e.key, e
+                assert e.problem and "\n" not in str(e) and str(e).startswith(f"{path}: "), str(e)
+                if e.scenario is not None:
+                    assert e.scenario in data["scenarios"], e
 
 
 # ---------------------------------------------------------------- the attributes, one error of each kind

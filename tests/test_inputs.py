@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
 from workbook.excel.layout import NOTE
-from workbook.inputs import InputError, Site, load_site
+from workbook.inputs import InputError, InputErrors, Site, example_for, load_site
 from workbook.models import all_specs, build_book
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
@@ -48,10 +48,12 @@ def load(data: dict[str, Any] | str, path: Path) -> Site:
 
 
 def refused(data: dict[str, Any] | str, path: Path) -> InputError:
-    """The error loading a bad site: it names the file, and its message (what the CLI prints) is one line."""
+    """The error loading a bad site with one problem: it names the file, and its message (what the CLI prints)
+    is one line."""
     with pytest.raises(InputError) as err:
         load(data, path)
     e = err.value
+    assert not isinstance(e, InputErrors), str(e)
     assert "\n" not in str(e), str(e)
     assert e.file == path, f"the error does not name the file: {e}"
     assert e.problem, e
@@ -78,7 +80,7 @@ def test_the_example_site_loads(tmp_path: Path) -> None:
 def test_wrong_dimension(tmp_path: Path, key: str, raw: Any, found: str, unit: str | None) -> None:
     err = refused(site_with({key: raw}), tmp_path / "bad.yaml")
     assert (err.key, err.value, err.problem, err.unit) == (key, raw, found, unit)
-    assert err.expected.startswith(SPECS[key].expect) and err.expected.endswith(SPECS[key].example)
+    assert err.expected.startswith(SPECS[key].expect) and err.expected.endswith(example_for(SPECS[key])[0])
 
 
 def test_wrong_dimension_message_reads_like_the_readme(tmp_path: Path) -> None:
@@ -96,15 +98,20 @@ def test_wrong_dimension_message_reads_like_the_readme(tmp_path: Path) -> None:
 def test_missing_key(tmp_path: Path, key: str, unit: str | None) -> None:
     err = refused(site_with(remove=(key,)), tmp_path / "missing.yaml")
     assert (err.key, err.value, err.unit) == (key, None, unit)
-    assert err.problem.startswith("is missing") and err.expected.endswith(SPECS[key].example)
+    assert err.problem.startswith("is missing") and err.expected.endswith(example_for(SPECS[key])[0])
 
 
 def test_missing_catalog_value(tmp_path: Path) -> None:
-    """gpu_tdp comes from the catalog; without a catalog and without the key it is missing."""
+    """gpu_tdp comes from the catalog; without a catalog and without the key it is missing, and so is every other
+    key the catalog gave: all named at once, one line each."""
     data = site_with()
     del data["catalog"]
-    err = refused(data, tmp_path / "nocat.yaml")
-    assert err.problem == "is missing" and err.key in SPECS
+    with pytest.raises(InputErrors) as err:
+        load(data, tmp_path / "nocat.yaml")
+    keys = [e.key for e in err.value.errors]
+    assert all(e.problem == "is missing" and e.file == tmp_path / "nocat.yaml" for e in err.value.errors)
+    assert "power.gpu_tdp" in keys and "fabric.switch_radix" in keys and "cooling.coolant_density" in keys
+    assert str(err.value).splitlines() == [str(e) for e in err.value.errors]
 
 
 def test_missing_site_name(tmp_path: Path) -> None:
@@ -162,7 +169,7 @@ def test_out_of_range_ratio(tmp_path: Path, key: str, raw: Any) -> None:
     err = refused(site_with({key: raw}), tmp_path / "range.yaml")
     assert (err.key, err.value) == (key, raw)
     assert err.problem.startswith(("must be at least", "must be at most", "must be greater than")), err.problem
-    assert err.expected.endswith(SPECS[key].example)
+    assert err.expected.endswith(example_for(SPECS[key])[0])
 
 
 def test_percent_text_is_a_fraction(tmp_path: Path) -> None:
@@ -186,7 +193,7 @@ def test_unknown_section_suggests_the_right_one(tmp_path: Path) -> None:
 
 
 def test_unknown_catalog_entry(tmp_path: Path) -> None:
-    err = refused(site_with(catalog={"gpu": "H100-SMX", "node": "DGX-H100"}), tmp_path / "cat.yaml")
+    err = refused(site_with(catalog={**BASE["catalog"], "gpu": "H100-SMX"}), tmp_path / "cat.yaml")
     assert (err.key, err.value) == ("catalog.gpu", "H100-SMX")
     assert err.problem == "not in catalog.yaml (did you mean H100-SXM?)"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbook.formula.expr import FormulaError
-from workbook.inputs import InputError
+from workbook.inputs import InputError, InputErrors
 
 EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY, EXIT_LIBREOFFICE = 2, 3, 4, 5
 
@@ -78,6 +78,11 @@ def describe(exc: Exception) -> tuple[int, str]:
         return exc.status, exc.line
     if isinstance(exc, EngineMissing | ExportFailed):  # LibreOffice is not installed, or wrote no PDF
         return EXIT_LIBREOFFICE, f"error: {exc}"
+    if isinstance(exc, InputErrors):  # every problem of a site file, one line each, and how many
+        files = sorted({str(e.file) for e in exc.errors if e.file is not None})
+        where = f" in {files[0]}" if len(files) == 1 else ""
+        lines = [f"error: {e}" for e in exc.errors]
+        return EXIT_INPUT, "\n".join([*lines, f"error: {len(lines)} problems{where}, each on a line above"])
     if isinstance(exc, InputError):
         return EXIT_INPUT, f"error: {exc}"
     if isinstance(exc, FormulaError):  # UnitError is a FormulaError too

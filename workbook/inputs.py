@@ -77,6 +77,28 @@ class InputError(ValueError):
         return InputError(self.problem, **{**fields, **changes})
 
 
+class InputErrors(InputError):
+    """Every problem found in one read of a site file, at once: `errors`, each an InputError with its attributes.
+    Its message has one line per problem, in the order found (what the file gives, then what it lacks). Its own
+    attributes (file, key, problem...) are the first problem's, so a caller that handles one InputError still reads
+    a true one; a single problem is raised as that InputError itself."""
+
+    def __init__(self, errors: list[InputError] | tuple[InputError, ...]):
+        self.errors = tuple(errors)
+        if not self.errors:
+            raise ValueError("InputErrors needs at least one error")
+        self.__dict__.update({k: v for k, v in self.errors[0].__dict__.items() if k != "errors"})
+        ValueError.__init__(self, "\n".join(str(e) for e in self.errors))
+
+
+def raise_all(problems: list[InputError]) -> None:
+    """Nothing if there is no problem; the one InputError if there is one; InputErrors for several."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise InputErrors(problems)
+
+
 @dataclass(frozen=True)
 class Spec:
     """One input key: what it means, its unit, the range it must lie in, when it applies."""
@@ -100,6 +122,7 @@ class Spec:
     why: str = ""  # why lo..hi is the range a real site can have (templates/limits.yaml)
     optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
     date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
+    text: bool = False  # a name in words (a node's name in the BOM): shown beside the inputs, in no formula
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -151,13 +174,78 @@ def _place(where: Where) -> dict[str, Any]:
     return {"file": where}
 
 
-def expected_value(spec: Spec) -> str:
-    """What a key's value must be, in words, with its unit and an example."""
+def expected_value(spec: Spec, key: str | None = None) -> str:
+    """What a key's value must be, in words, with its unit and an example of that key's own (example_for);
+    `key`: the key as the message names it, where it is not the spec's (a scenario's, a fleet's)."""
     if spec.choices:
         return f"one of {', '.join(spec.choices)}"
     if spec.redundancy:
         return "a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
-    return f"{spec.expect}{_in_unit(spec)}, e.g. {spec.key.split('.')[-1]}: {spec.example}"
+    name = (key or spec.key).split(".")[-1]
+    if spec.text:
+        return f"{spec.expect} of at most {MAX_NAME} characters, e.g. {name}: {spec.example}"
+    return f"{spec.expect}{_in_unit(spec)}, e.g. {name}: {example_for(spec)[0]}"
+
+
+# The project's example sites, whose values are each key's example where the tool has no default: the example
+# site first, then the build site for what it does not use (an own build, a loan, an itemised overhead).
+EXAMPLE_SITES = (TEMPLATES.parent / "inputs" / "example.yaml", TEMPLATES.parent / "inputs" / "b200-liquid-build.yaml")
+
+
+def example_for(spec: Spec) -> tuple[str, str]:
+    """A value for this key, as a site file writes it, and where it comes from: the key's default
+    (templates/defaults.yaml), else the value an example site has for it (given, or from the catalog entry it
+    chose), else the Spec's own example. Never a generic value of the unit: `cable_price` is shown 150 USD (the
+    example site's cable), not the price of a server."""
+    if spec.key in _default_examples():
+        return _default_examples()[spec.key]
+    return _site_examples().get(spec.key, (spec.example, ""))
+
+
+@functools.cache
+def _default_examples() -> dict[str, tuple[str, str]]:
+    try:
+        defaults = load_defaults()
+        return {key: (written(raw), f"{DEFAULTS_PATH.name}: {source}") for key, (raw, source) in defaults.items()}
+    except InputError:
+        return {}
+
+
+@functools.cache
+def _site_examples() -> dict[str, tuple[str, str]]:
+    """key -> (value as written, where it comes from) over the example sites, the first site's value kept."""
+    out: dict[str, tuple[str, str]] = {}
+    for path in EXAMPLE_SITES:
+        try:
+            data, _ = read_yaml(path)
+            catalog = load_catalog()
+        except (OSError, YamlError, InputError):
+            continue
+        if not isinstance(data, dict):
+            continue
+        found: dict[str, tuple[str, str]] = {}
+        for kind, name in (data.get("catalog") or {}).items():
+            entry = (catalog.get(catalog_table(str(kind))) or {}).get(name) if isinstance(name, str) else None
+            for key, raw in ((entry or {}).get("values") or {}).items() if isinstance(entry, dict) else ():
+                value, source = _value_source(raw)
+                found[key] = (written(value), f"{path.name}, catalog {kind} {name}: {source}")
+        for section, body in data.items():
+            for key, raw in (body.items() if isinstance(body, dict) and section not in TOP_LEVEL else ()):
+                value, source = _value_source(raw)
+                found[f"{section}.{key}"] = (written(value), f"{path.name}: {source}" if source else path.name)
+        out = {**found, **out}
+    return out
+
+
+def _value_source(raw: Any) -> tuple[Any, str]:
+    return (raw.get("value"), _one_line(raw.get("source") or "")) if isinstance(raw, dict) else (raw, "")
+
+
+def written(raw: Any) -> str:
+    """A value as a site file writes it: 1024, 0.075, 70000000000, 41 kW."""
+    if isinstance(raw, float):
+        return f"{raw:.12g}"
+    return _one_line(str(raw))
 
 
 def expected_unit(spec: Spec) -> str | None:
@@ -168,7 +256,7 @@ def expected_unit(spec: Spec) -> str | None:
 
 
 def _fail(where: Where, key: str, raw: Any, problem: str, spec: Spec | None = None) -> InputError:
-    expected = expected_value(dataclasses.replace(spec, key=key)) if spec is not None else None
+    expected = expected_value(spec, key) if spec is not None else None
     unit_text = expected_unit(spec) if spec is not None else None
     return InputError(problem, key=key, value=raw, expected=expected, unit=unit_text, **_place(where))
 
@@ -284,6 +372,12 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
         return (int(m.group(1) or 1), int(m.group(2) or 0))
     if spec.date:
         return _date(raw, spec, where, key)
+    if spec.text:
+        if not isinstance(raw, str) or not raw.strip() or len(_one_line(raw)) > MAX_NAME:
+            problem = "is not text" if not isinstance(raw, str) else "is empty" if not raw.strip() else (
+                f"is longer than {MAX_NAME} characters")
+            raise _fail(where, key, raw, problem, spec)
+        return _one_line(raw)
     return _quantity(raw, spec, where, key)
 
 
@@ -407,92 +501,152 @@ MAX_SCENARIOS = 20  # each clones the lines its changes reach: more would not be
 
 def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_PATH,
               rules: list[Rule] | tuple[Rule, ...] = ()) -> Site:
-    """Read and validate a site file against the specs and cross-key rules of every model; raises InputError."""
+    """Read and validate a site file against the specs and cross-key rules of every model. Every problem is
+    found in one read: raises the InputError of a single problem, or InputErrors naming them all (a file that
+    cannot be read as YAML, or is not a mapping, is one problem)."""
     path = Path(path)
     data, raw_bytes = _read_yaml(path)
     if not isinstance(data, dict):
         raise InputError("is not a mapping", file=path,
                          expected="a mapping with site:, catalog: and one section per model")
+    problems: list[InputError] = []
     by_key = {s.key: s for s in specs}
-    sections = sorted({k.split(".")[0] for k in by_key})
+    given, faulty = _given(data, path, by_key, problems)
+    name = _site_name(data, path, problems)
+    catalog = load_catalog(catalog_path) if isinstance(data.get("catalog"), dict) else {}  # read once a build
+    defaults, unresolved = _catalog_defaults(data.get("catalog"), path, catalog_path, catalog, problems)
+    unresolved |= faulty
+    values = _resolve(specs, by_key, given, defaults, unresolved, path, bool(data.get("catalog")), problems)
+    problems.extend(broken_rules(path, values, rules))
+    scenarios, description = _scenarios(data, path, problems), _description(data, path, problems)
+    raise_all(problems)
+    return Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
+                data.get("generation"), catalog_parts(data.get("catalog"), catalog), data.get("quotes"))
 
+
+def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
+           problems: list[InputError]) -> tuple[dict[str, tuple[Any, str]], set[str]]:
+    """The values the file gives, each with its source; unknown sections and keys are problems. Also the keys
+    given in a form at fault (a misspelt section's keys under the section meant): not reported missing too."""
+    sections = sorted({k.split(".")[0] for k in by_key})
     given: dict[str, tuple[Any, str]] = {}
+    faulty: set[str] = set()
     for top, body in data.items():
         if top in TOP_LEVEL:
             continue
         if top not in sections:
-            raise InputError(f"unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}", file=path,
-                             key=clip(top), expected=f"one of the sections {', '.join(sections)}")
+            meant = difflib.get_close_matches(str(top), sections, n=1, cutoff=0.6)
+            faulty |= {f"{meant[0]}.{k}" for k in body} if meant and isinstance(body, dict) else set()
+            problems.append(InputError(f"unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}",
+                                       file=path, key=clip(top), expected=f"one of the sections {', '.join(sections)}"))
+            continue
         if not isinstance(body, dict):
-            raise InputError("is not a mapping", file=path, key=top, value=body,
-                             expected=f"a mapping of key: value under {top}:")
+            if body is not None:  # an empty section (every key commented out) gives nothing
+                faulty |= {k for k in by_key if k.startswith(f"{top}.")}
+                problems.append(InputError("is not a mapping", file=path, key=top, value=body,
+                                           expected=f"a mapping of key: value under {top}:"))
+            continue
         for k, raw in body.items():
             key = f"{top}.{k}"
             if key not in by_key:
-                raise InputError(f"unknown key{_suggest(key, list(by_key))}", file=path, key=clip(key), value=raw)
+                problems.append(InputError(f"unknown key{_suggest(key, list(by_key))}", file=path, key=clip(key),
+                                           value=raw))
+                faulty |= set(difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.6))  # the key meant
+                continue
             try:
-                given[key] = split_value(raw)
+                value, source = split_value(raw)
             except InputError as e:
-                raise e.located(file=path, key=key) from None
-            given[key] = (given[key][0], given[key][1] or f"site file {path.name}")
+                problems.append(e.located(file=path, key=key))
+                faulty.add(key)
+                continue
+            given[key] = (value, source or f"site file {path.name}")
+    return given, faulty
 
+
+def _site_name(data: dict[Any, Any], path: Path, problems: list[InputError]) -> str:
     name = data.get("site")
-    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_NAME:
-        expected = f"the site's name as text of at most {MAX_NAME} characters, e.g. site: Example colo"
-        if "site" not in data:
-            raise InputError("is missing", file=path, key="site", expected=expected)
+    if isinstance(name, str) and name.strip() and len(name.strip()) <= MAX_NAME:
+        return name.strip()
+    expected = f"the site's name as text of at most {MAX_NAME} characters, e.g. site: Example colo"
+    if "site" not in data:
+        problems.append(InputError("is missing", file=path, key="site", expected=expected))
+    else:
         problem = ("is not text" if not isinstance(name, str) else "is empty" if not name.strip()
                    else f"is longer than {MAX_NAME} characters")
-        raise InputError(problem, file=path, key="site", value=name, expected=expected)
+        problems.append(InputError(problem, file=path, key="site", value=name, expected=expected))
+    return ""
 
-    catalog = load_catalog(catalog_path) if isinstance(data.get("catalog"), dict) else {}  # read once a build
-    defaults = _catalog_defaults(data.get("catalog"), path, catalog_path, catalog)
+
+def _resolve(specs: list[Spec], by_key: dict[str, Spec], given: dict[str, tuple[Any, str]],
+             defaults: dict[str, tuple[Any, str, Where]], unresolved: set[str], path: Path, has_catalog: bool,
+             problems: list[InputError]) -> dict[str, Value]:
+    """Each key's value: the file's, else its catalog entry's, else the tool's default. A key another (choice)
+    key does not switch on is left out; a key whose value cannot be known (its choice or its catalog entry is
+    at fault, itself a problem) is neither missing nor parsed."""
     tool_defaults = load_defaults()
     values: dict[str, Value] = {}
+    unknown = set(unresolved)  # keys at fault: what depends on them is not judged
+    found: list[InputError] = []  # reported in the models' order of keys, as the init skeleton lists them
     # Choices first (those that apply always, then those that depend on another): they decide which keys apply.
-    ordered = sorted(specs, key=lambda s: (not s.choices, s.when is not None))
-    for spec in ordered:
+    for spec in sorted(specs, key=lambda s: (not s.choices, s.when is not None)):
         if spec.when is not None:
             other, wanted = spec.when
+            if other in unknown and other not in values:
+                unknown.add(spec.key)
+                continue
             # a choice of a model this file has no section for (a fleet file has no reliability:) restricts nothing
             if other in by_key and (other not in values or values[other].magnitude != wanted):
                 if spec.key in given:
                     now = values[other].magnitude if other in values else "not used here"
-                    raise InputError(f"only used when {other} is {wanted} (it is {now}); remove it or change {other}",
-                                     file=path, key=spec.key, value=given[spec.key][0])
+                    found.append(InputError(f"only used when {other} is {wanted} (it is {now}); remove it or "
+                                               f"change {other}", file=path, key=spec.key, value=given[spec.key][0]))
                 continue
         origin: Where
         if spec.key in given:
-            raw, source = given[spec.key]
-            origin = path
+            (raw, source), origin = given[spec.key], path
         elif spec.key in defaults:
             raw, source, origin = defaults[spec.key]
         elif spec.key in tool_defaults:
             raw, source = tool_defaults[spec.key]
-            origin = (DEFAULTS_PATH, f"{DEFAULTS_PATH.name} {spec.key}")
-            source = f"default: {source}"
-        elif spec.optional:
-            continue
+            origin, source = (DEFAULTS_PATH, f"{DEFAULTS_PATH.name} {spec.key}"), f"default: {source}"
         else:
-            hint = " (not in the site file nor in its catalog entries)" if data.get("catalog") else ""
-            raise InputError(f"is missing{hint}", file=path, key=spec.key, expected=expected_value(spec),
-                             unit=expected_unit(spec))
-        values[spec.key] = Value(parse_value(raw, spec, origin, spec.key), _one_line(str(raw)), source)
+            if not spec.optional and spec.key not in unknown:
+                hint = " (not in the site file nor in its catalog entries)" if has_catalog else ""
+                found.append(InputError(f"is missing{hint}", file=path, key=spec.key,
+                                           expected=expected_value(spec), unit=expected_unit(spec)))
+            unknown.add(spec.key)
+            continue
+        try:
+            if raw is None and origin == path:
+                raise InputError("has no value", file=path, key=spec.key, expected=expected_value(spec),
+                                 unit=expected_unit(spec))
+            values[spec.key] = Value(parse_value(raw, spec, origin, spec.key), _one_line(str(raw)), source)
+        except InputError as e:
+            found.append(e)
+            unknown.add(spec.key)
+    order = {spec.key: n for n, spec in enumerate(specs)}
+    problems.extend(sorted(found, key=lambda e: order.get(e.key or "", len(order))))
+    return values
 
-    check_rules(path, values, rules)
+
+def _scenarios(data: dict[Any, Any], path: Path, problems: list[InputError]) -> dict[str, Any]:
     scenarios = data.get("scenarios") or {}
     if not isinstance(scenarios, dict):
-        raise InputError("is not a mapping", file=path, key="scenarios", value=scenarios,
-                         expected="a mapping of scenario name to changed inputs")
+        problems.append(InputError("is not a mapping", file=path, key="scenarios", value=scenarios,
+                                   expected="a mapping of scenario name to changed inputs"))
+        return {}
     if len(scenarios) > MAX_SCENARIOS:
-        raise InputError(f"has {len(scenarios)} scenarios", file=path, key="scenarios",
-                         expected=f"at most {MAX_SCENARIOS}")
+        problems.append(InputError(f"has {len(scenarios)} scenarios", file=path, key="scenarios",
+                                   expected=f"at most {MAX_SCENARIOS}"))
+    return scenarios
+
+
+def _description(data: dict[Any, Any], path: Path, problems: list[InputError]) -> str:
     description = data.get("description", "")
     if not isinstance(description, str | None):
-        raise InputError("is not text", file=path, key="description", value=description, expected="text")
-    return Site(path, name.strip(), _one_line(description or ""), values,
-                hashlib.sha256(raw_bytes).hexdigest(), scenarios, data.get("generation"),
-                catalog_parts(data.get("catalog"), catalog), data.get("quotes"))
+        problems.append(InputError("is not text", file=path, key="description", value=description, expected="text"))
+        return ""
+    return _one_line(description or "")
 
 
 # A rule between two keys of one unit, checked once every value is parsed (a Spec checks one key alone):
@@ -509,20 +663,27 @@ def rule_holds(op: str, a: float, b: float) -> bool:
 
 def check_rules(where: Where, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> None:
     """Refuse values that break a rule, naming both keys and values; rules on absent keys do not apply."""
+    raise_all(broken_rules(where, values, rules))
+
+
+def broken_rules(where: Where, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> list[InputError]:
+    """One error per rule the values break (rules on absent keys do not apply)."""
+    out = []
     for key, op, other, why in rules:
         a, b = values.get(key), values.get(other)
         if a is not None and b is not None and not _RULE_OPS[op](a.magnitude, b.magnitude):
-            raise InputError(why, key=key, value=a.given, others=((other, b.given),), expected=f"{key} {op} {other}",
-                             **_place(where))
+            out.append(InputError(why, key=key, value=a.given, others=((other, b.given),),
+                                  expected=f"{key} {op} {other}", **_place(where)))
+    return out
 
 
-def _table(kind: str) -> str:
+def catalog_table(kind: str) -> str:
     """The catalog table of a kind: its English plural (gpu -> gpus, switch -> switches)."""
     return f"{kind}es" if kind.endswith(("s", "x", "z", "ch", "sh")) else f"{kind}s"
 
 
-def _kind(table: str) -> str:
-    return table[:-2] if table.endswith("es") and _table(table[:-2]) == table else table.removesuffix("s")
+def catalog_kind(table: str) -> str:
+    return table[:-2] if table.endswith("es") and catalog_table(table[:-2]) == table else table.removesuffix("s")
 
 
 def catalog_parts(choice: Any, catalog: dict[str, Any]) -> dict[str, str]:
@@ -532,31 +693,41 @@ def catalog_parts(choice: Any, catalog: dict[str, Any]) -> dict[str, str]:
         return {}
     out = {}
     for kind, entry_name in choice.items():
-        entry = (catalog.get(_table(str(kind))) or {}).get(entry_name) if isinstance(entry_name, str) else None
+        entry = (catalog.get(catalog_table(str(kind))) or {}).get(entry_name) if isinstance(entry_name, str) else None
         if isinstance(entry, dict):
             out[str(kind)] = str(entry.get("description") or entry_name)
     return out
 
 
-def _catalog_defaults(choice: Any, where: Path, catalog_path: Path,
-                      catalog: dict[str, Any]) -> dict[str, tuple[Any, str, Where]]:
-    """The values of the catalog entries a site chose: key -> (value, source, where it is written)."""
+def _catalog_defaults(choice: Any, where: Path, catalog_path: Path, catalog: dict[str, Any],
+                      problems: list[InputError]) -> tuple[dict[str, tuple[Any, str, Where]], set[str]]:
+    """The values of the catalog entries a site chose: key -> (value, source, where it is written); and the keys
+    a choice at fault would have given (not reported missing: the choice is the problem)."""
     if choice is None:
-        return {}
+        return {}, set()
+    every = {k for table in catalog.values() if isinstance(table, dict) for entry in table.values()
+             if isinstance(entry, dict) for k in (entry.get("values") or {})}
     if not isinstance(choice, dict):
-        raise InputError("is not a mapping", file=where, key="catalog", value=choice,
-                         expected="a mapping such as {gpu: H100-SXM, node: DGX-H100}")
+        problems.append(InputError("is not a mapping", file=where, key="catalog", value=choice,
+                                   expected="a mapping such as {gpu: H100-SXM, node: DGX-H100}"))
+        return {}, every
     out: dict[str, tuple[Any, str, Where]] = {}
+    unresolved: set[str] = set()
+    kinds = [catalog_kind(k) for k in catalog]
     for kind, entry_name in choice.items():
-        kinds = [_kind(k) for k in catalog]
-        table = catalog.get(_table(str(kind)))
+        table = catalog.get(catalog_table(str(kind)))
         if not isinstance(table, dict):
-            raise InputError(f"unknown kind{_suggest(str(kind), kinds)}", file=where, key=f"catalog.{clip(kind)}",
-                             expected=f"one of the kinds {', '.join(kinds)}")
+            problems.append(InputError(f"unknown kind{_suggest(str(kind), kinds)}", file=where,
+                                       key=f"catalog.{clip(kind)}", expected=f"one of the kinds {', '.join(kinds)}"))
+            unresolved |= every
+            continue
         entry = table.get(entry_name) if isinstance(entry_name, str) else None
         if not isinstance(entry, dict):
-            raise InputError(f"not in {catalog_path.name}{_suggest(str(entry_name), list(table))}", file=where,
-                             key=f"catalog.{clip(kind)}", value=entry_name, expected=f"one of {', '.join(table)}")
+            problems.append(InputError(f"not in {catalog_path.name}{_suggest(str(entry_name), list(table))}",
+                                       file=where, key=f"catalog.{clip(kind)}", value=entry_name,
+                                       expected=f"one of {', '.join(table)}"))
+            unresolved |= {k for e in table.values() if isinstance(e, dict) for k in (e.get("values") or {})}
+            continue
         origin = (catalog_path, f"{catalog_path.name} {entry_name}")
         for key, raw in (entry.get("values") or {}).items():
             try:
@@ -564,4 +735,4 @@ def _catalog_defaults(choice: Any, where: Path, catalog_path: Path,
             except InputError as e:
                 raise e.located(file=catalog_path, key=str(key), where=origin[1]) from None
             out[key] = (value, f"catalog {kind} {entry_name}: {source}", origin)
-    return out
+    return out, unresolved
