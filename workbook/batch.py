@@ -31,6 +31,8 @@ class Built:
     lines: int
     checks_pass: bool
     appendix: tuple[str, ...] = ()  # the monthly detail: sheets the reviewer's PDF prints in an appendix
+    failing: tuple[tuple[str, str], ...] = ()  # (label, rule in words) of each failing check (workbook.findings)
+    warnings: tuple[str, ...] = ()  # lines printed on stderr: values the design overrides (workbook.findings)
 
 
 @dataclass(frozen=True)
@@ -56,12 +58,14 @@ def render(model: Any) -> bytes:
     return render_book(model.book, model.values, model.site)
 
 
-def summary(model: Any) -> tuple[int, bool, tuple[str, ...]]:
-    """The number of lines and whether every check passes, for the `wrote` line; the appendix's sheets."""
+def summary(model: Any) -> tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The number of lines and whether every check passes, for the `wrote` line; the appendix's sheets; the
+    failing checks and the warnings the build prints."""
+    from workbook import findings
     from workbook.document import appendix_sheets
 
     return (len(model.book.lines), bool(model.values["checks.all_pass"].reshape(-1)[0]),
-            appendix_sheets(model.book))
+            appendix_sheets(model.book), tuple(findings.failing_checks(model)), tuple(findings.warnings(model)))
 
 
 def build_one(site: Path) -> Built | Failure:

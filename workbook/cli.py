@@ -108,7 +108,7 @@ def _build(args: argparse.Namespace) -> int:
     built = _render(args)
     write_all_atomically([(out, b.data) for b, out in zip(built, outs, strict=True)])
     for b, out in zip(built, outs, strict=True):
-        _wrote(out, b.lines, b.checks_pass)
+        _wrote(out, b)
     return 0
 
 
@@ -137,7 +137,7 @@ def _pdf(args: argparse.Namespace) -> int:
     write_all_atomically([*((out, b.data) for b, out in zip(built, outs, strict=True)),
                           *((pdf, d) for (pdf, _), d in zip(exports, data, strict=True))])
     for b, out in zip(built, outs, strict=True):
-        _wrote(out, b.lines, b.checks_pass)
+        _wrote(out, b)
     for pdf, _ in exports:
         print(f"wrote {pdf}")
     return 0
@@ -180,14 +180,26 @@ def _render(args: argparse.Namespace) -> list[Any]:
     return [batch.Built(batch.render(m), *batch.summary(m)) for m in models]
 
 
-def _wrote(out: Path, lines: int, checks_pass: bool) -> None:
-    print(f"wrote {out} ({lines} lines; checks {'pass' if checks_pass else 'FAIL'})")
+def _wrote(out: Path, built: Any) -> None:
+    """`wrote OUT (N lines; checks pass)`, then each failing check's label and rule (stdout), and the warnings
+    (stderr)."""
+    from workbook.findings import failing_lines
+
+    for line in built.warnings:
+        print(line, file=sys.stderr)
+    print(f"wrote {out} ({built.lines} lines; checks {'pass' if built.checks_pass else 'FAIL'})")
+    for line in failing_lines(list(built.failing)):
+        print(line)
 
 
 def _evaluate(args: argparse.Namespace) -> int:
     from workbook.api import evaluation, load
+    from workbook.findings import warnings
 
-    result = evaluation(load(args.site))
+    model = load(args.site)
+    for line in warnings(model):
+        print(line, file=sys.stderr)
+    result = evaluation(model)
     if args.json:
         print(json.dumps(result, indent=1))
         return 0

@@ -118,7 +118,7 @@ def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet,
     b = inputs.bom
     q = quote_inputs(book, site, quotes, b.price_date if b.has("price_date") else None)
     out = bom.define(Scope(book, bom.PREFIX), inputs, fleet.power, fleet.fabric, fleet.cooling, fleet.oob,
-                     site.parts, quotes, q, storage, spares)
+                     named_parts(site), quotes, q, storage, spares)
     priced = sorted(item.key for item, _, _ in out.rows if item.price is not None)
     for key in quotes:
         if key not in priced:
@@ -126,6 +126,20 @@ def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet,
                              key=key, expected=f"one of {', '.join(priced)}")
     book.bom = out
     return out
+
+
+SITE_NODE = "GPU node (site-described)"  # the name of a node the site file describes itself, without power.node_name
+
+
+def named_parts(site: Site) -> dict[str, str]:
+    """The parts the bill of materials, the spares and the quote name: the catalog entries the site chose, with the
+    node named by the site's power.node_name where it gives one, else by its catalog entry, else SITE_NODE."""
+    parts = dict(site.parts)
+    name = site.get("power.node_name")
+    if name is not None:
+        parts["node"] = str(name.magnitude)
+    parts.setdefault("node", SITE_NODE)
+    return parts
 
 
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
@@ -139,7 +153,7 @@ def build_book(site: Site) -> Book:
     inputs = model_inputs(book, site, PRESENTATION)
     rel, fleet = define_site_fleet(book, inputs)
     spares = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power, fleet.fabric,
-                                       fleet.cooling, site.parts)
+                                       fleet.cooling, named_parts(site))
     bill = define_bom(book, site, inputs, fleet, rel, spares)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
     upgrade = define_upgrade(book, site, inputs, fleet)

@@ -76,8 +76,9 @@ class Inputs:
             if value is None:
                 continue
             key = spec.key.split(".", 1)[1]
-            if spec.choices or spec.structural:
-                shown = str(value.magnitude) if spec.choices else shown_value(float(value.magnitude), spec.unit)
+            if spec.choices or spec.structural or spec.text:
+                shown = (str(value.magnitude) if spec.choices or spec.text
+                         else shown_value(float(value.magnitude), spec.unit))
                 self._choices[key] = value.magnitude
                 key_shown = in_namespace(spec.key, namespace)
                 label = f"{spec.label} ({namespace})" if namespace else spec.label

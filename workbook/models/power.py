@@ -16,8 +16,8 @@ from typing import Any
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const, FormulaError
-from workbook.formula.functions import ceil, floor, max_, min_
-from workbook.formula.line import COUNT, PERCENT, Line
+from workbook.formula.functions import all_, ceil, floor, max_, min_
+from workbook.formula.line import BOOL, COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
 from workbook.models.fabric import FabricOut
@@ -37,6 +37,8 @@ INPUTS = with_limits([
          integer=True, fmt=COUNT),
     Spec("power.gpu_throughput", "Throughput per GPU, in H100-equivalents (a named benchmark)", "H100-eq",
          "a throughput relative to an H100 SXM", "2.2", lo=0.0, lo_open=True, hi=100.0, fmt="0.00"),
+    Spec("power.node_name", "Node name (the bill of materials and the quote; absent: the catalog node's)", "",
+         "a name", "Supermicro SYS-821GE-TNHR (8x H200 SXM)", text=True, optional=True),
     Spec("power.cpus_per_node", "CPUs per node", "count", "a count of CPUs", "2", lo=0, integer=True,
          fmt=COUNT),
     Spec("power.cpu_tdp", "CPU TDP", "W", **_W),
@@ -209,6 +211,11 @@ def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
     s.calc("node_unexplained_power", "Vendor maximum above the component sum", "kW", node - component,
            "cross-check: the allowance the component breakdown does not explain (0: no published maximum, "
            "or the components reach it)")
+    s.calc("node_max_below_components", "Warning: the maximum input given is below the component sum",
+           "TRUE/FALSE", all_(i.node_max_input > 0, i.node_max_input < component),
+           "a warning, not a check (the build prints it): a vendor's maximum covers every part at full power, so "
+           "a sum above it means a component value (CPU, fans, baseboard...) or the maximum is wrong; the design "
+           "then uses the sum, the safer of the two, and the master check stays as it is", fmt=BOOL)
     excursion = s.calc("node_gpu_excursion", "GPU synchronised excursion per node (at the wall)", "kW",
                        node_gpu * (i.sync_peak_factor - 1) / i.psu_efficiency,
                        "GPU board power x (peak factor - 1) / PSU efficiency")
