@@ -59,6 +59,17 @@ def main(argv: list[str] | None = None) -> int:
     iq.add_argument("--site", type=Path, required=True, metavar="SITE.yaml",
                     help="the site file the copy was made from")
     iq.add_argument("--vendor", default=None, metavar="NAME", help="the vendor (default: the name on its cover)")
+    n = sub.add_parser("init", help="write a commented site file for a catalog GPU and node: every key with its "
+                                    "catalog or default value and source, the REQUIRED ones to fill in")
+    n.add_argument("--gpu", required=True, metavar="ENTRY", help="the catalog GPU (e.g. H200-SXM), or none")
+    n.add_argument("--node", required=True, metavar="ENTRY",
+                   help="the catalog node (e.g. HGX-H200-Supermicro), or none: the site file describes its node")
+    n.add_argument("--part", action="append", default=[], metavar="KIND=ENTRY",
+                   help="another catalog kind's entry (switch=QM9790, cdu=rack-100kW) or KIND=none; default: the "
+                        "example site's choice")
+    n.add_argument("--site", default=None, metavar="NAME", help="the site's name (default: the file's name)")
+    n.add_argument("-o", "--output", type=Path, required=True, metavar="SITE.yaml", help="the site file to write")
+    n.add_argument("--force", action="store_true", help="replace the file if it exists")
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
@@ -276,5 +287,28 @@ def _import_quote(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"build": _build, "pdf": _pdf, "evaluate": _evaluate, "verify": _verify,
+def _init(args: argparse.Namespace) -> int:
+    """The skeleton site file, and what to do next."""
+    from workbook import skeleton
+    from workbook.inputs import load_catalog
+    from workbook.models import PRESENTATION
+
+    parts = {}
+    for text in args.part:
+        kind, sep, entry = text.partition("=")
+        if not sep or not kind.strip() or not entry.strip():
+            raise InputError("is not KIND=ENTRY", key="--part", value=text, expected="e.g. --part cdu=rack-100kW")
+        parts[kind.strip()] = entry.strip()
+    choice = skeleton.choose(load_catalog(), args.gpu, args.node, parts)
+    name = " ".join((args.site or args.output.stem).split())
+    command = " ".join(["python -m workbook init", f"--gpu {args.gpu}", f"--node {args.node}",
+                        *(f"--part {p}" for p in args.part), f"-o {args.output}"])
+    text, required = skeleton.skeleton(name, choice, PRESENTATION, command)
+    skeleton.write_new(args.output, text, args.force)
+    print(f"wrote {args.output} ({len(required)} keys REQUIRED: {', '.join(required)})")
+    print(f"fill them in, then: python -m workbook build {args.output}")
+    return 0
+
+
+COMMANDS = {"init": _init, "build": _build, "pdf": _pdf, "evaluate": _evaluate, "verify": _verify,
             "import-inputs": _import_inputs, "quote": _quote, "import-quote": _import_quote}
