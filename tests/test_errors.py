@@ -4,9 +4,9 @@ problem (every problem of the file at once: InputErrors, each an InputError).
 The property: a valid site (tests/strategies.py) with one to three changes to its data (a hostile value, a value
 scaled, a key dropped or misspelt, a top-level entry replaced, scenarios that change a key) either loads, or
 raises InputError(s) whose `file` is the site file and whose `key` says where in it, and whose message (what the
-CLI prints) is one line per problem that starts with the file. The changes are made to the data, so the file is always YAML
-(values are copied: one object used twice would be written as a YAML anchor, which is refused as the file's
-YAML, placed by line, not by key).
+CLI prints) is one line per problem that starts with the file. The changes are made to the data, so the file is
+always YAML (values are copied: one object used twice would be written as a YAML anchor, which is refused as the
+file's YAML, placed by line, not by key).
 """
 
 from __future__ import annotations

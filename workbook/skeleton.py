@@ -24,6 +24,7 @@ from workbook.inputs import (
     EXAMPLE_SITES,
     InputError,
     Spec,
+    _suggest,
     catalog_kind,
     catalog_table,
     example_for,
@@ -57,14 +58,21 @@ def choose(catalog: dict[str, Any], gpu: str, node: str, parts: dict[str, str]) 
     choice = {"gpu": gpu, "node": node, **default_parts(catalog), **parts}
     for kind, name in choice.items():
         table = catalog.get(catalog_table(kind))
-        option = f"--{kind}" if kind in ("gpu", "node") else f"--part {kind}="
+        option, given = (f"--{kind}", name) if kind in ("gpu", "node") else ("--part", f"{kind}={name}")
         if not isinstance(table, dict):
-            kinds = ", ".join(catalog_kind(t) for t in catalog)
-            raise InputError("is not a kind of the catalog", key=option, value=kind, expected=f"one of {kinds}")
+            kinds = [catalog_kind(t) for t in catalog]
+            raise InputError(f"is not a kind of the catalog{_hint(kind, kinds)}", key=option, value=given,
+                             expected=f"one of {', '.join(kinds)}")
         if name != NONE and name not in table:
-            raise InputError(f"is not in {CATALOG_PATH.name}", key=option, value=name,
+            raise InputError(f"is not in {CATALOG_PATH.name}{_hint(name, list(table))}", key=option, value=given,
                              expected=f"one of {', '.join(table)}, or none")
     return {k: v for k, v in choice.items() if v != NONE}
+
+
+def _hint(name: str, options: list[str]) -> str:
+    """A "did you mean": an option the name begins (H200 -> H200-SXM), else the closest spelling."""
+    starts = [o for o in options if o.lower().startswith(name.lower())]
+    return f" (did you mean {starts[0]}?)" if len(starts) == 1 else _suggest(name, options)
 
 
 def skeleton(site_name: str, choice: dict[str, str], models: list[ModuleType],
