@@ -226,11 +226,13 @@ def _site_examples() -> dict[str, tuple[str, str]]:
         found: dict[str, tuple[str, str]] = {}
         for kind, name in (data.get("catalog") or {}).items():
             entry = (catalog.get(catalog_table(str(kind))) or {}).get(name) if isinstance(name, str) else None
-            for key, raw in ((entry or {}).get("values") or {}).items() if isinstance(entry, dict) else ():
+            for key, raw in ((entry.get("values") if isinstance(entry, dict) else None) or {}).items():
                 value, source = _value_source(raw)
                 found[key] = (written(value), f"{path.name}, catalog {kind} {name}: {source}")
         for section, body in data.items():
-            for key, raw in (body.items() if isinstance(body, dict) and section not in TOP_LEVEL else ()):
+            if section in TOP_LEVEL or not isinstance(body, dict):
+                continue
+            for key, raw in body.items():
                 value, source = _value_source(raw)
                 found[f"{section}.{key}"] = (written(value), f"{path.name}: {source}" if source else path.name)
         out = {**found, **out}
@@ -489,7 +491,8 @@ def with_limits(specs: list[Spec]) -> list[Spec]:
     return out
 
 
-def _suggest(key: str, known: list[str]) -> str:
+def did_you_mean(key: str, known: list[str]) -> str:
+    """The hint " (did you mean X?)" for the closest known spelling, or no hint."""
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 
@@ -537,7 +540,7 @@ def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
         if top not in sections:
             meant = difflib.get_close_matches(str(top), sections, n=1, cutoff=0.6)
             faulty |= {f"{meant[0]}.{k}" for k in body} if meant and isinstance(body, dict) else set()
-            problems.append(InputError(f"unknown section{_suggest(str(top), sections + sorted(TOP_LEVEL))}",
+            problems.append(InputError(f"unknown section{did_you_mean(str(top), sections + sorted(TOP_LEVEL))}",
                                        file=path, key=clip(top), expected=f"one of the sections {', '.join(sections)}"))
             continue
         if not isinstance(body, dict):
@@ -549,7 +552,7 @@ def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
         for k, raw in body.items():
             key = f"{top}.{k}"
             if key not in by_key:
-                problems.append(InputError(f"unknown key{_suggest(key, list(by_key))}", file=path, key=clip(key),
+                problems.append(InputError(f"unknown key{did_you_mean(key, list(by_key))}", file=path, key=clip(key),
                                            value=raw))
                 faulty |= set(difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.6))  # the key meant
                 continue
@@ -599,7 +602,7 @@ def _resolve(specs: list[Spec], by_key: dict[str, Spec], given: dict[str, tuple[
                 if spec.key in given:
                     now = values[other].magnitude if other in values else "not used here"
                     found.append(InputError(f"only used when {other} is {wanted} (it is {now}); remove it or "
-                                               f"change {other}", file=path, key=spec.key, value=given[spec.key][0]))
+                                            f"change {other}", file=path, key=spec.key, value=given[spec.key][0]))
                 continue
         origin: Where
         if spec.key in given:
@@ -613,7 +616,7 @@ def _resolve(specs: list[Spec], by_key: dict[str, Spec], given: dict[str, tuple[
             if not spec.optional and spec.key not in unknown:
                 hint = " (not in the site file nor in its catalog entries)" if has_catalog else ""
                 found.append(InputError(f"is missing{hint}", file=path, key=spec.key,
-                                           expected=expected_value(spec), unit=expected_unit(spec)))
+                                        expected=expected_value(spec), unit=expected_unit(spec)))
             unknown.add(spec.key)
             continue
         try:
@@ -717,13 +720,13 @@ def _catalog_defaults(choice: Any, where: Path, catalog_path: Path, catalog: dic
     for kind, entry_name in choice.items():
         table = catalog.get(catalog_table(str(kind)))
         if not isinstance(table, dict):
-            problems.append(InputError(f"unknown kind{_suggest(str(kind), kinds)}", file=where,
+            problems.append(InputError(f"unknown kind{did_you_mean(str(kind), kinds)}", file=where,
                                        key=f"catalog.{clip(kind)}", expected=f"one of the kinds {', '.join(kinds)}"))
             unresolved |= every
             continue
         entry = table.get(entry_name) if isinstance(entry_name, str) else None
         if not isinstance(entry, dict):
-            problems.append(InputError(f"not in {catalog_path.name}{_suggest(str(entry_name), list(table))}",
+            problems.append(InputError(f"not in {catalog_path.name}{did_you_mean(str(entry_name), list(table))}",
                                        file=where, key=f"catalog.{clip(kind)}", value=entry_name,
                                        expected=f"one of {', '.join(table)}"))
             unresolved |= {k for e in table.values() if isinstance(e, dict) for k in (e.get("values") or {})}

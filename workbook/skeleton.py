@@ -24,9 +24,9 @@ from workbook.inputs import (
     EXAMPLE_SITES,
     InputError,
     Spec,
-    _suggest,
     catalog_kind,
     catalog_table,
+    did_you_mean,
     example_for,
     expected_value,
     load_catalog,
@@ -72,7 +72,7 @@ def choose(catalog: dict[str, Any], gpu: str, node: str, parts: dict[str, str]) 
 def _hint(name: str, options: list[str]) -> str:
     """A "did you mean": an option the name begins (H200 -> H200-SXM), else the closest spelling."""
     starts = [o for o in options if o.lower().startswith(name.lower())]
-    return f" (did you mean {starts[0]}?)" if len(starts) == 1 else _suggest(name, options)
+    return f" (did you mean {starts[0]}?)" if len(starts) == 1 else did_you_mean(name, options)
 
 
 def skeleton(site_name: str, choice: dict[str, str], models: list[ModuleType],

@@ -127,7 +127,7 @@ INPUTS = with_limits([
     Spec("reliability.spare_unit", "The unit a failed node is repaired by swapping", "", "a unit", "node",
          choices=("node", "host")),
     Spec("reliability.spare_unit_price", "Price of a spare field-replaceable host (a rack-scale node's compute tray)",
-         "USD", when=("reliability.spare_unit", "host"), **_USD),
+         "USD", when=("reliability.spare_unit", "host"), **{**_USD, "example": "170000 USD"}),  # a GB200 tray
     Spec("reliability.fan_redundancy", "Fans a spare unit can lose and still cool at full power (the k of N+k)",
          "fans", example="1", **{**_COUNT, "hi": 1000.0}),
     Spec("reliability.correlated_domain", "Correlated-failure buffer: the failure domain held as spare nodes", "",
