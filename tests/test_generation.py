@@ -58,23 +58,27 @@ def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> N
 
 
 def test_build_ahead_by_hand(upgrade: Model) -> None:
-    """Zone b holds 16 H100 racks in 24 positions; zone a 16 and the current fleet's 7 network, storage and
-    management racks. Month 6 the liquid retrofit adds a row of 12 positions, 600 kW (to 1,400) and 900 kW of
-    liquid cooling. Month 7: 8 B200 racks and the next fleet's 8 support racks into zone b: 16 + 8 + 8 = 32 of
-    36 positions; power 16 x 40.8 + 8 x 57.2 + 8 x 18.019 (the larger support rack: (47.81 + 40.33 + 30 + 8) / 7)
-    = 1,254.55 kW <= 1,400; heat to liquid 8 x 34.8 = 278.4, to air the rest, 976.15 <= 1,000. Compute 1,024 +
-    8 x 70.4 = 1,587.2. Month 9 the 16 H100 racks leave: 8 x 70.4 + 16 x 32 (zone a) = 1,075.2, still above the
-    start's 1,024: no trough. Month 10 the other 8 arrive: 16 x 70.4 + 512 = 1,638.4."""
+    """Zone b holds 16 H100 racks in 24 positions; zone a 16 and the current fleet's 8 network, storage and
+    management racks (5 network racks for its 67 compute, storage and in-band switches). Month 6 the liquid
+    retrofit adds a row of 12 positions, 600 kW (to 1,400) and 900 kW of liquid cooling. Month 7: 8 B200 racks and
+    the next fleet's 8 support racks into zone b: 16 + 8 + 8 = 32 of 36 positions; power 16 x 40.8 + 8 x 57.2 +
+    8 x 15.357 (the larger support rack: the next fleet's (47.853 + 60 + 15) / 8; the current fleet's
+    (47.579 + 28.9 + 30 + 8) / 8 = 14.310) = 1,233.25 kW <= 1,400; heat to liquid 8 x 34.8 = 278.4, to air the
+    rest, 954.85 <= 1,000. Compute 1,024 + 8 x 70.4 = 1,587.2. Month 9 the 16 H100 racks leave: 8 x 70.4 + 16 x
+    32 (zone a) = 1,075.2, still above the start's 1,024: no trough. Month 10 the other 8 arrive: 16 x 70.4 + 512
+    = 1,638.4."""
     compute = row(upgrade, "build_ahead.generation.compute")
     assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1587.2, 1075.2, 1638.4])
-    support = (47.81 + 40.33 + 30 + 8) / 7
+    support = (47.579 + 28.9 + 30 + 8) / 8
     assert one(upgrade, "generation.current_support_power") == pytest.approx(support, abs=0.01)
+    larger = one(upgrade, "generation.next_support_power")
+    assert larger == pytest.approx((47.853 + 60 + 15) / 8, abs=0.01) and larger > support
     assert row(upgrade, "build_ahead.generation.zone_b_power_used")[7] == pytest.approx(
-        16 * 40.8 + 8 * 57.2 + 8 * one(upgrade, "generation.current_support_power"))
-    assert row(upgrade, "build_ahead.generation.zone_b_air_used")[7] == pytest.approx(1254.553 - 278.4, abs=0.01)
-    # positions free: zone a 1 all along; zone b 8, then 20 with the new row, 4, 20, 12
+        16 * 40.8 + 8 * 57.2 + 8 * larger)
+    assert row(upgrade, "build_ahead.generation.zone_b_air_used")[7] == pytest.approx(1233.253 - 278.4, abs=0.01)
+    # positions free: zone a none (16 + 8 of 24); zone b 8, then 20 with the new row, 4, 20, 12
     assert row(upgrade, "build_ahead.generation.free_positions")[[0, 6, 7, 9, 10]] == pytest.approx(
-        [9, 21, 5, 21, 13])
+        [8, 20, 4, 20, 12])
     assert one(upgrade, "build_ahead.generation.trough_depth") == 0
     assert one(upgrade, "build_ahead.generation.infeasible_months") == 0
     assert one(upgrade, "checks.all_pass") == 1

@@ -262,10 +262,10 @@ def test_spare_nodes_by_littles_law(example: Model) -> None:
 
 
 def test_cheap_parts_by_their_annual_failure_rates(example: Model) -> None:
-    """Transceivers: 2,810 x 1% a year / 365 = 0.0770 a day x 7 days = 0.54 in the pipeline: 1 held. NICs from the
-    paper's rate: 7 / 21,233,664 x 0.78 x 1,024 x 24 = 0.0063 a day: 1 held. Every cheap part is worth holding: a
-    week's wait idles 514,376 USD of the job."""
-    optics = 2810 * 0.01 / 365
+    """Transceivers (compute, storage and in-band networks): 3,320 x 1% a year / 365 = 0.0910 a day x 7 days = 0.64
+    in the pipeline: 1 held. NICs from the paper's rate: 7 / 21,233,664 x 0.78 x 1,024 x 24 = 0.0063 a day: 1 held.
+    Every cheap part is worth holding: a week's wait idles 514,376 USD of the job."""
+    optics = 3320 * 0.01 / 365
     assert v(example, "reliability.optic_per_day") == pytest.approx(optics, rel=1e-12)
     assert v(example, "reliability.optic_pipeline") == pytest.approx(optics * 7, rel=1e-12)
     assert v(example, "reliability.nic_per_day") == pytest.approx(7 / REF_GPU_HOURS * 0.78 * 1024 * 24, rel=1e-12)
