@@ -152,7 +152,7 @@ class Servers:
 def _compute_ports(s: SheetBuilder, i: Inputs) -> Ports:
     """The compute switch's radix split into leaf and spine ports down and up by the oversubscription."""
     k = i.switch_radix
-    s.section("Compute fabric: switch ports")
+    s.section("Compute fabric: switch ports and size limits for this radix")
     down = s.calc("leaf_down_ports", "Leaf ports down (to hosts)", "count", down_ports(k, i.leaf_oversubscription),
                   "ROUNDDOWN(radix x ratio / (1 + ratio)): half the radix at 1:1", fmt=COUNT)
     up = s.calc("leaf_up_ports", "Leaf ports up (to spines)", "count", k - down, "radix - ports down", fmt=COUNT)
@@ -164,7 +164,6 @@ def _compute_ports(s: SheetBuilder, i: Inputs) -> Ports:
                         fmt=COUNT)
     spine_up = s.calc("spine_up_ports", "Spine ports up with three tiers (to cores)", "count", k - spine_down,
                       "radix - ports down", fmt=COUNT)
-    s.section("Compute fabric: size limits for this radix")
     s.calc("max_two_tier_endpoints", "Largest two-tier fabric (k^2/2 when non-blocking)", "count", k * down,
            "radix leaves (one spine port each) x leaf ports down", fmt=COUNT)
     s.calc("max_three_tier_endpoints", "Largest three-tier fabric (k^3/4 when non-blocking)", "count",
@@ -176,7 +175,8 @@ def _compute_ports(s: SheetBuilder, i: Inputs) -> Ports:
 def _runs(s: SheetBuilder, p: Inputs) -> tuple[Line, Line, Line]:
     """The longest cable run of each tier from the hall's layout (the power chain's inputs `p`), which decides
     multimode or single-mode."""
-    s.section(f"Cable runs (network racks: {p.choice('network_location')}; the longest run of each tier)")
+    s.section(f"Cable runs (network racks: {p.choice('network_location')}; the longest run of each tier) and optics: "
+              "multimode within its reach, single-mode beyond")
     row = s.calc("row_length", "Row length", "m", p.racks_per_row * p.rack_width, "rack positions x rack width")
     depth = s.calc("hall_depth", "Hall depth across the rows", "m", p.hall_rows * p.row_pitch, "rows x row pitch")
     if p.choice("network_location") == "centre":
@@ -199,7 +199,6 @@ def _runs(s: SheetBuilder, p: Inputs) -> tuple[Line, Line, Line]:
 
 def _single_mode_flags(s: SheetBuilder, i: Inputs, runs: tuple[Line, Line, Line]) -> list[Line]:
     """Per tier 1 when its longest run is beyond the catalog optic's (multimode) reach, so it needs single-mode."""
-    s.section("Optics by tier: multimode within its reach, single-mode beyond")
     flags = [s.calc(f"{tier}_single_mode", f"{label} tier needs single-mode (1 = yes)", "flag",
                     where(run > i.optic_reach, 1, 0), "longest run > the catalog optic's reach", fmt=COUNT)
              for tier, label, run in zip(("node_leaf", "leaf_spine", "spine_core"),
@@ -284,9 +283,10 @@ def define(scope: Scope, i: Inputs, p: Inputs, servers: Servers | None = None) -
     rails, hosts, endpoints = _endpoints(s, i, p)
     ports = _compute_ports(s, i)
     radixes = [float(x.value.reshape(-1)[0]) for x in (i.switch_radix, i.storage_switch_radix, i.inband_switch_radix)]
-    search = candidates(s, search_size(radixes))
     rail = i.choice("wiring") == "rail-optimised"
-    s.section("Compute fabric: tiers and switches (leaves filled in order; uplinks only for populated ports)")
+    s.section("Compute fabric: tiers and switches (leaves filled in order; uplinks only for populated ports; the "
+              "two-tier spine count search's candidates d, shared by every network)")
+    search = candidates(s, search_size(radixes))
     if rail:
         s.calc("leaves_per_rail", "Leaf switches per rail", "switches", ceil(hosts / ports.down),
                "ROUNDUP(hosts / leaf ports down)", fmt=COUNT)
@@ -295,10 +295,6 @@ def define(scope: Scope, i: Inputs, p: Inputs, servers: Servers | None = None) -
     net = tiers(Net(s, "", ""), ports, layout, search)
     switches = s.calc("switches", "Compute fabric switches", "switches", net.leaves + net.spines + net.cores,
                       "leaves + spines + cores", fmt=COUNT)
-    s.calc("spines_per_rail", "Spine switches per rail (share)", "switches", net.spines / rails,
-           "spines serve every rail; each rail's share")
-    s.calc("cores_per_rail", "Core switches per rail (share)", "switches", net.cores / rails,
-           "cores serve every rail; each rail's share")
     served = min_(ports.down, hosts) if rail else min_(ports.down, endpoints) / rails
     s.calc("leaf_nodes", "Nodes a leaf switch serves (its failure takes them out of a job)", "nodes",
            ceil(served / p.hosts_per_node),
@@ -389,8 +385,8 @@ def _totals(s: SheetBuilder, nets: list[Counts]) -> None:
                       added([n.switch_optics for n in nets]), "-> power chain: optics power")
     node_w = s.calc("node_optics_power", "Node-side transceiver power (in the nodes)", "kW",
                     added([n.node_optics for n in nets]),
-                    "compute host side + node storage ports + node in-band ports: the nodes' power holds them "
-                    "(the power chain adds only what the node's design power does not)")
+                    "host side + node storage and in-band ports; the power chain adds what the node's design "
+                    "power does not hold")
     server_w = s.calc("server_optics_power", "Storage system and server transceiver power (in their own power)", "kW",
                       added([n.server_optics for n in nets if n.server_optics is not None]),
                       "inside the storage and management power (shown, not added again)")

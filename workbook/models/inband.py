@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 def _endpoints(s: SheetBuilder, i: Inputs, nodes: Line, servers: Servers | None) -> tuple[Line, Line, Line]:
     """Node ports, server ports (sized where the Reliability sheet sizes the storage, else as given), and all."""
-    s.section("In-band management and front-end network: endpoints (leaves in redundant pairs)")
+    s.section("In-band management and front-end network: endpoints and ports (leaves in redundant pairs; a leaf gives "
+              "its peer links out of its ports down)")
     node_ports = s.calc("inband_node_ports", "In-band network: node ports", "count",
                         nodes * i.inband_ports_per_node, "nodes x in-band ports per node (one to each leaf of a pair)",
                         fmt=COUNT)
@@ -36,8 +37,8 @@ def _endpoints(s: SheetBuilder, i: Inputs, nodes: Line, servers: Servers | None)
             "inband_server_ports", "In-band network: head node, fabric manager and storage front-end ports", "count",
             (servers.management_nodes + servers.fabric_managers) * i.server_inband_ports
             + servers.appliances * servers.appliance_inband_ports,
-            "(head and management nodes + fabric managers) (BOM inputs) x in-band ports each + fast tier appliances "
-            "(Reliability) x their front-end ports", fmt=COUNT)
+            "(head nodes + fabric managers) (BOM) x in-band ports each + appliances (Reliability) x their "
+            "front-end ports", fmt=COUNT)
     else:
         server_ports = s.calc("inband_server_ports", "In-band network: server and storage front-end ports (as given)",
                               "count", i.inband_system_ports,
@@ -52,7 +53,6 @@ def _endpoints(s: SheetBuilder, i: Inputs, nodes: Line, servers: Servers | None)
 def _ports(s: SheetBuilder, i: Inputs) -> Ports:
     """An in-band leaf's split: peer links out of its ports down, the rest up by the in-band ratio."""
     k, o = i.inband_switch_radix, i.inband_oversubscription
-    s.section("In-band network: switch ports (a leaf gives its peer links out of its ports down)")
     down = s.calc("inband_leaf_down_ports", "In-band leaf ports down (to endpoints)", "count",
                   down_ports(k, o) - i.inband_peer_links,
                   "ROUNDDOWN(radix x ratio / (1 + ratio)) - peer links to the other leaf of its pair", fmt=COUNT)
@@ -78,24 +78,24 @@ def define(s: SheetBuilder, i: Inputs, nodes: Line, runs: tuple[Line, Line, Line
            servers: Servers | None) -> Counts:
     """The in-band network's switches (leaf pairs, spines, cores), links, transceivers and power."""
     node_ports, server_ports, endpoints = _endpoints(s, i, nodes, servers)
-    sides = s.calc("inband_sides", "In-band network: leaves of a pair (an endpoint's ports, one on each)", "switches",
-                   2, "a redundant pair: each dual-homed endpoint bonds a port on each leaf", fmt=COUNT)
-    per_side = s.calc("inband_ports_per_side", "In-band network: endpoint ports on each side of the pairs", "count",
-                      ceil(endpoints / sides), "ROUNDUP(endpoint ports / 2)", fmt=COUNT)
+    sides = 2  # a redundant pair: each dual-homed endpoint bonds a port on each leaf
+    per_side = s.calc("inband_ports_per_side", "In-band network: endpoint ports on each side of the leaf pairs",
+                      "count", ceil(endpoints / sides), "ROUNDUP(endpoint ports / 2): a dual-homed endpoint bonds a "
+                      "port on each leaf of a pair", fmt=COUNT)
     ports = _ports(s, i)
     k = ports.radix
     s.section("In-band network: tiers (each side of the leaf pairs filled in order)")
     n = Net(s, "inband_", "In-band network")
-    net = tiers(n, ports, Layout(endpoints, sides, per_side, per_side <= k - i.inband_peer_links, sides), search)
+    room = k - i.inband_peer_links  # a pair alone uses every port but its peer links: one tier while a side fits
+    net = tiers(n, ports, Layout(endpoints, sides, per_side, per_side <= room, sides * ceil(per_side / room)), search)
     switches = s.calc("inband_switches", "In-band network switches", "switches", net.leaves + net.spines + net.cores,
                       "leaves + spines + cores", fmt=COUNT)
     s.section("In-band network: links, transceivers and power")
     peer = s.calc("inband_peer_cables", "In-band peer-link cables (passive copper, in the pair's rack)", "links",
                   net.leaves / sides * i.inband_peer_links, "leaf pairs x peer links each", fmt=COUNT)
-    fibre = s.calc("inband_fibre_cables", "In-band fibre cables", "links", endpoints + net.leaf_spine + net.spine_core,
-                   "endpoint links + leaf-spine + spine-core", fmt=COUNT)
-    cables = s.calc("inband_cables", "In-band network cables", "links", fibre + peer, "fibre + peer-link copper",
-                    fmt=COUNT)
+    cables = s.calc("inband_cables", "In-band network cables", "links",
+                    endpoints + net.leaf_spine + net.spine_core + peer,
+                    "fibre (endpoint links + leaf-spine + spine-core) + peer-link copper", fmt=COUNT)
     flags = _flags(s, i, runs)
     b = i.inband_switch_breakout
     leaf_x = s.calc("inband_leaf_transceivers", "In-band switch-side transceivers on endpoint links", "count",

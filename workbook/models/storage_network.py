@@ -65,8 +65,7 @@ def _taper(s: SheetBuilder, i: Inputs, servers: Servers | None) -> Any:
             any_(i.storage_ports_per_node.eq(0), bw >= need), "node port bandwidth >= MAX(write, read) per node")
     return s.calc("storage_leaf_ratio", "Storage leaf ratio used (ports down per port up), derived", "ratio",
                   max_(1, bw / need),
-                  "MAX(1, a node's port bandwidth / the bandwidth it needs): the leaves taper to the storage "
-                  "bandwidth the nodes need (no site ratio given)", fmt="0.00")
+                  "MAX(1, a node's port bandwidth / the bandwidth it needs): no site ratio given", fmt="0.00")
 
 
 def define(s: SheetBuilder, i: Inputs, nodes: Line, flags: list[Line], search: list[Line],

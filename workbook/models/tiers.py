@@ -120,10 +120,9 @@ def search_size(radixes: list[float]) -> int:
 
 def candidates(s: SheetBuilder, count: int) -> list[Line]:
     """The candidates d = 1..count of the two-tier spine count search, shared by every network."""
-    s.section("Two-tier spine count search: candidates d (each tried as spines and as links per leaf-spine pair)")
     out = [s.calc("spine_candidate_1", "Spine search candidate 1", "count", 1,
-                  f"candidates 1 to {count}: ROUNDDOWN((largest radix / 2)^0.5) at build time, enough for every "
-                  "leaf with fewer than (candidates + 1)^2 ports up (a check per network)", fmt=COUNT)]
+                  f"1 to {count} = ROUNDDOWN((largest radix / 2)^0.5), set at build time: enough below (candidates "
+                  "+ 1)^2 ports up", fmt=COUNT)]
     for d in range(2, count + 1):
         out.append(s.calc(f"spine_candidate_{d}", f"Spine search candidate {d}", "count", out[-1] + 1,
                           "the previous + 1", fmt=COUNT))
@@ -170,14 +169,17 @@ def _two_tier_spines(n: Net, ports: Ports, count: Line, top_up: Line, search: li
     best: Any = max_(1, top_up)  # one link per pair: always valid
     for i, d in enumerate(search, start=1):
         fits = d * ceil(top_up / d) <= up
-        best = n.calc(f"spine_search_{i}", f"fewest balanced spines with candidates 1 to {i}", "switches",
+        last = i == len(search)
+        best = n.calc("spines_if_two_tiers" if last else f"spine_search_{i}",
+                      "spine switches with two tiers: the fewest balanced ones" if last else
+                      f"fewest balanced spines with candidates 1 to {i}", "switches",
                       min_(best, where(all_(fits, d >= fewest), d, best),
                            where(all_(fits, d <= cap), ceil(top_up / d), best)),
-                      "MIN(previous; d spines if d >= fewest spines and d x ROUNDUP(U / d) <= ports up; ROUNDUP(U / "
-                      "d) spines if d <= most links per pair and the same product fits); U = fullest leaf's "
-                      "uplinks, starting from U spines of one link" if i == 1 else "as above, with candidate d")
-    two = n.calc("spines_if_two_tiers", "spine switches with two tiers", "switches", best,
-                 "the search's result: the fewest spines that divide a leaf's wired uplinks evenly")
+                      "MIN(U; d if d >= fewest spines, ROUNDUP(U / d) if d <= most links a pair; each if "
+                      "d x ROUNDUP(U / d) <= ports up); U = fullest leaf's uplinks" if i == 1 else
+                      "the search's result: the fewest spines that take the same links from every leaf" if last else
+                      "as above, with the next candidate")
+    two = best
     pair = n.calc("leaf_spine_pair_links", "links from the fullest leaf to each spine (two tiers)", "links",
                   ceil(top_up / two), "ROUNDUP(fullest leaf's uplinks / spines)")
     n.check("spine_search_covers", "the spine count search covers a leaf's ports up",
@@ -198,7 +200,8 @@ def tiers(n: Net, ports: Ports, lay: Layout, search: list[Line]) -> Tiers:
     three = tier_count.eq(3)
     groups = _three_tier_spines(n, ports, full, partial, full_up, rest_up, count, core_tier)
     spines = n.calc("spines", "spine switches", "switches", where(three, groups["spines"], spine_tier * two),
-                    "three tiers: the groups' spines; two tiers: the search's")
+                    "three tiers: each group's (a full leaf's uplinks, else a part-filled leaf's); two tiers: the "
+                    "search's")
     full_links = n.calc("full_leaf_links", "leaf-spine links of a full leaf", "links",
                         where(three, full_up, two * ceil(full_up / two)),
                         "three tiers: one per spine it uses; two tiers: spines x ROUNDUP(its uplinks / spines)")
@@ -222,7 +225,7 @@ def _three_tier_spines(n: Net, ports: Ports, full: Line, partial: Line, full_up:
     """Spine groups, full leaves first: groups of full leaves, the group where they end (maybe with part-filled
     leaves), groups of part-filled leaves only; each spine's uplinks for its populated ports down."""
     s_down, s_up, ratio = ports.spine_down, ports.spine_up, ports.spine_ratio
-    needs = "populated ports down" if ratio is None else "MIN(spine ports up, ROUNDUP(populated ports down / ratio))"
+    needs = "n" if ratio is None else "MIN(spine ports up, ROUNDUP(n / spine ratio))"
 
     def up_for(used: Any) -> Any:
         return used if ratio is None else min_(s_up, ceil(used / ratio))
@@ -235,28 +238,16 @@ def _three_tier_spines(n: Net, ports: Ports, full: Line, partial: Line, full_up:
                 core * (full - gf * s_down), "full leaves - those in full groups")
     qb = n.calc("mixed_group_partial_leaves", "part-filled leaves in that group", "switches",
                 core * min_(partial, s_down - fr), "MIN(part-filled leaves, the group's room left)")
-    gp = n.calc("partial_spine_groups", "groups of part-filled leaves only, each full", "count",
-                core * floor((partial - qb) / s_down), "ROUNDDOWN((part-filled leaves left) / spine ports down)")
-    r = n.calc("last_group_partial_leaves", "part-filled leaves in a last, partly used group", "switches",
-               core * (partial - qb - gp * s_down), "part-filled leaves left after the full groups")
-    spines = n.calc("spines_if_three_tiers", "spine switches with three tiers", "switches",
-                    gf * full_up + max_(full_up * flag(fr > 0), rest_up * flag(qb > 0)) + (gp + flag(r > 0)) * rest_up,
-                    "full-leaf groups x a full leaf's uplinks + the mixed group's (a full leaf's if it has one) + "
-                    "part-filled groups x such a leaf's uplinks")
-    full_spine = n.calc("full_spine_up_ports", "uplinks of a spine with every port down populated", "count",
-                        up_for(s_down), needs)
-    mixed_a = n.calc("mixed_group_spine_up_ports", "uplinks of a mixed-group spine that every leaf reaches", "count",
-                     up_for(fr + qb), f"{needs}, for the group's full + part-filled leaves")
-    mixed_b = n.calc("mixed_group_other_spine_up_ports", "uplinks of a mixed-group spine only full leaves reach",
-                     "count", up_for(fr), f"{needs}, for the group's full leaves")
-    last_up = n.calc("last_group_spine_up_ports", "uplinks of a spine of the last, partly used group", "count",
-                     up_for(r), f"{needs}, for its part-filled leaves")
+    gp = core * floor((partial - qb) / s_down)  # groups of part-filled leaves only, each full
+    r = core * (partial - qb - gp * s_down)  # part-filled leaves in a last, partly used group
+    spines = gf * full_up + max_(full_up * flag(fr > 0), rest_up * flag(qb > 0)) + (gp + flag(r > 0)) * rest_up
+    full_spine = up_for(s_down)
     spine_core = n.calc(
         "spine_core_links", "spine-core links (cables)", "links",
-        core * (gf * full_up * full_spine + rest_up * mixed_a + (full_up - rest_up) * mixed_b
-                + gp * rest_up * full_spine + rest_up * last_up),
-        "each spine's uplinks, for its populated ports down: full groups + the mixed group's spines (those the "
-        "part-filled leaves reach and the rest) + part-filled groups + the last group")
+        core * (gf * full_up * full_spine + rest_up * up_for(fr + qb) + (full_up - rest_up) * up_for(fr)
+                + gp * rest_up * full_spine + rest_up * up_for(r)),
+        f"each spine's uplinks for the n ports down it uses ({needs}): full groups, the mixed group (spines "
+        "its part-filled leaves reach, the rest), part-filled groups, the last one")
     return {"spines": spines, "spine_core": spine_core}
 
 
