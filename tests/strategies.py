@@ -177,7 +177,7 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "indoor_loss_share": draw(ratio(0.0, 1.0)),
         **draw(st.sampled_from(sorted(COOLANTS.items())))[1],
         "coolant_supply_temperature": f"{coolant_supply!r} degC",
-        "facility_water_temperature": f"{coolant_supply - draw(st.floats(0.5, 5))!r} degC",
+        "facility_water_temperature": f"{_typo_free(coolant_supply - draw(st.floats(0.5, 5)), -100.0)!r} degC",
         "dry_cooler_threshold": f"{draw(st.floats(20, 45))!r} degC",
         "chiller_cop": draw(ratio(1.0, 15.0)),
         "cdu_scope": draw(st.sampled_from(["row", "rack"])),
