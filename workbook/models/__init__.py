@@ -85,8 +85,9 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Li
 
 def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.ReliabilityOut, Fleet]:
     """The site's own fleet: first the reliability model's interruptions, checkpoints and storage (from inputs
-    only), whose sized storage power feeds the power chain, then the engineering models. `inputs` holds the
-    reliability section besides the engineering ones."""
+    only), whose sized storage power feeds the power chain and whose appliances (with the BOM's head nodes and
+    fabric managers, and the nodes' storage bandwidth) size the storage and in-band networks, then the engineering
+    models. `inputs` holds the reliability and BOM sections besides the engineering ones."""
     rel = reliability.define(Scope(book, reliability.PREFIX), inputs)
     r, b = inputs.reliability, inputs.bom
     sized = rel.fast_appliances is not None
