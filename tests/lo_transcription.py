@@ -11,6 +11,8 @@ statement, not to be fast. Sources (libreoffice-7.4.7 orig tarball, Debian 12):
 - sc/source/core/tool/interpr2.cxx: ScNPV, ScIRR, ScGetPMT
 - sc/source/core/tool/math.cxx: sc::power
 - sc/source/core/tool/compare.cxx: CompareFunc
+- sc/source/core/tool/interpr3.cxx: ScCritBinom (its beta density, GetBetaDistPDF with GetLogBeta and GetBeta,
+  is itself a scalar line-by-line transcription: workbook.formula.spreadsheet.beta_pdf, used by both)
 """
 
 from __future__ import annotations
@@ -327,3 +329,53 @@ def pmt(f_rate: float, f_nper: float, f_pv: float, f_fv: float = 0.0) -> float:
         f_payment = (f_fv + f_pv * math.exp(f_nper * math.log1p(f_rate))) * f_rate / \
             math.expm1(f_nper * math.log1p(f_rate))
     return -f_payment
+
+
+def crit_binom(n: float, p: float, alpha: float) -> float:
+    """ScCritBinom; NaN where it pushes an error."""
+    from workbook.formula.spreadsheet import beta_pdf
+
+    n = float(approx_floor(n))
+    if n < 0.0 or alpha < 0.0 or alpha > 1.0 or p < 0.0 or p > 1.0:
+        return NAN
+    if alpha == 0.0:
+        return 0.0
+    if alpha == 1.0:
+        return 0.0 if p == 0 else n
+    dbl_min = 2.2250738585072014e-308
+    q = (0.5 - p) + 0.5
+    max_ = int(n)  # static_cast<sal_uInt32>
+    if q > p:
+        f_factor = math.pow(q, n)
+        if f_factor > dbl_min:
+            f_sum = f_factor
+            i = 0
+            while i < max_ and f_sum < alpha:
+                f_factor *= (n - i) / (i + 1) * p / q
+                f_sum += f_factor
+                i += 1
+            return float(i)
+        f_sum = 0.0
+        i = 0
+        while i < max_ and f_sum < alpha:
+            x = beta_pdf(p, (i + 1), (n - i + 1)) / (n + 1)
+            f_sum += x
+            i += 1
+        return float(i - 1)
+    f_factor = math.pow(p, n)
+    if f_factor > dbl_min:
+        f_sum = 1.0 - f_factor
+        i = 0
+        while i < max_ and f_sum >= alpha:
+            f_factor *= (n - i) / (i + 1) * q / p
+            f_sum -= f_factor
+            i += 1
+        return float(n - i)
+    f_sum = 0.0
+    i = 0
+    alpha = 1 - alpha
+    while i < max_ and f_sum < alpha:
+        x = beta_pdf(q, (i + 1), (n - i + 1)) / (n + 1)
+        f_sum += x
+        i += 1
+    return float(n - i + 1)

@@ -72,6 +72,11 @@ def power_section(draw: Any) -> dict[str, Any]:
         s["continuous_load_share"] = draw(ratio(0.5, 1.0))
     if draw(st.booleans()):
         s["pue_annual"] = draw(ratio(1.0, 3.0))
+    if draw(st.booleans()):  # else the node's catalog supplies, and a feed loss ridden through at full power
+        s["psus_per_node"] = draw(st.integers(1, 12))
+        s["psus_needed"] = draw(st.integers(1, s["psus_per_node"]))
+        s["psu_rating"] = draw(qty(0.5, 10, "kW"))
+        s["feed_loss_share"] = draw(ratio(0.0, 1.0))
     if draw(st.booleans()):
         s["gpu_tdp"] = draw(st.one_of(qty(100, 1500, "W", lo_open=True), qty(0.1, 1.5, "kW", lo_open=True)))
     if draw(st.booleans()):
@@ -190,6 +195,9 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "flow_per_kw": draw(qty(0.3, 5, "L/min/kW")),
         "rack_manifold_flow": draw(qty(10, 800, "L/min")),
         "cold_plate_volume": draw(qty(5, 500, "mL")),
+        "cold_plate_metal_mass": draw(qty(0, 5, "kg")),
+        "cold_plate_metal_specific_heat": draw(qty(0.1, 1, "kJ/(kg*K)")),
+        "gpu_throttle_temperature": f"{draw(st.floats(40, 130))!r} degC",  # some at or below the supply: a check
         "cdu_capacity": draw(qty(10, 3_000, "kW")),
         "cdu_flow": draw(qty(10, 5_000, "L/min")),
         "cdu_redundancy": draw(st.sampled_from(REDUNDANCY)),
@@ -198,6 +206,16 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "air_supply_temperature": f"{air_supply!r} degC",
         "air_return_temperature": f"{air_supply + draw(st.floats(1, 25))!r} degC",
     }
+
+
+@st.composite
+def generator_section(draw: Any) -> dict[str, Any]:
+    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow and every
+    redundancy (N fails a check)."""
+    if draw(st.booleans()):
+        return {}
+    return {"block_size": draw(qty(10, 10_000, "kVA")), "power_factor": draw(ratio(0.7, 1.0)),
+            "redundancy": draw(st.sampled_from(REDUNDANCY))}
 
 
 @st.composite
@@ -317,6 +335,13 @@ def reliability_section(draw: Any, gpus: int | None) -> dict[str, Any]:
         s["capacity_checkpoints"] = draw(st.integers(0, 100))
     if s["storage_sizing"] == "given" and draw(st.booleans()):
         s["storage_write_bandwidth"] = draw(qty(1, 5_000, "GB/s"))
+    if draw(st.booleans()):  # spares: the service level, a unit smaller than the node, long repairs
+        s["service_level"] = draw(ratio(0.5, 0.9999))
+        s["repair_turnaround"] = draw(qty(0, 365, "days"))
+        s["fan_redundancy"] = draw(st.integers(0, 3))
+        if draw(st.booleans()):
+            s["spare_unit"] = "host"
+            s["spare_unit_price"] = draw(qty(0, 1e6, "USD"))
     return s
 
 
@@ -329,6 +354,7 @@ def sites(draw: Any) -> dict[str, Any]:
         "power": draw(power_section()),
         "fabric": draw(fabric_section()),
         "cooling": draw(cooling_section()),
+        "generator": draw(generator_section()),
         "bom": draw(bom_section()),
         "tco": draw(tco_section()),
         "scenarios": draw(scenarios()),

@@ -102,8 +102,9 @@ def test_the_engineering_copy_holds_no_prices_and_resolves_inside_itself(example
                              sheets.CHECKS]
     units = {str(c.value) for ws in wb.worksheets for row in ws.iter_rows(max_col=3) for c in row if c.value}
     assert not any("USD" in u for u in units), "a price or a cost reached the engineering copy"
-    # and the unit conversion factors (units.*) those lines read
-    assert {line_id.split(".")[0] for line_id in layout.cells} == {"power", "fabric", "cooling", "units"}
+    # the generator inputs (their rows are on the Power chain), and the unit conversion factors (units.*) read
+    assert {line_id.split(".")[0] for line_id in layout.cells} == {"power", "generator", "fabric", "cooling",
+                                                                    "units"}
     assert unresolved_references(out) == []
     full = save(example, tmp_path / "full.xlsx", full_workbook(example.book))
     assert len(full.cells) > len(layout.cells) > 300
@@ -184,6 +185,7 @@ def test_the_engineering_copy_of_two_fleets_holds_both_and_no_prices(tmp_path: P
     out = tmp_path / "fleets.xlsx"
     layout = write_book(book, book.evaluate(), site, out, doc)
     held = {line_id.split(".")[0] for line_id in layout.cells}
-    assert held == {"power", "fabric", "cooling", "fleet_new", "units"}  # units.*: the conversion factors read
+    # generator.*: the generator inputs; units.*: the conversion factors read
+    assert held == {"power", "generator", "fabric", "cooling", "fleet_new", "units"}
     assert sum(line_id.startswith("fleet_new.") for line_id in layout.cells) > 300
     assert unresolved_references(out) == []

@@ -42,7 +42,18 @@ from workbook.formula.expr import (
     Scale,
     UnitError,
 )
-from workbook.formula.functions import all_, any_, ceil, floor, max_, min_, not_, safe_div, where
+from workbook.formula.functions import (
+    all_,
+    any_,
+    binomial_quantile,
+    ceil,
+    floor,
+    max_,
+    min_,
+    not_,
+    safe_div,
+    where,
+)
 from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.unit_constants import constant
@@ -510,6 +521,13 @@ def semantics_book() -> tuple[Book, dict[str, Any]]:
     calc("div_ok_kw", safe_div(w, gpus4, MSG), 0.00125, "kW/GPU")
     calc("div_quote", safe_div(w, gpus0, 'say "zero"'), 'say "zero"', "W/GPU")
 
+    for key, (trials, share, level, want) in {  # each branch of ScCritBinom; exact quantiles by rational sums
+            "small": (128, 0.030703125, 0.95, 7), "down": (1000, 0.8, 0.95, 821), "tie": (10, 0.5, 0.5, 5),
+            "none": (100, 0, 0.95, 0), "beta_up": (5000, 0.2, 0.95, 1047), "beta_down": (2000, 0.7, 0.95, 1434),
+            "wide": (100_000, 0.01, 0.95, 1052)}.items():
+        args = [i.input(f"binom_{key}_{j}", f"CRITBINOM {key} argument {j}", "count", v)
+                for j, v in enumerate((trials, share, level))]
+        calc(f"binomial_quantile_{key}", binomial_quantile(*args), want)
     calc("neg_then_square", (-n["m3"]) ** 2, 9)
     calc("square_then_neg", -(n["m3"] ** 2), -9)
     calc("neg_cube", n["m3"] ** 3, -27)

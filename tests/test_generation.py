@@ -1,5 +1,7 @@
 """The generation upgrade: the example hall (inputs/example-b200-upgrade.yaml) moving from 32 racks of DGX H100 to
-16 racks of liquid-cooled B200, worked by hand; an infeasible plan; random plans against LibreOffice; bad input."""
+16 racks of liquid-cooled B200, worked by hand: the plans against the site's plant, the largest job on one fabric,
+moving costed as a site; plans that fail (a zone, the plant), each in its months; random plans against
+LibreOffice; bad input."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from tests.parity import Built, check
@@ -47,92 +51,296 @@ def variant(tmp_path: Path, change: Any, name: str = "variant") -> Path:
 
 def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> None:
     """DGX H100: 4 nodes x 10.2 kW = 40.8 kW a rack, all to air, 4 x 8 GPUs x 1.0 = 32 H100-eq. B200 (the `next`
-    instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 34.8 kW to the cold plates, 4 x 8 x 2.2 = 70.4."""
+    instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 34.8 kW to the cold plates, 4 x 8 x 2.2 = 70.4.
+    Each fleet's support racks draw its own: H100 (47.808 switches + 40.326 optics + 30 storage + 8 management) / 7
+    = 18.019 kW; B200 (26.145 + 22.416 + 60 + 15) / 8 = 15.445 kW; the B200 fleet's CDU pumps 15 kW."""
     assert one(upgrade, "generation.current_rack_power") == pytest.approx(40.8)
+    assert one(upgrade, "generation.current_rack_design") == pytest.approx(40.8)
     assert one(upgrade, "generation.current_rack_liquid") == 0
     assert one(upgrade, "generation.current_rack_compute") == pytest.approx(32.0)
     assert one(upgrade, "generation.next_rack_power") == pytest.approx(one(upgrade, "next.power.rack_peak_power"))
     assert one(upgrade, "generation.next_rack_power") == pytest.approx(57.2)
     assert one(upgrade, "generation.next_rack_compute") == pytest.approx(4 * 8 * 2.2)
     assert one(upgrade, "generation.next_racks") == 16 and one(upgrade, "generation.current_racks") == 32
+    assert one(upgrade, "generation.current_support_power") == pytest.approx((47.808 + 40.326 + 30 + 8) / 7)
+    assert one(upgrade, "generation.next_support_power") == pytest.approx((26.145 + 22.416 + 60 + 15) / 8)
+    assert one(upgrade, "generation.next_pumps") == 15 and one(upgrade, "generation.current_pumps") == 0
 
 
-def test_build_ahead_by_hand(upgrade: Model) -> None:
-    """Zone b holds 16 H100 racks in 24 positions; zone a 16 and the current fleet's 8 network, storage and
-    management racks (5 network racks for its 67 compute, storage and in-band switches). Month 6 the liquid
-    retrofit adds a row of 12 positions, 600 kW (to 1,400) and 900 kW of liquid cooling. Month 7: 8 B200 racks and
-    the next fleet's 8 support racks into zone b: 16 + 8 + 8 = 32 of 36 positions; power 16 x 40.8 + 8 x 57.2 +
-    8 x 15.357 (the larger support rack: the next fleet's (47.853 + 60 + 15) / 8; the current fleet's
-    (47.579 + 28.9 + 30 + 8) / 8 = 14.310) = 1,233.25 kW <= 1,400; heat to liquid 8 x 34.8 = 278.4, to air the
-    rest, 954.85 <= 1,000. Compute 1,024 + 8 x 70.4 = 1,587.2. Month 9 the 16 H100 racks leave: 8 x 70.4 + 16 x
-    32 (zone a) = 1,075.2, still above the start's 1,024: no trough. Month 10 the other 8 arrive: 16 x 70.4 + 512
-    = 1,638.4."""
-    compute = row(upgrade, "build_ahead.generation.compute")
-    assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1587.2, 1075.2, 1638.4])
-    support = (47.579 + 28.9 + 30 + 8) / 8
-    assert one(upgrade, "generation.current_support_power") == pytest.approx(support, abs=0.01)
-    larger = one(upgrade, "generation.next_support_power")
-    assert larger == pytest.approx((47.853 + 60 + 15) / 8, abs=0.01) and larger > support
-    assert row(upgrade, "build_ahead.generation.zone_b_power_used")[7] == pytest.approx(
-        16 * 40.8 + 8 * 57.2 + 8 * larger)
-    assert row(upgrade, "build_ahead.generation.zone_b_air_used")[7] == pytest.approx(1233.253 - 278.4, abs=0.01)
-    # positions free: zone a none (16 + 8 of 24); zone b 8, then 20 with the new row, 4, 20, 12
-    assert row(upgrade, "build_ahead.generation.free_positions")[[0, 6, 7, 9, 10]] == pytest.approx(
-        [8, 20, 4, 20, 12])
-    assert one(upgrade, "build_ahead.generation.trough_depth") == 0
-    assert one(upgrade, "build_ahead.generation.infeasible_months") == 0
+OLD_SUPPORT = (47.808 + 40.326 + 30 + 8) / 7  # kW per H100 network, storage or management rack
+NEW_SUPPORT = (26.145 + 22.416 + 60 + 15) / 8  # kW per B200 one
+START_IT = 32 * 40.8 + 7 * OLD_SUPPORT  # 1,431.734 kW: the power chain's peak IT load
+FEED = START_IT * 1.1 * 1.4  # critical IT (10% headroom) x design PUE: 2,204.87 kW of facility power
+
+
+def test_the_site_plant_by_hand(upgrade: Model) -> None:
+    """The plant the plans must fit: the contracted feed 1,431.734 x 1.1 x 1.4 = 2,204.87 kW; two 2.5 MVA
+    transformers N+1, one of which may be out: 1 x 2,500 kVA x 0.95 = 2,375 kW; three 1,250 kVA UPS blocks N+1:
+    2 x 1,250 x 0.95 = 2,375 kW; the hall's cooling sized for the H100 fleet's IT heat, 1,431.734 kW (its heat to
+    air and liquid; no CDU pumps), plus the retrofit's 900 kW of dry coolers from month 6."""
+    assert one(upgrade, "generation.power_at_start") == pytest.approx(START_IT)
+    assert one(upgrade, "generation.plant_feed") == pytest.approx(FEED)
+    assert one(upgrade, "generation.plant_site_power") == 3000
+    assert one(upgrade, "generation.plant_heat_rejection") == pytest.approx(START_IT)
+    assert row(upgrade, "staged_swap.generation.transformer_capacity")[0] == pytest.approx(2500 * 0.95)
+    assert row(upgrade, "staged_swap.generation.ups_capacity")[0] == pytest.approx(2 * 1250 * 0.95)
+    assert row(upgrade, "staged_swap.generation.heat_rejection_available")[[5, 6]] == pytest.approx(
+        [START_IT, START_IT + 900])
+    assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * 1.4)
+
+
+def test_staged_swap_by_hand(upgrade: Model) -> None:
+    """Month 7: 8 B200 racks and their 8 support racks into zone b as 11 of its 16 H100 racks leave: zone b
+    5 x 40.8 + 8 x 57.2 + 8 x 15.445 = 785.16 kW, zone a 16 x 40.8 + 7 x 18.019 = 778.93: 1,564.10 kW of IT,
+    x 1.4 = 2,189.73 kW <= the 2,204.87 kW contract; hall heat 1,564.10 + 15 kW of pumps <= 1,431.73 + 900; UPS
+    1,564.10 + 15 kW of CDU pumps. Compute 16 x 32 + 5 x 32 + 8 x 70.4 = 1,235.2, never below the start's
+    1,024; the largest job, on one fabric, is the H100s' 21 x 32 = 672 until month 10: 352 below, 3 months. Month
+    10: the other 8 B200 racks, zone b's last 5 H100 racks and 6 of zone a's leave: 10 x 40.8 + 126.134 + 16 x
+    57.2 + 123.561 = 1,572.90 kW (x 1.4 = 2,202.05 kW), compute 320 + 1,126.4 = 1,446.4, the job 1,126.4."""
+    month7 = 778.934 + 5 * 40.8 + 8 * 57.2 + 8 * NEW_SUPPORT
+    month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
+    power = row(upgrade, "staged_swap.generation.power_used")
+    assert power[[0, 6, 7, 9, 10]] == pytest.approx([START_IT, START_IT, month7, month7, month10])
+    assert row(upgrade, "staged_swap.generation.facility_power")[[7, 10]] == pytest.approx(
+        [month7 * 1.4, month10 * 1.4])
+    assert month10 * 1.4 <= FEED
+    assert row(upgrade, "staged_swap.generation.heat_load")[7] == pytest.approx(month7 + 15)
+    assert row(upgrade, "staged_swap.generation.ups_load")[[6, 7]] == pytest.approx([START_IT, month7 + 15])
+    compute = row(upgrade, "staged_swap.generation.compute")
+    assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1235.2, 1235.2, 1446.4])
+    job = row(upgrade, "staged_swap.generation.largest_job")
+    assert job[[0, 7, 9, 10]] == pytest.approx([1024, 672, 672, 1126.4])
+    assert one(upgrade, "staged_swap.generation.trough_depth") == 0
+    assert one(upgrade, "staged_swap.generation.job_trough_depth") == pytest.approx(352)
+    assert one(upgrade, "staged_swap.generation.job_trough_months") == 3
+    # positions free: zone a 1, then 7; zone b 8, then 20 with the new row, 15 (36 - 5 - 8 - 8), 12 (36 - 16 - 8)
+    assert row(upgrade, "staged_swap.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([9, 21, 16, 19])
+    assert one(upgrade, "staged_swap.generation.infeasible_months") == 0
+    assert one(upgrade, "staged_swap.generation.feasible") == 1
+    assert np.isnan(one(upgrade, "staged_swap.generation.fits_all_first_month"))  # shown as "none"
     assert one(upgrade, "checks.all_pass") == 1
 
 
 def test_decommission_first_by_hand(upgrade: Model) -> None:
-    """Zone b is emptied in month 3 and the B200 racks arrive in month 7: months 3 to 6 deliver only zone a's
-    16 x 32 = 512, a trough 512 deep and 4 months long."""
+    """Zone b is emptied in month 3 and the 16 B200 racks arrive in month 7 as 6 of zone a's H100 racks leave:
+    months 3 to 6 deliver only zone a's 16 x 32 = 512, a trough 512 deep and 4 months long, the largest job's too;
+    from month 7, 10 x 32 + 16 x 70.4 = 1,446.4 on 1,572.90 kW of IT, as the staged plan's end."""
     compute = row(upgrade, "decom_first.generation.compute")
-    assert compute[[2, 3, 6, 7]] == pytest.approx([1024, 512, 512, 1638.4])
+    assert compute[[2, 3, 6, 7]] == pytest.approx([1024, 512, 512, 1446.4])
     assert one(upgrade, "decom_first.generation.trough_depth") == 512
     assert one(upgrade, "decom_first.generation.trough_months") == 4
+    assert one(upgrade, "decom_first.generation.job_trough_depth") == 512
+    assert one(upgrade, "decom_first.generation.job_trough_months") == 4
+    assert row(upgrade, "decom_first.generation.power_used")[[3, 7]] == pytest.approx(
+        [16 * 40.8 + 7 * OLD_SUPPORT, 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT])
 
 
 def test_the_costs_by_hand(upgrade: Model) -> None:
-    """The build-ahead plan pays 16 racks x 2.2 MUSD, the 3.5 MUSD retrofit in month 6, and gets 16 x 240,000 for
-    the H100 racks in month 9; every month the hall's power x 1.3 (annual PUE) x 0.08 USD/kWh x 730 h."""
-    cost = row(upgrade, "build_ahead.generation.cost_flow")
-    power = row(upgrade, "build_ahead.generation.power_used")
+    """The staged plan pays 16 racks x 2.2 MUSD, the 3.5 MUSD retrofit in month 6, and gets 240,000 for each H100
+    rack that leaves (11 in month 7, 11 in month 10); every month the hall's power x 1.3 (annual PUE) x 0.08
+    USD/kWh x 730 h."""
+    cost = row(upgrade, "staged_swap.generation.cost_flow")
+    power = row(upgrade, "staged_swap.generation.power_used")
     energy = power * 1.3 * 0.08 * 730
     assert cost[0] == 0  # the Start column (time 0) has no month of service, as in the TCO
     assert cost[6] == pytest.approx(3_500_000 + energy[6])
-    assert cost[7] == pytest.approx(8 * 2_200_000 + energy[7])
-    assert cost[9] == pytest.approx(energy[9] - 16 * 240_000)
-    assert one(upgrade, "build_ahead.generation.cost") == pytest.approx(cost.sum())
-    months = row(upgrade, "build_ahead.generation.compute")[1:].sum()
-    assert one(upgrade, "build_ahead.generation.compute_months") == pytest.approx(months)
-    assert one(upgrade, "build_ahead.generation.cost_per_compute") == pytest.approx(cost.sum() / months)
+    assert cost[7] == pytest.approx(8 * 2_200_000 + energy[7] - 11 * 240_000)
+    assert cost[10] == pytest.approx(8 * 2_200_000 + energy[10] - 11 * 240_000)
+    assert one(upgrade, "staged_swap.generation.cost") == pytest.approx(cost.sum())
+    months = row(upgrade, "staged_swap.generation.compute")[1:].sum()
+    assert one(upgrade, "staged_swap.generation.compute_months") == pytest.approx(months)
+    assert one(upgrade, "staged_swap.generation.cost_per_compute") == pytest.approx(cost.sum() / months)
 
 
-def test_moving_keeps_the_hall_and_pays_the_second_site(upgrade: Model) -> None:
-    """The hall keeps its 1,024; from month 14 (its lead time, counted as a delivery's month) the 16 B200 racks add
-    1,126.4 at the second site, whose capex is 11 MUSD/MW of the next fleet's critical IT (1.143 MW)."""
+def test_moving_is_costed_as_a_site(upgrade: Model) -> None:
+    """The hall keeps its 1,024 and its 1,431.734 kW (support racks included); from month 14 (its lead time, counted
+    as a delivery's month) the 16 B200 racks add 1,126.4 at the second site, whose IT is the next fleet's own:
+    16 x 57.2 + 8 x 15.445 = 1,038.76 kW. The second site's capex is 11 MUSD/MW of the next fleet's critical IT
+    (1.1426 MW); each month it runs: energy 1,038.76 kW x its PUE (the next fleet's itemised 1.3349) x 0.08 x 730 h,
+    running costs 18.33 USD/kW-month x 1,142.64 kW, and 3 FTE at 200,000 USD a year. The hall's energy all along."""
     compute = row(upgrade, "generation.move_compute")
     assert compute[[13, 14]] == pytest.approx([1024, 1024 + 16 * 70.4])
-    it_mw = one(upgrade, "next.power.critical_it_capacity") / 1000
-    assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * it_mw)
+    assert row(upgrade, "generation.move_largest_job")[[13, 14]] == pytest.approx([1024, 16 * 70.4])
+    site_it = 16 * 57.2 + 8 * NEW_SUPPORT
+    assert one(upgrade, "generation.move_site_power") == pytest.approx(site_it)
+    assert site_it == pytest.approx(one(upgrade, "next.power.peak_it_load"))
+    critical = one(upgrade, "next.power.critical_it_capacity")
+    assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * critical / 1000)
+    pue = one(upgrade, "next.power.pue_energy")
+    assert pue == pytest.approx(one(upgrade, "next.power.facility_power") / 1038.761)
+    site_month = site_it * pue * 0.08 * 730 + 18.33 * critical + 3 * 200_000 / 12
+    hall_month = START_IT * 1.3 * 0.08 * 730
+    cost = row(upgrade, "generation.move_cost_flow")
+    assert cost[[0, 13, 15]] == pytest.approx([0, hall_month, hall_month + site_month])
+    assert cost[14] == pytest.approx(11e6 * critical / 1000 + 16 * 2.2e6 + hall_month + site_month)
+    assert one(upgrade, "generation.move_cost") == pytest.approx(
+        96 * hall_month + 83 * site_month + 11e6 * critical / 1000 + 16 * 2.2e6)
     assert one(upgrade, "generation.move_trough_depth") == 0
+    assert one(upgrade, "generation.move_job_trough_depth") == 0
+
+
+def original_plans(gen: dict[str, Any]) -> None:
+    """The plans as they were before the plant was checked: all 32 H100 racks stay until zone b's leave."""
+    gen["plans"] = {
+        "staged_swap": {"deliveries": [{"zone": "b", "month": 7, "racks": 8}, {"zone": "b", "month": 10, "racks": 8}],
+                        "decommissions": [{"zone": "b", "month": 9, "racks": 16}]},
+        "decom_first": {"deliveries": [{"zone": "b", "month": 7, "racks": 16}],
+                        "decommissions": [{"zone": "b", "month": 3, "racks": 16}]}}
+
+
+def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Path) -> None:
+    """The old plans keep all 32 H100 racks with the B200s. Building ahead, months 7-8: 2,012.9 kW of IT (32 x 40.8
+    + 126.134 + 8 x 57.2 + 123.561), x 1.4 = 2,818.1 kW, over the 2,204.9 kW contract and the one transformer N+1
+    leaves (2,375 kW), within the 3 MW site and the UPS; month 9 fits (16 H100 racks gone: 1,360.1 kW); from month
+    10, 1,817.7 kW (2,544.8) for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the
+    transformers. The zones fit: the plant is what fails."""
+    model = load(variant(tmp_path, original_plans))
+    power = row(model, "staged_swap.generation.power_used")
+    month7 = 32 * 40.8 + 7 * OLD_SUPPORT + 8 * 57.2 + 8 * NEW_SUPPORT
+    assert power[[7, 9, 10]] == pytest.approx([month7, month7 - 16 * 40.8, month7 - 16 * 40.8 + 8 * 57.2])
+    feed = row(model, "staged_swap.generation.within_feed")
+    assert list(np.flatnonzero(~feed)) == [7, 8, *range(10, 97)]
+    assert (row(model, "staged_swap.generation.within_transformers") == feed).all()
+    assert row(model, "staged_swap.generation.within_site").all()
+    assert row(model, "staged_swap.generation.within_ups").all()
+    assert row(model, "staged_swap.generation.hall_fits").all()
+    assert one(model, "staged_swap.generation.infeasible_months") == 89
+    for key in ("fits_all", "within_feed", "within_transformers"):
+        assert one(model, f"staged_swap.generation.{key}_first_month") == 7
+    for key in ("within_site", "within_ups", "within_heat", "hall_fits"):
+        assert np.isnan(one(model, f"staged_swap.generation.{key}_first_month"))
+    assert one(model, "staged_swap.generation.fits_feed") == 0 and one(model, "staged_swap.generation.fits") == 1
+    assert one(model, "staged_swap.generation.feasible") == 0 and one(model, "checks.all_pass") == 0
+    assert one(model, "decom_first.generation.fits_all_first_month") == 7
+
+
+def test_the_site_and_the_ups_limits_fail_where_they_are_smaller(tmp_path: Path) -> None:
+    """A 2.5 MW site and 1,000 kVA UPS blocks: the power chain still fits (2.2 MW feed; ROUNDUP(1,657.8 / 1,000) =
+    2 blocks + 1), but the old build-ahead plan's 2,818.1 kW in month 7 is over the site, and its UPS-backed load,
+    2,012.9 + 15 kW, is over the 2 x 1,000 x 0.95 = 1,900 kW left with a block out."""
+    def smaller(site: dict[str, Any]) -> None:
+        site["power"]["site_available_power"] = "2.5 MW"
+        site["power"]["ups_block_size"] = "1000 kVA"
+        original_plans(site["generation"])
+
+    path = tmp_path / "smaller.yaml"
+    data = yaml.safe_load(UPGRADE.read_text())
+    smaller(data)
+    shutil.copytree(FLEETS, tmp_path / "fleets")
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    model = load(path)
+    assert one(model, "power.feed_within_site") == 1
+    assert row(model, "staged_swap.generation.ups_capacity")[0] == pytest.approx(1900)
+    for key in ("within_site", "within_ups"):
+        assert one(model, f"staged_swap.generation.{key}_first_month") == 7
+    assert one(model, "staged_swap.generation.fits_site") == 0 and one(model, "staged_swap.generation.fits_ups") == 0
+
+
+def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -> None:
+    """The old plans with a second project in month 7: 800 kW more contract and a third transformer: months 7 on
+    have 3,004.9 kW of contract and 2 x 2,375 kW of transformers with one out: the build-ahead plan fits again."""
+    def raise_plant(gen: dict[str, Any]) -> None:
+        original_plans(gen)
+        gen["projects"].append({"name": "power_up", "zone": "a", "cost": "1000000 USD", "done_month": 7,
+                                "stop_months": 0, "contracted_feed": "800 kW", "transformer_blocks": 1})
+
+    model = load(variant(tmp_path, raise_plant))
+    assert row(model, "staged_swap.generation.feed_available")[[6, 7]] == pytest.approx([FEED, FEED + 800])
+    assert row(model, "staged_swap.generation.transformer_capacity")[[6, 7]] == pytest.approx([2375, 2 * 2375])
+    assert one(model, "staged_swap.generation.infeasible_months") == 0
+    assert one(model, "staged_swap.generation.feasible") == 1
+
+
+def test_a_projects_positions_take_its_own_power_not_the_zones_plus_it(tmp_path: Path) -> None:
+    """The retrofit as first written: 12 positions of 29 kW, added to zone b's 41 kW (70 kW) they passed 57.2 kW
+    B200 racks. Its positions take its own 29 kW: no position takes a B200 rack, zone b fails from month 7."""
+    def own_power(gen: dict[str, Any]) -> None:
+        gen["projects"][0]["kw_per_position"] = "29 kW"
+
+    model = load(variant(tmp_path, own_power))
+    assert row(model, "staged_swap.generation.zone_b_room_new")[[6, 7, 10]] == pytest.approx([0, -8, -16])
+    assert one(model, "staged_swap.generation.hall_fits_first_month") == 7
+    assert one(model, "staged_swap.generation.fits") == 0
+
+
+def _fits_by_assignment(positions: list[float], racks: list[float]) -> bool:
+    """The most powerful racks into the most powerful positions, one by one."""
+    positions, racks = sorted(positions, reverse=True), sorted(racks, reverse=True)
+    return len(racks) <= len(positions) and all(r <= p for r, p in zip(racks, positions, strict=False))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(own=st.integers(0, 30), own_kw=st.sampled_from([10.0, 20.0, 41.0, 60.0]), added_=st.integers(0, 20),
+       converted=st.integers(0, 30), project_kw=st.sampled_from([10.0, 41.0, 57.2, 70.0]),
+       leaving=st.integers(1, 16), arriving=st.integers(1, 16))
+def test_positions_left_match_an_assignment_of_racks_to_positions(upgrade: Model, own: int, own_kw: float,
+                                                                    added_: int, converted: int, project_kw: float,
+                                                                    leaving: int, arriving: int) -> None:
+    """Zone b in month 7 (the retrofit done): its own positions less those converted at its power per position,
+    the project's added and converted ones at the project's; 16 - `leaving` H100 racks (40.8 kW), `arriving` B200
+    racks (57.2 kW) and 8 support racks (at the larger fleet's 18.02 kW). Every "positions left" row is >= 0 exactly
+    when the racks can be given positions that take them."""
+    converted = min(converted, own)
+    keys = ["zone_b_room_old", "zone_b_room_new", "zone_b_room_support"]
+    values = upgrade.book.evaluate({
+        "generation.zone_b_positions": own, "generation.zone_b_kw_per_position": own_kw,
+        "generation.project_liquid_b_positions": added_, "generation.project_liquid_b_converted_positions": converted,
+        "generation.project_liquid_b_kw_per_position": project_kw, "generation.staged_swap_dec_1_racks": leaving,
+        "generation.staged_swap_del_1_racks": arriving}, lines=[f"staged_swap.generation.{k}" for k in keys])
+    left = [float(values[f"staged_swap.generation.{k}"][0, 7]) for k in keys]
+    positions = [own_kw] * (own - converted) + [project_kw] * (added_ + converted)
+    racks = [40.8] * (16 - leaving) + [57.2] * arriving + [OLD_SUPPORT] * 8
+    assert all(x >= 0 for x in left) == _fits_by_assignment(positions, racks)
 
 
 def test_an_infeasible_plan_fails_in_its_months_and_on_the_master_check(tmp_path: Path, libreoffice: str) -> None:
     """The first 8 B200 racks go to zone a in month 7, which has no liquid cooling and 41 kW positions for a
-    57.2 kW rack: zone a fails from month 7 on (never a silent negative), the plan's check and the master fail."""
+    57.2 kW rack: zone a fails from month 7 on (never a silent negative), the plan's check and the master fail;
+    the plans over the plant (the old ones) fail too, and LibreOffice computes every cell of both as Python."""
     def to_zone_a(gen: dict[str, Any]) -> None:
-        gen["plans"]["build_ahead"]["deliveries"][0]["zone"] = "a"
+        gen["plans"]["staged_swap"]["deliveries"][0]["zone"] = "a"
 
     path = variant(tmp_path, to_zone_a, "infeasible")
     model, layout = build(path, tmp_path / "infeasible.xlsx")
-    fits = row(model, "build_ahead.generation.zone_a_fits")
+    fits = row(model, "staged_swap.generation.zone_a_fits")
     assert list(fits[:7]) == [True] * 7 and not fits[7:].any()
-    assert one(model, "build_ahead.generation.infeasible_months") == len(fits) - 7
-    assert one(model, "build_ahead.generation.fits") == 0 and one(model, "checks.all_pass") == 0
+    assert one(model, "staged_swap.generation.hall_fits_first_month") == 7
+    assert one(model, "staged_swap.generation.fits") == 0 and one(model, "checks.all_pass") == 0
     assert one(model, "decom_first.generation.fits") == 1
-    outcome = check([Built(path, tmp_path / "infeasible.xlsx", model, layout)], tmp_path)
+    over = variant(tmp_path, original_plans, "over_the_plant")
+    model2, layout2 = build(over, tmp_path / "over_the_plant.xlsx")
+    outcome = check([Built(path, tmp_path / "infeasible.xlsx", model, layout),
+                     Built(over, tmp_path / "over_the_plant.xlsx", model2, layout2)], tmp_path)
+    assert outcome.problems == []
+
+
+def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path, libreoffice: str) -> None:
+    """The hall with an itemised overhead (cooling 0.4 kW per kW of IT, 50 kW of other load, 5% distribution loss):
+    the facility power of each month is the power chain's formula on the month's IT, (IT x 1.4 + 50) / 0.95, so the
+    start's is the power chain's own facility power: (1,431.734 x 1.4 + 50) / 0.95 = 2,162.55 kW; month 10 of the
+    staged plan, (1,572.90 x 1.4 + 50) / 0.95 = 2,370.55 kW, within the contract of 1,574.91 x 2,162.55 / 1,431.734
+    = 2,378.78 kW. The hall's heat is its IT (and pumps), as on a PUE site. LibreOffice computes every cell as
+    Python."""
+    data = yaml.safe_load(UPGRADE.read_text())
+    power = data["power"]
+    power.pop("pue")
+    power.update(facility_model="itemised", cooling_overhead=0.4, distribution_loss=0.05,
+                 other_facility_power="50 kW")
+    shutil.copytree(FLEETS, tmp_path / "fleets")
+    path = tmp_path / "itemised.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    model, layout = build(path, tmp_path / "itemised.xlsx")
+    month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
+    facility = row(model, "staged_swap.generation.facility_power")
+    assert facility[[0, 10]] == pytest.approx([(START_IT * 1.4 + 50) / 0.95, (month10 * 1.4 + 50) / 0.95])
+    assert facility[0] == pytest.approx(one(model, "power.facility_power"))
+    assert one(model, "generation.plant_feed") == pytest.approx(START_IT * 1.1 * (START_IT * 1.4 + 50) / 0.95
+                                                                / START_IT)
+    heat = row(model, "staged_swap.generation.heat_load")
+    assert heat[10] == pytest.approx(month10 + 15)
+    assert heat[0] == pytest.approx(one(model, "cooling.liquid_heat") + one(model, "cooling.air_heat"))
+    assert one(model, "staged_swap.generation.infeasible_months") == 0
+    outcome = check([Built(path, tmp_path / "itemised.xlsx", model, layout)], tmp_path)
     assert outcome.problems == []
 
 
@@ -143,12 +351,12 @@ def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_pa
         gen["projects"][0]["stop_months"] = 2
 
     model = load(variant(tmp_path, stop))
-    stopped = row(model, "build_ahead.generation.zone_b_stopped")
+    stopped = row(model, "staged_swap.generation.zone_b_stopped")
     assert list(np.flatnonzero(stopped)) == [4, 5]
-    assert row(model, "build_ahead.generation.zone_b_power_used")[[3, 4, 5, 6]] == pytest.approx(
+    assert row(model, "staged_swap.generation.zone_b_power_used")[[3, 4, 5, 6]] == pytest.approx(
         [652.8, 0, 0, 652.8])
-    assert one(model, "build_ahead.generation.trough_depth") == 512
-    assert one(model, "build_ahead.generation.trough_months") == 2
+    assert one(model, "staged_swap.generation.trough_depth") == 512
+    assert one(model, "staged_swap.generation.trough_months") == 2
 
 
 def test_a_month_after_the_timeline_fails_a_check(tmp_path: Path) -> None:
@@ -158,6 +366,15 @@ def test_a_month_after_the_timeline_fails_a_check(tmp_path: Path) -> None:
 
     model = load(variant(tmp_path, late))
     assert one(model, "decom_first.generation.within_timeline") == 0
+    assert one(model, "checks.all_pass") == 0
+
+
+def test_converting_more_positions_than_the_zone_has_fails_a_check(tmp_path: Path) -> None:
+    def too_many(gen: dict[str, Any]) -> None:
+        gen["projects"][0]["converted_positions"] = 25
+
+    model = load(variant(tmp_path, too_many))
+    assert one(model, "generation.zone_b_converted_within") == 0
     assert one(model, "checks.all_pass") == 0
 
 
@@ -189,7 +406,7 @@ def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> Non
     rng = random.Random(seed)
     built = []
     for k in range(6):
-        plans = {"build_ahead": random_plan(rng), "decom_first": random_plan(rng)}
+        plans = {"staged_swap": random_plan(rng), "decom_first": random_plan(rng)}
         path = variant(tmp_path, lambda gen, p=plans: gen.__setitem__("plans", copy.deepcopy(p)), f"plan_{seed}_{k}")
         model, layout = build(path, tmp_path / f"{path.stem}.xlsx")
         built.append(Built(path, tmp_path / f"{path.stem}.xlsx", model, layout))
@@ -212,18 +429,28 @@ def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> Non
     (lambda g: g["zones"][0].__setitem__("feed", "800 m"), "generation.zone_a_feed"),
     (lambda g: g["zones"][0].pop("positions"), "generation.zone_a_positions"),
     (lambda g: g["projects"][0].__setitem__("zone", "c"), "generation.projects[1].zone"),
-    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("zone", "c"),
-     "generation.plans.build_ahead.deliveries[1].zone"),
-    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("month", 0),
-     "generation.build_ahead_del_1_month"),
-    (lambda g: g["plans"]["build_ahead"]["deliveries"][0].__setitem__("racks", 2.5),
-     "generation.build_ahead_del_1_racks"),
+    (lambda g: g["plans"]["staged_swap"]["deliveries"][0].__setitem__("zone", "c"),
+     "generation.plans.staged_swap.deliveries[1].zone"),
+    (lambda g: g["plans"]["staged_swap"]["deliveries"][0].__setitem__("month", 0),
+     "generation.staged_swap_del_1_month"),
+    (lambda g: g["plans"]["staged_swap"]["deliveries"][0].__setitem__("racks", 2.5),
+     "generation.staged_swap_del_1_racks"),
     (lambda g: g["plans"].__setitem__("Build-Ahead", {}), "generation.plans.Build-Ahead"),
     (lambda g: g.__setitem__("plans", {}), "generation.plans"),
     (lambda g: g.__setitem__("zones", [{"name": f"z{k}"} for k in range(9)]), "generation.zones"),
     (lambda g: g.__setitem__("speed", 3), "generation.speed"),
     (lambda g: g["plans"].__setitem__("move", g["plans"].pop("decom_first")), "generation.plans.move"),
     (lambda g: g["zones"][1].pop("support_racks"), "generation.zone_b_support_racks"),
+    (lambda g: g["projects"][0].pop("kw_per_position"), "generation.project_liquid_b_kw_per_position"),
+    (lambda g: g["projects"][0].__setitem__("converted_positions", -1),
+     "generation.project_liquid_b_converted_positions"),
+    (lambda g: g["projects"][0].__setitem__("transformer_blocks", 1.5),
+     "generation.project_liquid_b_transformer_blocks"),
+    (lambda g: g["projects"][0].__setitem__("heat_rejection", "900 kg"), "generation.project_liquid_b_heat_rejection"),
+    (lambda g: g.pop("move_running_cost"), "generation.move_running_cost"),
+    (lambda g: g.__setitem__("move_running_cost", "18 USD/kW"), "generation.move_running_cost"),
+    (lambda g: g.pop("move_staff_fte"), "generation.move_staff_fte"),
+    (lambda g: g.__setitem__("move_running_cost", "50000 USD/kW/month"), "generation.move_running_cost"),
 ])
 def test_bad_upgrade_input_is_refused_naming_the_file_and_the_key(tmp_path: Path, change: Any, key: str) -> None:
     path = variant(tmp_path, change)

@@ -131,6 +131,34 @@ def test_rack_pdus_carry_the_synchronised_peak_on_either_feed(example) -> None:
     assert v(example, "fabric.oob_pdu_ports") == v(example, "power.pdus")
 
 
+def test_one_feed_carries_a_dgx_h100_but_not_a_dgx_b200(example, b200, tmp_path: Path) -> None:
+    """A node's power supplies are split over the A and B feeds, so losing a feed takes half of them. DGX H100:
+    3 of its 6 x 3.3 kW (4+2) deliver 9.9 kW DC against 10.2 kW x 0.94 = 9.588 kW at its maximum: 103.3%, it rides
+    through. DGX B200: 3 of its 6 x 3.3 kW (5+1) deliver 9.9 kW against 14.3 x 0.94 = 13.442 kW: 73.65%, so it
+    throttles on a feed loss; the B200 site accepts down to 70% (its source says why), and a site requiring the
+    default 100% fails the check. GB200 NVL72: 24 of 48 x 5.5 kW = 132 kW against 132 x 0.97 = 128.04 kW."""
+    assert v(example, "power.node_design_dc") == pytest.approx(10.2 * 0.94, rel=1e-12)
+    assert v(example, "power.node_psus_per_feed") == 3 and v(example, "power.node_psus_redundant") == 2
+    assert v(example, "power.node_one_feed_power") == pytest.approx(9.9, rel=1e-12)
+    assert v(example, "power.node_one_feed_share") == pytest.approx(9.9 / (10.2 * 0.94), rel=1e-12)
+    assert v(example, "power.one_feed_carries_node") == 1 and v(example, "power.psus_carry_node") == 1
+    assert v(b200, "power.node_one_feed_share") == pytest.approx(9.9 / (14.3 * 0.94), rel=1e-12)
+    assert round(v(b200, "power.node_one_feed_share"), 4) == 0.7365
+    assert v(b200, "power.feed_loss_share") == 0.7 and v(b200, "power.one_feed_carries_node") == 1
+    strict = b200.book.evaluate({"power.feed_loss_share": 1.0})
+    assert not strict["power.one_feed_carries_node"].any() and not strict["summary.all_checks_pass"].any()
+    gb200 = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml")
+    assert v(gb200, "power.node_one_feed_share") == pytest.approx(132 / (132 * 0.97), rel=1e-12)
+
+
+def test_a_node_needing_more_supplies_than_it_has_is_refused(tmp_path: Path) -> None:
+    from workbook.inputs import InputError
+
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "psus", power={"psus_needed": 7}))
+    assert err.value.key == "power.psus_needed"
+
+
 def test_single_phase_208_v_needs_more_pdus_than_a_rack_holds(tmp_path: Path) -> None:
     """208 V single-phase 30 A: 208 x 30 x 0.8 x 0.95 = 4.74 kW per PDU; 40.8 kW needs 9 per feed, 18 per rack,
     more than the 6 a rack holds: the check fails."""

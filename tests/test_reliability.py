@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import binomial_quantile_exactly
 from tests.parity import build_all, check
 from workbook.api import Model, load
 from workbook.inputs import InputError, load_site
@@ -241,56 +242,99 @@ def test_a_fleet_file_keeps_its_storage_power() -> None:
 # ---------------------------------------------------------------- 4. spares
 
 
-def test_spare_nodes_by_littles_law(example: Model) -> None:
-    """Node replacements: (GPU 196 + HBM 72 + host 43 = 311) / 21,233,664 GPU-h x 0.78 x 1,024 GPUs x 24 h = 0.2808
-    a day. Repair pipeline (Little's law) 0.2808 x 14 days = 3.93 nodes; hot pool ROUNDUP(0.2808 a day x 24 h) = 1;
-    the rack's 4 nodes as the correlated buffer: ROUNDUP(3.93) + 1 + 4 = 9 spare nodes, held since waiting 14 days
-    idles the job's 1,024 x 2.99 = 3,061.76 USD an hour: 1,028,751 USD > a node's 270,000."""
-    per_day = 311 / REF_GPU_HOURS * 0.78 * 1024 * 24
-    assert v(example, "reliability.node_per_day") == pytest.approx(per_day, rel=1e-12)
-    assert v(example, "reliability.node_pipeline") == pytest.approx(per_day * 14, rel=1e-12)
-    assert round(per_day * 14, 2) == 3.93
+def stock(installed: int, mean: float, level: float = 0.95) -> int:
+    """The pipeline stock at a fill rate, by hand: a failure finds a spare when fewer than the stock are in repair,
+    the count in repair being binomial over the installed units with the pipeline's mean."""
+    return binomial_quantile_exactly(installed, mean / installed, level) + 1 if mean > 0 else 0
+
+
+NODE_PER_DAY = 311 / REF_GPU_HOURS * 1024 * 24  # GPU 196 + HBM 72 + host 43: hardware already, no 0.78 share
+WEEK_OF_A_HOST = 8 * 2.99 * 7 * 24  # a DGX's 8 GPUs idle for the 7-day lead time at 2.99 USD/GPU-h: 4,018.56 USD
+
+
+def test_spare_nodes_at_the_service_level(example: Model) -> None:
+    """Node replacements: (GPU 196 + HBM 72 + host 43 = 311) / 21,233,664 GPU-h x 1,024 GPUs x 24 h = 0.3600 a day
+    (the 0.78 hardware share is not applied: these categories are hardware). Pipeline mean (Little's law) 0.36 x 14
+    days = 5.04 nodes; at a 95% fill rate the stock is the binomial 95% quantile over the 128 installed nodes (9)
+    plus one: 10. Hot pool ROUNDUP(0.36 a day x 24 h) = 1. A spare leaf switch is held, so a leaf's 32 nodes are
+    no domain; the rack's 4 are the buffer: 10 + 1 + 4 = 15 spare nodes, held since waiting 14 days idles the job's
+    1,024 x 2.99 = 3,061.76 USD an hour: 1,028,751 USD > a node's 270,000."""
+    assert v(example, "reliability.node_per_day") == pytest.approx(NODE_PER_DAY, rel=1e-12)
+    mean = NODE_PER_DAY * 14
+    assert v(example, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12) and round(mean, 2) == 5.04
+    assert stock(128, mean) == 10 and v(example, "reliability.node_pipeline_stock") == 10
     assert v(example, "reliability.hot_pool") == 1
     assert (v(example, "reliability.rack_domain"), v(example, "reliability.leaf_domain"),
-            v(example, "reliability.cdu_domain"), v(example, "reliability.largest_domain")) == (4, 32, 0, 32)
+            v(example, "reliability.cdu_domain"), v(example, "reliability.largest_domain")) == (4, 0, 0, 4)
     assert v(example, "reliability.correlated_buffer") == 4
-    assert v(example, "reliability.node_reserve") == 4 + 1 + 4
+    assert v(example, "reliability.node_reserve") == 10 + 1 + 4
     assert v(example, "reliability.job_value_per_hour") == pytest.approx(1024 * 2.99, rel=1e-12)
     assert v(example, "reliability.node_wait_cost") == pytest.approx(14 * 24 * 1024 * 2.99, rel=1e-12)
-    assert v(example, "reliability.node_hold") == 1 and v(example, "reliability.node_held") == 9
-    assert v(example, "bom.spare_node_qty") == 9 and v(example, "bom.spare_node_cost") == 9 * 270_000
+    assert v(example, "reliability.node_hold") == 1 and v(example, "reliability.node_held") == 15
+    assert v(example, "bom.spare_node_qty") == 15 and v(example, "bom.spare_node_cost") == 15 * 270_000
 
 
-def test_cheap_parts_by_their_annual_failure_rates(example: Model) -> None:
-    """Transceivers (compute, storage and in-band networks): 3,320 x 1% a year / 365 = 0.0910 a day x 7 days = 0.64
-    in the pipeline: 1 held. NICs from the paper's rate: 7 / 21,233,664 x 0.78 x 1,024 x 24 = 0.0063 a day: 1 held.
-    Every cheap part is worth holding: a week's wait idles 514,376 USD of the job."""
-    optics = 3320 * 0.01 / 365
+def test_the_mean_alone_runs_out_about_half_the_time(example: Model) -> None:
+    """Holding ROUNDUP(5.04) = 6 lets only 61% of failures find a spare on the shelf (fewer than 6 in repair:
+    binomial over 128 nodes, by hand); the stock of 10 lets 95% find one, and a 99% level needs 12."""
+    from math import comb
+
+    p = NODE_PER_DAY * 14 / 128
+    covered = sum(comb(128, k) * p**k * (1 - p) ** (128 - k) for k in range(6))  # fewer than 6 in repair
+    assert 0.60 < covered < 0.62
+    out = example.book.evaluate({"reliability.service_level": 0.99})
+    assert v(out, "reliability.node_pipeline_stock") == stock(128, NODE_PER_DAY * 14, 0.99) == 12
+
+
+def test_cheap_parts_are_priced_by_what_they_idle(example: Model) -> None:
+    """With a spare node to restart on, a missing NIC, transceiver or cable idles one host (a DGX: 8 GPUs) for the
+    7-day lead time: 8 x 2.99 x 168 = 4,018.56 USD, more than each part costs, so each is held at its stock:
+    transceivers 2,810 x 1% a year / 365 x 7 = 0.539 in the pipeline -> 3; NICs from the paper's rate, 7 /
+    21,233,664 x 1,024 x 24 x 7 = 0.0567 -> 2. A power supply of a 4+2 set idles the node only if another of its 5
+    fails in the week: 5 x 2% x 7 / 365 = 0.19%, 7.71 USD of waiting < 1,000: none held; fans likewise. A leaf switch
+    takes its 32 nodes: 32 x 8 x 2.99 x 168 = 128,594 USD > 30,000: held (64 switches x 2% x 7 / 365 -> 1)."""
+    assert v(example, "reliability.nic_wait_cost") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+    optics = 2810 * 0.01 / 365
     assert v(example, "reliability.optic_per_day") == pytest.approx(optics, rel=1e-12)
     assert v(example, "reliability.optic_pipeline") == pytest.approx(optics * 7, rel=1e-12)
-    assert v(example, "reliability.nic_per_day") == pytest.approx(7 / REF_GPU_HOURS * 0.78 * 1024 * 24, rel=1e-12)
-    for key in ("nic", "optic", "cable", "psu", "fan", "switch"):
-        assert v(example, f"reliability.{key}_held") == 1, key
-        assert v(example, f"bom.spare_{key}_qty") == 1, key
+    assert v(example, "reliability.optic_held") == stock(2810, optics * 7) == 3
+    nic = 7 / REF_GPU_HOURS * 1024 * 24
+    assert v(example, "reliability.nic_per_day") == pytest.approx(nic, rel=1e-12)
+    assert v(example, "reliability.nic_held") == stock(1280, nic * 7) == 2
+    second = 5 * 0.02 * 7 / 365
+    assert v(example, "reliability.psu_second_failure") == pytest.approx(second, rel=1e-12)
+    assert v(example, "reliability.psu_wait_cost") == pytest.approx(8 * second * 2.99 * 168, rel=1e-12)
+    assert v(example, "reliability.psu_hold") == 0 and v(example, "reliability.psu_held") == 0
+    assert v(example, "reliability.fan_held") == 0 and v(example, "bom.spare_fan_qty") == 0
+    assert v(example, "reliability.switch_wait_cost") == pytest.approx(32 * WEEK_OF_A_HOST, rel=1e-12)
+    assert v(example, "reliability.switch_held") == stock(64, 64 * 0.02 / 365 * 7) == 1
     assert v(example, "reliability.psu_installed") == 128 * 6 and v(example, "reliability.fan_installed") == 128 * 12
 
 
 def test_the_hold_rule_flips_when_waiting_is_cheap(example: Model) -> None:
     """At 0.01 USD a GPU-hour, a 14-day wait idles 14 x 24 x 1,024 x 0.01 = 3,441 USD, less than a 270,000 USD
-    node: hold none; a 1,000 USD transceiver (a week: 1,720 USD) is still worth holding."""
+    node: hold none. With no spare node to restart on, a missing part idles the whole job: a transceiver's week
+    is 1,024 x 0.01 x 168 = 1,720 USD > 1,000: still held."""
     out = example.book.evaluate({"tco.on_demand_price": 0.01})
     assert v(out, "reliability.node_hold") == 0 and v(out, "reliability.node_held") == 0
-    assert v(out, "reliability.optic_hold") == 1 and v(out, "reliability.optic_held") == 1
+    assert v(out, "reliability.restart_units") == 0
+    assert v(out, "reliability.optic_wait_cost") == pytest.approx(1024 * 0.01 * 168, rel=1e-12)
+    assert v(out, "reliability.optic_hold") == 1 and v(out, "reliability.optic_held") == 3
 
 
 def test_the_largest_domain_and_a_smaller_job(tmp_path: Path) -> None:
-    """Holding the largest domain (a rail leaf's 32 nodes) instead of the rack: 4 + 1 + 32 = 37 spare nodes. A job
-    of 992 GPUs (124 nodes) leaves 4 nodes idle, which count as spares: 37 - 4 = 33 to buy; its MTBI is
-    3.093 h x 16,384 / 992 = 51.09 h."""
-    m = load(site_file(tmp_path, "largest", reliability={"correlated_domain": "largest", "job_gpus": 992}))
+    """Holding the largest domain instead of the rack: with a spare leaf switch held, a leaf keeps none out, so the
+    rack's 4 nodes are still the largest; without switch spares (a 1,000,000 USD switch is not worth a week's
+    128,594 USD) the rail leaf's 32 nodes are: 10 + 1 + 32 = 43. A job of 992 GPUs (124 nodes) leaves 4 nodes idle,
+    which count as spares: 43 - 4 = 39 to buy; its MTBI is 3.093 h x 16,384 / 992 = 51.09 h."""
+    m = load(site_file(tmp_path, "largest", reliability={"correlated_domain": "largest"}))
+    assert v(m, "reliability.correlated_buffer") == 4
+    m = load(site_file(tmp_path, "dear", reliability={"correlated_domain": "largest", "job_gpus": 992},
+                       tco={"switch_price": "1000000 USD"}))
+    assert v(m, "reliability.switch_held") == 0 and v(m, "reliability.leaf_domain") == 32
     assert v(m, "reliability.correlated_buffer") == 32
-    assert v(m, "reliability.node_reserve") == 37
-    assert v(m, "reliability.idle_nodes") == 4 and v(m, "reliability.node_held") == 33
+    assert v(m, "reliability.node_reserve") == stock(128, NODE_PER_DAY * 14) + 1 + 32 == 43
+    assert v(m, "reliability.idle_nodes") == 4 and v(m, "reliability.node_held") == 39
     assert v(m, "reliability.mtbi") == pytest.approx(54 * 24 / 419 * 16_384 / 992, rel=1e-12)
     with pytest.raises(InputError) as err:
         load(site_file(tmp_path, "too_big", reliability={"job_gpus": 2048}))
@@ -307,12 +351,52 @@ def test_a_model_outside_a_million_to_100_trillion_parameters_is_refused(tmp_pat
     assert err.value.key == "reliability.model_parameters" and err.value.value == params
     assert err.value.problem.startswith(f"must be {bound} 1e+")
 
-def test_a_cdu_domain_on_a_liquid_cooled_site() -> None:
-    """The B200 build's CDUs: ROUNDUP(liquid-cooled racks / CDUs installed) racks of 4 nodes each fail together."""
+def test_a_cdu_takes_nodes_only_where_its_group_has_no_redundant_unit(tmp_path: Path) -> None:
+    """The B200 build's row CDUs are 3+1: one failing takes no node out (what N+1 is for), and 2N likewise. With N
+    only, a CDU's share of the 64 liquid-cooled racks goes: ROUNDUP(64 / 3) = 22 racks of 4 nodes = 88. In-rack CDUs
+    without redundancy take their own rack (4 nodes)."""
     m = load(B200)
-    racks, cdus = v(m, "power.racks"), v(m, "cooling.cdus_installed")
-    assert cdus > 0
-    assert v(m, "reliability.cdu_domain") == math.ceil(racks / cdus) * v(m, "power.nodes_per_rack")
+    assert (v(m, "cooling.cdus_n"), v(m, "cooling.cdus_installed"), v(m, "power.racks")) == (3, 4, 64)
+    assert v(m, "reliability.cdu_domain") == 0
+    b200 = yaml.safe_load(B200.read_text())
+    for redundancy, cdu_scope, want in (("2N", "row", 0), ("N", "row", 22 * 4), ("N", "rack", 4)):
+        changes = {"cdu_redundancy": redundancy, "cdu_scope": cdu_scope}
+        if cdu_scope == "rack":
+            changes |= {"cdu_capacity": "100 kW", "cdu_flow": "150 L/min"}
+        out = load(site_file(tmp_path, f"cdu_{redundancy}_{cdu_scope}", base=b200, cooling=changes))
+        assert v(out, "reliability.cdu_domain") == want, (redundancy, cdu_scope)
+
+
+def test_b200_build_spares_after_the_domain_fix() -> None:
+    """The B200 build held 73 spare nodes (37.6 MUSD): the 3+1 CDUs' 64 nodes. Now: pipeline 0.36 x 2 (2,048 GPUs) x
+    14 days = 10.08 -> stock 16 over 256 nodes at 95%; hot pool 1; the largest domain is a rack's 4 (a spare leaf
+    switch is held; the CDUs are redundant): 21 spare nodes."""
+    m = load(B200)
+    mean = NODE_PER_DAY * 2 * 14
+    assert v(m, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12)
+    assert v(m, "reliability.node_pipeline_stock") == stock(256, mean) == 16
+    assert v(m, "reliability.correlated_buffer") == 4 and v(m, "reliability.node_held") == 16 + 1 + 4
+
+
+def test_a_rack_scale_node_spares_its_compute_trays() -> None:
+    """GB200 NVL72: the unit swapped is the compute tray (18 a rack, USD 170,000 [E]), not the 72-GPU rack. 576
+    GPUs: 0.3600 / 1,024 x 576 = 0.2025 trays a day x 14 days = 2.83 in repair among 8 x 18 = 144 trays -> a stock
+    of 7; hot pool 1; no buffer (the site holds none: trays cannot stand in for a rack): 8 trays. A NIC idles its
+    tray's 4 GPUs (4 x 3.6 x 168 = 2,419 USD > 1,500). Its storage writes 18 trays' worth: 360 GB/s a node."""
+    m = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml")
+    assert v(m, "reliability.units_per_node") == 18 and v(m, "reliability.unit_price") == 170_000
+    assert v(m, "reliability.gpus_per_unit") == 4 and v(m, "reliability.node_units_installed") == 144
+    mean = NODE_PER_DAY / 1024 * 576 * 14
+    assert v(m, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12)
+    assert v(m, "reliability.node_pipeline_stock") == stock(144, mean) == 7
+    assert v(m, "reliability.node_held") == 7 + 1 + 0 and v(m, "bom.spare_node_qty") == 8
+    assert v(m, "bom.spare_node_cost") == 8 * 170_000
+    [(item, *_)] = [row for row in m.book.bom.rows if row[0].key == "spare_node"]
+    assert item.label == "Spare compute trays" and item.spec.startswith("compute tray (field-replaceable host) of")
+    assert v(m, "reliability.nic_idled_gpus") == 4
+    assert v(m, "reliability.nic_wait_cost") == pytest.approx(4 * v(m, "tco.on_demand_price") * 168, rel=1e-12)
+    assert v(m, "reliability.psu_installed") == 8 * 48
+    assert v(m, "reliability.nodes_write_bandwidth") == 8 * 360
 
 
 # ---------------------------------------------------------------- 5. goodput into the TCO

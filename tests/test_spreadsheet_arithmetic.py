@@ -19,6 +19,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests import lo_transcription as lo
+from tests.helpers import binomial_quantile_exactly
 from workbook.formula import spreadsheet as ss
 
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True)
@@ -183,3 +184,33 @@ def test_irr_against_numpy_financial() -> None:
 def test_npv_transcription_is_excel_npv(rate: float, values: list[float]) -> None:
     """The transcribed NPV discounts the first value by one period, as numpy-financial's npv of [0, ...]."""
     assert lo.npv(rate, values) == pytest.approx(npf.npv(rate, [0.0, *values]), rel=1e-9, abs=1e-6)
+
+
+@SETTINGS
+@given(n=st.one_of(st.integers(0, 60), st.integers(0, 200_000)), p=st.one_of(st.floats(0, 1), st.floats(0, 0.01)),
+       level=st.one_of(st.floats(0, 1), st.sampled_from([0.5, 0.9, 0.95, 0.99, 0.999])))
+@example(n=5000, p=0.2, level=0.95)  # pow(q, n) underflows: the beta-density branch, from 0 up
+@example(n=2000, p=0.7, level=0.95)  # pow(p, n) underflows: the beta-density branch, from n down
+@example(n=1000, p=0.8, level=0.95)  # from n down
+@example(n=10, p=0.5, level=0.5)  # q = p: from n down
+def test_crit_binom(n: int, p: float, level: float) -> None:
+    """CRITBINOM over a batch is the line-by-line ScCritBinom, every branch."""
+    assume(n * min(p, 1 - p) < 3000)  # the beta-density branch sums term by term: keep the hunt quick
+    want = lo.crit_binom(float(n), p, level)
+    assert _same(float(ss.crit_binom(float(n), p, level)), want), (n, p, level)
+    batch = ss.crit_binom(np.array([n, n, 3.0]), np.array([p, 0.5, 0.1]), np.array([level, level, 0.9]))
+    assert _same(float(batch[0]), want) and float(batch[2]) == lo.crit_binom(3.0, 0.1, 0.9)
+
+
+@SETTINGS
+@given(n=st.integers(0, 300), p=st.floats(0, 1), level=st.floats(0.01, 0.999))
+def test_crit_binom_is_the_binomial_quantile(n: int, p: float, level: float) -> None:
+    """Away from a tie (the cumulative probability within 1e-9 of the level), CRITBINOM is the exact quantile."""
+    from fractions import Fraction
+
+    want = binomial_quantile_exactly(n, p, level)
+    p_ = Fraction(p)
+    near = [abs(float(sum(Fraction(math.comb(n, j)) * p_**j * (1 - p_) ** (n - j) for j in range(k + 1))) - level)
+            for k in (want - 1, want) if k >= 0]
+    assume(min(near, default=1.0) > 1e-9)
+    assert float(ss.crit_binom(n, p, level)) == want, (n, p, level)

@@ -61,7 +61,7 @@ def appendix_sheets(book: Book) -> tuple[str, ...]:
     return tuple(t for t in book.sheets if t in monthly)
 
 
-ENGINEERING_MODELS = frozenset({"power", "fabric", "cooling"})
+ENGINEERING_MODELS = frozenset({"power", "generator", "fabric", "cooling"})
 
 
 def engineering_copy(book: Book, models: frozenset[str] = ENGINEERING_MODELS) -> Document:

@@ -21,7 +21,7 @@ SENSITIVITY = "Sensitivity"
 UPGRADE_COMPARISON = "Upgrade comparison"  # a generation upgrade's plans side by side (a view)
 UPGRADE_RACKS = "Upgrade racks"  # what a rack of each fleet needs and gives; the hall at the start; the projects
 UPGRADE_PLANS = "Upgrade plans"  # moving instead, and each plan's compute by month
-UPGRADE = "Upgrade"  # one plan: `Upgrade (build_ahead)`
+UPGRADE = "Upgrade"  # one plan: `Upgrade (staged_swap)`
 CHECKS = "Checks"
 
 # The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.

@@ -42,6 +42,14 @@ def floor(x: Any) -> Node:
     return Func("ROUNDDOWN", [_count(x, "floor")], spreadsheet.round_down, DIMENSIONLESS, extra=",0")
 
 
+def binomial_quantile(trials: Any, probability: Any, level: Any) -> Node:
+    """The smallest k with P(X <= k) >= level for X ~ Binomial(trials, probability), as CRITBINOM(n, p, level):
+    the stock that covers a count of independent units at a service level (the units in a repair pipeline)."""
+    args = [convert(as_node(a), DIMENSIONLESS, f"binomial_quantile() takes a pure number ({what})")
+            for a, what in ((trials, "trials"), (probability, "probability"), (level, "level"))]
+    return Func("CRITBINOM", args, spreadsheet.crit_binom, DIMENSIONLESS)
+
+
 def _twin(node: Func, scalar: Any) -> Func:
     """The function on Python floats (or booleans), with the same results bit for bit: a line that reads its own
     previous period is evaluated a column at a time on them (workbook.formula.evaluation)."""

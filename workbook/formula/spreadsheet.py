@@ -291,3 +291,146 @@ def irr(row: Any, guess: Any) -> np.ndarray:
             count += active
     x = np.where((g == 0) & (np.abs(x) < IRR_EPS), 0.0, x)
     return np.where(eps < IRR_EPS, x, np.nan)[:, None]
+
+
+# ---------------------------------------------------------------- the binomial quantile (interpr3.cxx)
+
+DBL_MIN = float(np.finfo(float).tiny)
+
+
+def crit_binom(n: Any, p: Any, alpha: Any) -> np.ndarray:
+    """CRITBINOM(n, p, alpha) (ScCritBinom): the smallest k with P(X <= k) >= alpha for X ~ Binomial(n, p). It
+    adds the probabilities term by term from the side where the distribution starts (k = 0 up when q > p, else
+    n down) from pow(q, n) or pow(p, n); where that power underflows, from the beta density instead (scalar:
+    `_crit_binom_by_beta`). NaN where the spreadsheet shows an error (n < 0, p or alpha outside [0, 1])."""
+    n, p, alpha = np.broadcast_arrays(np.floor(approx_value(_f(n))), _f(p), _f(alpha))
+    shape = n.shape
+    n, p, alpha = (np.atleast_1d(a).ravel().copy() for a in (n, p, alpha))
+    bad = ~((n >= 0) & (alpha >= 0) & (alpha <= 1) & (p >= 0) & (p <= 1))
+    out = np.where(alpha == 1.0, np.where(p == 0, 0.0, n), 0.0)
+    q = (0.5 - p) + 0.5
+    up = q > p
+    todo = ~bad & (alpha != 0.0) & (alpha != 1.0)
+    start = np.array([math.pow(b, e) if t else 1.0
+                      for b, e, t in zip(np.where(up, q, p), n, todo, strict=True)], dtype=float)
+    beta = todo & (start <= DBL_MIN)
+    out[beta] = [_crit_binom_by_beta(a, b, c) for a, b, c in zip(n[beta], p[beta], alpha[beta], strict=True)]
+    for side in (True, False):
+        rows = todo & ~beta & (up == side)
+        if rows.any():
+            out[rows] = _crit_binom_terms(n[rows], p[rows], q[rows], alpha[rows], start[rows], side)
+    return np.where(bad, np.nan, out).reshape(shape)
+
+
+def _crit_binom_terms(n: np.ndarray, p: np.ndarray, q: np.ndarray, alpha: np.ndarray, factor: np.ndarray,
+                      up: bool) -> np.ndarray:
+    """ScCritBinom's loops, every case at once: from 0 up, fFactor *= (n-i)/(i+1)*p/q and fSum += fFactor while
+    fSum < alpha; from n down, fFactor *= (n-i)/(i+1)*q/p and fSum -= fFactor while fSum >= alpha."""
+    last = np.floor(n)  # static_cast<sal_uInt32>(n)
+    total = factor.copy() if up else 1.0 - factor
+    i = np.zeros_like(n)
+    active = (i < last) & ((total < alpha) if up else (total >= alpha))
+    while active.any():
+        step = factor * ((n - i) / (i + 1) * p / q if up else (n - i) / (i + 1) * q / p)
+        factor = np.where(active, step, factor)
+        total = np.where(active, total + step if up else total - step, total)
+        i = np.where(active, i + 1, i)
+        active &= (i < last) & ((total < alpha) if up else (total >= alpha))
+    return i if up else n - i
+
+
+def _crit_binom_by_beta(n: float, p: float, alpha: float) -> float:
+    """ScCritBinom where pow(q, n) (or pow(p, n)) underflows: the binomial terms from the beta density,
+    GetBetaDistPDF(p, i + 1, n - i + 1) / (n + 1), accumulated until they reach alpha."""
+    q = (0.5 - p) + 0.5
+    last = int(n)
+    total, i = 0.0, 0
+    if q > p:
+        while i < last and total < alpha:
+            total += beta_pdf(p, i + 1, n - i + 1) / (n + 1)
+            i += 1
+        return float(i - 1)
+    alpha = 1 - alpha
+    while i < last and total < alpha:
+        total += beta_pdf(q, i + 1, n - i + 1) / (n + 1)
+        i += 1
+    return float(n - i + 1)
+
+
+_LANCZOS_NUM = (23531376880.41075968857200767445163675473, 42919803642.64909876895789904700198885093,
+                35711959237.35566804944018545154716670596, 17921034426.03720969991975575445893111267,
+                6039542586.35202800506429164430729792107, 1439720407.311721673663223072794912393972,
+                248874557.8620541565114603864132294232163, 31426415.58540019438061423162831820536287,
+                2876370.628935372441225409051620849613599, 186056.2653952234950402949897160456992822,
+                8071.672002365816210638002902272250613822, 210.8242777515793458725097339207133627117,
+                2.506628274631000270164908177133837338626)
+_LANCZOS_DENOM = (0.0, 39916800.0, 120543840.0, 150917976.0, 105258076.0, 45995730.0, 13339535.0, 2637558.0,
+                  357423.0, 32670.0, 1925.0, 66.0, 1.0)
+_LANCZOS_G = 6.024680040776729583740234375
+_MAX_GAMMA_ARGUMENT = 171.624376956302
+
+
+def _lanczos_sum(z: float) -> float:
+    """lcl_getLanczosSum (boost's lanczos13m53): a rational function in z, or in 1/z above 1."""
+    if z <= 1.0:
+        num, denom = _LANCZOS_NUM[12], _LANCZOS_DENOM[12]
+        for k in range(11, -1, -1):
+            num = num * z + _LANCZOS_NUM[k]
+            denom = denom * z + _LANCZOS_DENOM[k]
+    else:
+        inv = 1 / z
+        num, denom = _LANCZOS_NUM[0], _LANCZOS_DENOM[0]
+        for k in range(1, 13):
+            num = num * inv + _LANCZOS_NUM[k]
+            denom = denom * inv + _LANCZOS_DENOM[k]
+    return num / denom
+
+
+def _log_beta(alpha: float, beta: float) -> float:
+    """GetLogBeta: log B(a, b) from the Lanczos sums."""
+    a, b = (alpha, beta) if alpha > beta else (beta, alpha)
+    gm = _LANCZOS_G - 0.5
+    lanczos = _lanczos_sum(a)
+    lanczos /= _lanczos_sum(a + b)
+    lanczos *= _lanczos_sum(b)
+    log_lanczos = math.log(lanczos)
+    abgm = a + b + gm
+    log_lanczos += 0.5 * (math.log(abgm) - math.log(a + gm) - math.log(b + gm))
+    temp_a, temp_b = b / (a + gm), a / (b + gm)
+    return -a * math.log1p(temp_a) - b * math.log1p(temp_b) - gm + log_lanczos
+
+
+def _beta(alpha: float, beta: float) -> float:
+    """GetBeta for a + b at or above the largest gamma argument (the only case the binomial quantile reaches:
+    its beta densities have a + b = n + 2 with n in the hundreds at least)."""
+    a, b = (alpha, beta) if alpha > beta else (beta, alpha)
+    if a + b < _MAX_GAMMA_ARGUMENT:
+        raise ValueError("GetBeta's gamma-function case is not transcribed")
+    gm = _LANCZOS_G - 0.5
+    lanczos = _lanczos_sum(a)
+    lanczos /= _lanczos_sum(a + b)
+    lanczos *= _lanczos_sum(b)
+    abgm = a + b + gm
+    lanczos *= math.sqrt((abgm / (a + gm)) / (b + gm))
+    temp_a, temp_b = b / (a + gm), a / (b + gm)
+    return math.exp(-a * math.log1p(temp_a) - b * math.log1p(temp_b) - gm) * lanczos
+
+
+def beta_pdf(x: float, a: float, b: float) -> float:
+    """GetBetaDistPDF(x, a, b) for 0 < x < 1 and b > 1 (the binomial quantile's case): x^(a-1) (1-x)^(b-1) / B(a, b),
+    in logarithms where a part would over- or underflow."""
+    if a == 1.0:
+        if b == 2.0:
+            return -2.0 * x + 2.0
+        if x <= 0.01:
+            return b + b * math.expm1((b - 1.0) * math.log1p(-x))
+        return b * math.pow(0.5 - x + 0.5, b - 1.0)
+    log_max, log_min = math.log(np.finfo(float).max), math.log(DBL_MIN)
+    log_y = math.log1p(-x) if x < 0.1 else math.log(0.5 - x + 0.5)
+    am1_log_x = (a - 1.0) * math.log(x)
+    bm1_log_y = (b - 1.0) * log_y
+    log_beta = _log_beta(a, b)
+    if (log_min < am1_log_x < log_max and log_min < bm1_log_y < log_max and log_min < log_beta < log_max
+            and log_min < am1_log_x + bm1_log_y < log_max):
+        return math.pow(x, a - 1.0) * math.pow(0.5 - x + 0.5, b - 1.0) / _beta(a, b)
+    return math.exp(am1_log_x + bm1_log_y - log_beta)

@@ -25,6 +25,7 @@ from workbook.models import (
     envelope,
     fabric,
     generation,
+    generators,
     oob,
     power,
     printing,
@@ -36,8 +37,8 @@ from workbook.models import (
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.generation_inputs import load_upgrade
 
-PRESENTATION: list[ModuleType] = [power, fabric, cooling, envelope, reliability, bom, tco, printing]
-ENGINEERING: list[ModuleType] = [power, fabric, cooling]  # the models of one fleet of hardware
+PRESENTATION: list[ModuleType] = [power, generators, fabric, cooling, envelope, reliability, bom, tco, printing]
+ENGINEERING: list[ModuleType] = [power, generators, fabric, cooling]  # the models of one fleet of hardware
 
 
 def all_specs() -> list[Spec]:
@@ -56,13 +57,15 @@ def model_inputs(book: Book, site: Site, models: list[ModuleType], namespace: st
 
 @dataclass(frozen=True)
 class Fleet:
-    """One fleet of hardware in a hall: its fabric, power chain, cooling, UPS and out-of-band network."""
+    """One fleet of hardware in a hall: its fabric, power chain, cooling, UPS, generators and out-of-band
+    network."""
 
     inputs: AllInputs
     fabric: fabric.FabricOut
     power: power.PowerOut
     cooling: cooling.CoolingOut
     ups: ups.UpsOut
+    generators: generators.GeneratorOut
     oob: oob.OobOut
     namespace: str = ""  # "" for the site's own fleet; e.g. `next` for an upgrade's next fleet
 
@@ -79,8 +82,9 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Li
     chain = power.define(power_scope, i.power, net, storage)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
+    standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, chain, cool, backed)
     management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
-    return Fleet(i, net, chain, cool, backed, management, namespace)
+    return Fleet(i, net, chain, cool, backed, standby, management, namespace)
 
 
 def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.ReliabilityOut, Fleet]:

@@ -2,13 +2,18 @@
 redundancy, air flow, heat rejection (dry coolers or compressors), the floor loading of a rack, and how long a
 cold plate lasts when the flow stops.
 
-Heat balance: all IT power becomes heat in the IT hall. Cold plates take a share of the DC power of the
-components they sit on (GPUs, CPUs, switch chips, NICs: shares from the node's catalog entry); the hall's air
-takes the rest: the nodes' fans, memory, drives, the rest of the board, every watt of PSU loss, and the
-switches, optics, storage and management. Of the facility overhead, the share released indoors (UPS and PDU
-losses, lighting) heats its own rooms, which are cooled there, not by the IT hall's air. Heat leaves the site
-through dry coolers where the facility water is warm enough (ASHRAE W32 and above), else through chillers,
-whose compressors add their own heat. Flow follows Q = m' x cp x dT for each fluid.
+Heat split: all IT power becomes heat in the IT hall, built here from its parts. Cold plates take a share of the
+DC power of the components they sit on (GPUs, CPUs, switch chips, NICs: shares from the node's catalog entry);
+the hall's air takes the rest of the node (fans, memory, drives, the unplated parts, every watt of PSU loss) and
+the switches, optics, storage and management. Where the vendor's maximum input is above the component sum (the
+node's design power, which sizes the electrical chain), that allowance is not a component of its own: it is
+split by the same liquid and air shares as the component sum, and shown apart.
+
+Heat balance: each watt of facility power is counted once. The CDU pumps' work ends in the coolant; the
+compressors' work is rejected by the chillers; of the rest of the facility overhead (losses, fans, lighting)
+the share released indoors heats rooms the chillers cool, the rest leaves outdoors without the plant. Heat
+leaves the site through dry coolers where the facility water is warm enough (ASHRAE W32 and above), else through
+chillers. Flow follows Q = m' x cp x dT for each fluid.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from dataclasses import dataclass
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import ceil, max_, where
+from workbook.formula.functions import added, ceil, flag, max_, where
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
@@ -41,8 +46,8 @@ def _capture(part: str, what: str, example: str) -> Spec:
 INPUTS = with_limits([
     _capture("gpu", "GPU board", "1"), _capture("cpu", "CPU", "1"),
     _capture("baseboard", "baseboard (switch chip)", "0.8"), _capture("nic", "NIC", "1"),
-    Spec("cooling.indoor_loss_share", "Share of facility overhead released as heat indoors", "%",
-         **{**_SHARE, "example": "0.3"}),
+    Spec("cooling.indoor_loss_share", "Share of the facility overhead other than compressors and CDU pumps "
+         "released as heat indoors", "%", **{**_SHARE, "example": "0.3"}),
     Spec("cooling.coolant_density", "Coolant density", "kg/m^3", "a density", "997 kg/m^3", **_POSITIVE),
     Spec("cooling.coolant_specific_heat", "Coolant specific heat", "kJ/(kg*K)", "a specific heat",
          "4.18 kJ/(kg*K)", **_POSITIVE),
@@ -56,6 +61,12 @@ INPUTS = with_limits([
          "200 L/min", **_POSITIVE),
     Spec("cooling.cold_plate_volume", "Coolant held in one GPU cold plate", "mL", "a volume", "60 mL",
          **_POSITIVE),
+    Spec("cooling.cold_plate_metal_mass", "Metal (copper) of one GPU cold plate", "kg", "a mass", "0.5 kg",
+         lo=0.0),
+    Spec("cooling.cold_plate_metal_specific_heat", "Specific heat of the cold plate's metal", "kJ/(kg*K)",
+         "a specific heat", "0.385 kJ/(kg*K)", **_POSITIVE),
+    Spec("cooling.gpu_throttle_temperature", "GPU maximum operating temperature (clocks slow above it)", "°C",
+         "a temperature", "87 degC", lo=0.0, hi=150.0),
     Spec("cooling.cdu_scope", "CDU scope: row (shared by the hall) or rack (in-rack, one rack each)", "",
          "a scope", "row", choices=("row", "rack")),
     Spec("cooling.cdu_capacity", "CDU heat capacity (per unit)", "kW", "a power", "1000 kW", **_POSITIVE),
@@ -94,7 +105,9 @@ RULES = [
 ]
 
 
-PER_NODE = ("node_liquid_heat", "node_air_heat")  # outputs the generation upgrade reads, not Summary figures
+# outputs other models read, not Summary figures: a node's heat split (the generation upgrade places racks with
+# it) and what a kW of GPU power costs in cooling power at the margin (the power envelope's capping)
+NOT_SHOWN = ("node_liquid_heat", "node_air_heat", "gpu_marginal_cooling")
 
 
 @dataclass(frozen=True)
@@ -112,9 +125,11 @@ class CoolingOut:
     heat_compressor: Line
     compressor_power: Line
     heat_rejection_tons: Line
+    gpu_marginal_cooling: Line
     cdus_n: Line
     cdus_installed: Line
     cdu_pump_power: Line
+    cold_plate_time: Line
     rack_weight: Line
     floor_load: Line
     rack_liquid_heat: Line  # > 0: a rack has a coolant manifold (the bill of materials counts them)
@@ -122,13 +137,14 @@ class CoolingOut:
 
 def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut) -> CoolingOut:
     """The Cooling sheet, top to bottom: heat, coolant, CDUs, air, heat rejection, cold plate, floor. `p` is
-    the power chain's inputs (the GPU's TDP, the node's baseboard power, the rack's width)."""
+    the power chain's inputs (the GPU's TDP, the node's components, the rack's width)."""
     s = scope.sheet(TITLE)
     heat = _heat(s, i, p, power)
     flow = _coolant(s, i, heat, power)
     pumps = _cdus(s, i, heat["liquid"], flow, power)
     _air(s, i, heat["air"])
-    compressors = _rejection(s, i, heat)
+    compressors, dry_loop = _rejection(s, i, heat, pumps, power)
+    _marginal(s, i, p, dry_loop)
     _cold_plate(s, i, p)
     _floor(s, i, p, heat["node_liquid"], power)
     itemised = power.cooling_power is not None
@@ -141,33 +157,43 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut) -> CoolingOut:
 
 
 def _heat(s: SheetBuilder, i: Inputs, p: Inputs, power: PowerOut) -> dict[str, Line]:
-    """Liquid heat from the DC power of the cold-plated components, so PSU loss and fans stay on air."""
-    s.section("Heat load (every watt in is heat out)")
-    it_heat = s.calc("it_heat", "IT heat (all of the IT load)", "kW", power.it_load,
-                     "every watt the IT equipment draws ends as heat in the IT hall")
-    node_liquid = s.calc(
-        "node_liquid_heat", "Heat to liquid per node (cold plates)", "kW",
-        power.node_gpu_power * i.gpu_liquid_share + power.node_cpu_power * i.cpu_liquid_share
-        + p.baseboard_power * i.baseboard_liquid_share + power.node_nic_power * i.nic_liquid_share,
-        "DC power of each cold-plated component x its captured share: GPUs, CPUs, baseboard (switch chips), "
-        "NICs; PSU loss, fans, memory and drives are not on cold plates")
-    s.calc("node_air_heat", "Heat to air per node", "kW", power.node_power - node_liquid,
-           "node design input power - heat to liquid: fans, memory, drives, the rest of the board and all of "
-           "the PSU loss")
+    """The IT hall's heat from its parts: the node's cold-plated and air-side DC power and its PSU loss, the
+    vendor's allowance above the component sum split by the same shares, and the hall's other IT loads."""
+    s.section("Heat load: the IT hall, from its parts")
+    parts = ((power.node_gpu_power, i.gpu_liquid_share), (power.node_cpu_power, i.cpu_liquid_share),
+             (p.baseboard_power, i.baseboard_liquid_share), (power.node_nic_power, i.nic_liquid_share))
+    liquid_dc = s.calc(
+        "node_liquid_dc", "Cold-plated DC power per node", "kW", added(dc * share for dc, share in parts),
+        "DC power of each cold-plated component x its captured share: GPUs, CPUs, baseboard (switch chips), NICs")
+    air_dc = s.calc(
+        "node_air_dc", "Air-side DC power per node", "kW",
+        added([p.memory_power, p.node_storage_power, p.fan_power, *(dc * (1 - share) for dc, share in parts)]),
+        "memory + local storage + fans + each plated component's uncaptured share")
+    psu = s.calc("node_psu_heat", "PSU loss per node (to air)", "kW", power.node_psu_loss,
+                 "lost before the DC rail, in the PSUs: air heat (Power chain)")
+    allowance = s.calc("node_allowance", "Vendor maximum above the component sum, per node", "kW",
+                       power.node_unexplained_power,
+                       "Power chain: sizes the electrical chain, but no component of the breakdown draws it")
+    component = power.node_component_power
+    to_liquid = s.calc("node_allowance_liquid", "Allowance to liquid per node (liquid share of the component sum)",
+                       "kW", allowance * liquid_dc / component,
+                       "allowance x cold-plated DC power / component sum: split as the explained watts are")
+    to_air = s.calc("node_allowance_air", "Allowance to air per node (air share of the component sum)", "kW",
+                    allowance * (air_dc + psu) / component,
+                    "allowance x (air-side DC power + PSU loss) / component sum")
+    node_liquid = s.calc("node_liquid_heat", "Heat to liquid per node (cold plates)", "kW", liquid_dc + to_liquid,
+                         "cold-plated DC power + its share of the allowance")
+    node_air = s.calc("node_air_heat", "Heat to air per node", "kW", air_dc + psu + to_air,
+                      "air-side DC power + PSU loss + its share of the allowance")
     liquid = s.calc("liquid_heat", "Heat to liquid (cold plates)", "kW", power.nodes * node_liquid,
                     "nodes x heat to liquid per node")
-    air = s.calc("air_heat", "Heat to air in the IT hall", "kW", it_heat - liquid,
-                 "IT heat - heat to liquid: the nodes' air heat, switches, optics, storage, management")
+    others = (power.network_power, power.optics_power, power.storage_power, power.management_power)
+    air = s.calc("air_heat", "Heat to air in the IT hall", "kW", added([power.nodes * node_air, *others]),
+                 "nodes x heat to air per node + switches + optics + storage + management (Power chain)")
+    it_heat = s.calc("it_heat", "IT heat (liquid + air, from the parts)", "kW", liquid + air,
+                     "compared with the power chain's IT load in the heat balance")
     s.calc("liquid_fraction", "Liquid share of the IT heat", "%", liquid / it_heat, fmt=PERCENT)
-    indoor = s.calc(
-        "indoor_facility_heat", "Facility losses released indoors (their own rooms)", "kW",
-        power.facility_overhead * i.indoor_loss_share,
-        "facility overhead x indoor share: UPS, transformer and PDU losses and lighting heat the electrical "
-        "rooms, which have their own cooling; chillers and dry coolers reject theirs outdoors")
-    total = s.calc("heat_load", "Heat load to remove (IT hall + facility rooms)", "kW",
-                   liquid + air + indoor, "heat to liquid + heat to air + indoor facility losses")
-    return {"it": it_heat, "node_liquid": node_liquid, "liquid": liquid, "air": air, "indoor": indoor,
-            "total": total}
+    return {"it": it_heat, "node_liquid": node_liquid, "liquid": liquid, "air": air}
 
 
 def _coolant(s: SheetBuilder, i: Inputs, heat: dict[str, Line], power: PowerOut) -> dict[str, Line]:
@@ -260,38 +286,92 @@ def _air(s: SheetBuilder, i: Inputs, air: Line) -> None:
            "the same flow in m^3/h")
 
 
-def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line]) -> Line:
-    """Dry coolers take a warm-water loop (W32 and above); the rest needs compressors, which add their heat."""
-    s.section("Heat rejection (outdoors)")
-    dry = s.calc(
-        "heat_dry_cooler", "Heat rejected without a compressor (dry coolers)", "kW",
-        where(i.facility_water_temperature >= i.dry_cooler_threshold, heat["liquid"], 0),
-        "heat to liquid when the facility water is at or above the dry-cooler threshold (ASHRAE W32: no "
-        "chiller needed), else 0")
-    needs = s.calc("heat_compressor", "Heat that needs a compressor (chillers)", "kW", heat["total"] - dry,
-                   "heat load - dry-cooler heat: the IT hall's air (cold-aisle air needs chilled water), the "
-                   "facility rooms' losses, and the liquid heat of a loop colder than the threshold")
-    work = s.calc("compressor_power", "Chiller compressor power (its own heat)", "kW", needs / i.chiller_cop,
+def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line], pumps: Line, power: PowerOut
+               ) -> tuple[Line, Line]:
+    """Dry coolers take a warm-water loop (W32 and above); the rest needs compressors, which add their heat. Each
+    watt of facility power is counted once, and heat out is compared with heat in from the power chain. Returns
+    the compressor power and the dry-cooler flag."""
+    s.section("Heat rejection (outdoors): each watt of facility power counted once")
+    dry_loop = s.calc("loop_on_dry_coolers", "Liquid loop on dry coolers (1) or on chillers (0)", "flag",
+                      flag(i.facility_water_temperature >= i.dry_cooler_threshold),
+                      "1 when the facility water is at or above the dry-cooler threshold (ASHRAE W32: no chiller)",
+                      fmt=COUNT)
+    dry = s.calc("heat_dry_cooler", "Heat rejected without a compressor (dry coolers)", "kW",
+                 dry_loop * (heat["liquid"] + pumps),
+                 "heat to liquid + CDU pump power (the pumps' work ends in the coolant) on a dry-cooler loop, else 0")
+    hall = s.calc("hall_heat_compressor", "IT hall and coolant heat that needs a compressor", "kW",
+                  heat["liquid"] + pumps + heat["air"] - dry,
+                  "the hall's air (cold-aisle air needs chilled water), and the liquid loop when it is colder "
+                  "than the dry-cooler threshold")
+    cop, share, overhead = i.chiller_cop, i.indoor_loss_share, power.facility_overhead
+    indoor = s.calc(
+        "indoor_facility_heat", "Facility losses released indoors (their own rooms)", "kW",
+        max_(0, share * (overhead - pumps - hall / cop) / (1 + share / cop)),
+        "indoor share x (facility overhead - CDU pumps - compressor power), where the compressor power "
+        "includes these rooms' own: solved, share x (overhead - pumps - hall compressor heat / COP) / (1 + "
+        "share / COP); 0 where the overhead cannot carry the plant (the overhead check fails)")
+    s.calc("heat_load", "Heat load to remove (IT hall, CDU pumps, facility rooms)", "kW",
+           added([heat["liquid"], pumps, heat["air"], indoor]),
+           "heat to liquid + CDU pump power + heat to air + indoor facility losses")
+    needs = s.calc("heat_compressor", "Heat that needs a compressor (chillers)", "kW", hall + indoor,
+                   "IT hall and coolant heat needing a compressor + the facility rooms' losses")
+    work = s.calc("compressor_power", "Chiller compressor power (its own heat)", "kW", needs / cop,
                   "heat needing a compressor / chiller COP; part of the facility overhead's cooling power")
     chillers = s.calc("heat_chillers", "Heat the chillers reject (load + compressor heat)", "kW", needs + work)
-    out = s.calc("heat_rejection", "Heat rejected outdoors (dry coolers + chillers)", "kW", dry + chillers,
-                 "dry-cooler heat + chiller heat: the heat load plus the compressors' own heat")
-    s.calc("heat_rejection_tons", "Heat rejected outdoors (refrigeration tons)", "TR", out,
+    out = s.calc("heat_rejection", "Heat rejected by the plant (dry coolers + chillers)", "kW", dry + chillers,
+                 "dry-cooler heat + chiller heat")
+    s.calc("heat_rejection_tons", "Heat rejected by the plant (refrigeration tons)", "TR", out,
            "1 ton of refrigeration = 12,000 BTU/h = 3.517 kW")
-    s.check("heat_balance", "Heat out equals heat in (IT + facility rooms + compressors)",
-            out.eq(heat["it"] + heat["indoor"] + work))
-    return work
+    rest = s.calc("other_overhead", "Facility overhead other than compressors and CDU pumps", "kW",
+                  overhead - work - pumps, "facility overhead - compressor power - CDU pump power: losses, fans, "
+                  "lighting; the indoor share of it is above, the rest leaves outdoors")
+    outside = s.calc("heat_outside_plant", "Heat released outdoors without the plant", "kW", (1 - share) * rest,
+                     "(1 - indoor share) x that overhead: outdoor transformers, dry-cooler and condenser fans")
+    heat_out = s.calc("heat_out", "Heat out (plant + outdoors without it)", "kW", out + outside)
+    heat_in = s.calc("heat_in", "Heat in: facility power, design day (Power chain)", "kW", power.facility_power,
+                     "every watt the site draws ends as heat")
+    s.check("heat_balance", "Heat out equals heat in (facility power)", heat_out.eq(heat_in),
+            "heat out is built from the parts (the IT hall from its components, the CDU pumps, the compressors, "
+            "the rest of the overhead by the indoor share); heat in is the power chain's facility power (IT load "
+            "+ overhead). It fails when the IT heat misses or double-counts a part of the IT load, or when the "
+            "overhead cannot carry the plant")
+    return work, dry_loop
+
+
+def _marginal(s: SheetBuilder, i: Inputs, p: Inputs, dry_loop: Line) -> None:
+    """What one more kW at a GPU's wall costs in cooling power: the power envelope prices a power cap with it."""
+    s.section("A kW of GPU power at the margin")
+    compressed = s.calc(
+        "gpu_heat_compressor_share", "Share of a kW of GPU power at the wall that needs a compressor", "%",
+        (1 - p.psu_efficiency) + p.psu_efficiency * (1 - i.gpu_liquid_share * dry_loop),
+        "PSU loss (1 - efficiency) on air + the GPU's DC power x (1 - its liquid share on a dry-cooler loop): "
+        "liquid heat on dry coolers takes no compressor", fmt=PERCENT)
+    s.calc("gpu_marginal_cooling", "Cooling power per kW of GPU power (at the margin)", "kW/kW",
+           compressed / i.chiller_cop,
+           "that share / chiller COP: compressors only (CDU pumps step with CDUs, dry-cooler fans are not "
+           "modelled: 0 at the margin)")
 
 
 def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:
-    """How long the still coolant in a GPU's plate lasts: why the CDU pumps are UPS-backed."""
+    """How long a GPU's cold plate lasts when the flow stops: why the CDU pumps are UPS-backed."""
     s.section("Cold plate when the flow stops")
-    plate = s.calc("cold_plate_mass", "Coolant mass in one GPU cold plate", "g",
-                   i.cold_plate_volume * i.coolant_density)
-    s.calc("cold_plate_time", "Time to the thermal limit when flow stops", "s",
-           plate * i.coolant_specific_heat * i.allowed_rise / p.gpu_tdp,
-           "coolant mass x cp x allowed rise / GPU power: the GPU at TDP heats the still coolant in its "
-           "plate by the allowed rise; the metal's own heat capacity is left out (conservative)")
+    coolant = s.calc("cold_plate_mass", "Coolant mass in one GPU cold plate", "g",
+                     i.cold_plate_volume * i.coolant_density)
+    capacity = s.calc("cold_plate_heat_capacity", "Heat capacity of one GPU cold plate (coolant + metal)", "J/K",
+                      coolant * i.coolant_specific_heat + i.cold_plate_metal_mass * i.cold_plate_metal_specific_heat,
+                      "coolant mass x cp + metal mass x the metal's specific heat")
+    margin = s.calc("cold_plate_margin", "Thermal margin: GPU maximum operating temperature - coolant supply", "K",
+                    i.gpu_throttle_temperature - i.coolant_supply_temperature,
+                    "the headroom the plate can use before the GPU slows")
+    rate = s.calc("cold_plate_heating_rate", "Heating rate with the flow stopped (GPU at TDP)", "K/s",
+                  p.gpu_tdp / capacity, "GPU power / heat capacity")
+    s.calc("cold_plate_time", "Time to the GPU's maximum operating temperature when flow stops", "s", margin / rate,
+           "margin / heating rate = heat capacity x margin / GPU power: a lumped plate starting at the supply "
+           "temperature; the die's rise over the plate at full power is left out (the real time is shorter), the "
+           "package's and the hoses' heat capacity too (longer) [E]")
+    s.check("throttle_above_coolant", "The GPU's maximum operating temperature is above the coolant supply",
+            i.gpu_throttle_temperature > i.coolant_supply_temperature,
+            "else the GPU slows at the supply temperature, with the flow running")
 
 
 def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: PowerOut) -> None:
@@ -314,5 +394,5 @@ def summarise(s: SheetBuilder, cooling: CoolingOut) -> None:
     them (a node's heat split is for the models that place racks, not a figure to read first)."""
     s.section("Cooling")
     for field in dataclasses.fields(cooling):
-        if field.name not in PER_NODE:
+        if field.name not in NOT_SHOWN:
             s.show(getattr(cooling, field.name))

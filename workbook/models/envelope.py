@@ -10,11 +10,20 @@ fleet's own average). Whole nodes that fit are then ROUNDDOWN((feed - fixed part
 no goal seek.
 
 Power capping lowers each GPU's board power to cap x TDP. The node saves the GPUs' board power above the cap,
-at the wall (through the PSU efficiency, as the chain computes node power), and that saving carries the same
-headroom and PUE as the rest of the node. The synchronised excursion above TDP is kept whole: a power cap is
-enforced by a control loop that is slower than a training step's swings, so the feed still has to carry them
-(conservative [E]). Throughput per GPU at the cap follows throughput ~ power^exponent, the cube-root law of
-dynamic power near the top of the DVFS curve (an input with its source).
+at the wall (through the PSU efficiency, as the chain computes node power), and that saving goes through the
+marginal facility factor: what a kW at the GPUs' wall costs in facility power. For a PUE facility that is the
+design PUE (its overhead scales with its load, by definition); for an itemised one it is (1 + the cooling power a
+kW of GPU heat needs at the margin) / (1 - distribution loss), the cooling from the Cooling sheet: on a liquid
+fleet whose loop runs on dry coolers the GPU's plated watts take no compressor, so the cap saves less facility
+power than the chain's average overhead would say. Lighting and other fixed loads do not move. The saving
+carries the feed headroom. The synchronised excursion above TDP is kept whole: a power cap is enforced by a
+control loop that is slower than a training step's swings, so the feed still has to carry them (conservative
+[E]). Throughput per GPU at the cap follows throughput ~ power^exponent, the cube-root law of dynamic power near
+the top of the DVFS curve (an input with its source).
+
+Whole nodes are what can be installed, so the headline counts them; whole-node rounding can make a small gain
+look large (1 MW holds 4 GB200 NVL72 racks at TDP and 6 capped). The continuous gain beside it, compute per kW
+of feed per node (feed per node at TDP / at the cap x throughput share - 1), is the rate without rounding.
 
 The model is called once, with every fleet of the book (the site's own, and a second generation under its
 namespace), so the fleets sit side by side on one sheet and in its charts.
@@ -22,6 +31,7 @@ namespace), so the fleets sit side by side on one sheet and in its charts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +82,7 @@ class FleetEnvelope:
     capped_gpus_per_mw: Line
     capped_compute_per_mw: Line
     compute_gain: Line
+    compute_gain_continuous: Line
     node_fits: Line
 
 
@@ -148,17 +159,38 @@ def _fleet(s: SheetBuilder, i: Inputs, share: Line, label: str, fleet: Fleet, th
                     chain.node_gpu_power * (1 - i.power_cap) / p.psu_efficiency,
                     "GPU board power per node x (1 - cap) / PSU efficiency; the synchronised excursion above "
                     "TDP is kept whole (a cap acts slower than a step's swings) [E]")
+    factor = _cap_factor(s, k, p, fleet)
     capped = s.calc(k("capped_feed_per_node"), "Feed per node, all in, at the cap", "kW",
-                    per_node - saving * per_kw, "feed per node - saving x feed per kW of peak IT")
+                    per_node - saving * (1 + p.feed_headroom) * factor,
+                    "feed per node - saving x (1 + feed headroom) x marginal facility factor")
     lines.update(_whole_nodes(s, fleet, "capped_", i.feed, room, capped, throughput * share))
     lines["extra_gpus"] = s.calc(k("extra_gpus"), "More GPUs the envelope holds at the cap", "GPUs",
                                  lines["capped_gpus"] - lines["gpus"], fmt=COUNT)
     lines["compute_gain"] = s.calc(
-        k("compute_gain"), "Net gain in compute per MW from capping", "%",
+        k("compute_gain"), "Net gain in compute per MW from capping, whole nodes", "%",
         safe_div(lines["capped_compute"] - lines["compute"], lines["compute"], "no node fits"),
-        "(H100-equivalents at the cap - at TDP) / at TDP: more GPUs, each slower", fmt=PERCENT)
+        "(H100-equivalents at the cap - at TDP) / at TDP: more GPUs, each slower; whole nodes only, so it "
+        "steps with the rounding", fmt=PERCENT)
+    lines["compute_gain_continuous"] = s.calc(
+        k("compute_gain_continuous"), "Net gain in compute per MW from capping, per node (continuous)", "%",
+        safe_div(per_node * share - capped, capped, "no feed per node at the cap"),
+        "feed per node at TDP / at the cap x throughput share at the cap - 1: the same gain without whole-node "
+        "rounding", fmt=PERCENT)
     return FleetEnvelope(label=label, fixed_feed=fixed, feed_per_node=per_node, capped_feed_per_node=capped,
                          **lines)
+
+
+def _cap_factor(s: SheetBuilder, k: Callable[[str], str], p: Inputs, fleet: Fleet) -> Line:
+    """Facility power per kW saved at the GPUs' wall: the design PUE, or the itemised chain's cooling and
+    distribution loss at the margin."""
+    if p.has("distribution_loss"):
+        return s.calc(k("cap_facility_factor"), "Facility power per kW the cap saves at the wall (marginal)",
+                      "ratio", (1 + fleet.cooling.gpu_marginal_cooling) / (1 - p.distribution_loss),
+                      "(1 + cooling power per kW of GPU power at the margin (Cooling sheet: compressors only, none "
+                      "for plated watts on dry coolers)) / (1 - distribution loss); lighting and other fixed loads "
+                      "do not move")
+    return s.calc(k("cap_facility_factor"), "Facility power per kW the cap saves at the wall (marginal)", "ratio",
+                  p.pue, "the design-day PUE: a PUE facility's overhead scales with its load")
 
 
 def _whole_nodes(s: SheetBuilder, fleet: Fleet, pre: str, feed: Line, room: Line, per_node: Line,

@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value
+from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value, with_limits
 from workbook.yaml_reader import clip
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
 # A plan is a namespace of ids beside the fleets' (`next`) and the models': these names are taken.
-RESERVED = frozenset({"move", "next", "current", "generation", "envelope", "power", "fabric", "cooling", "tco",
-                      "summary", "checks", "scenario", "sensitivity", "units", "print", "plan"})
+RESERVED = frozenset({"move", "next", "current", "generation", "envelope", "power", "generator", "fabric", "cooling",
+                      "tco", "summary", "checks", "scenario", "sensitivity", "units", "print", "plan"})
 MAX_ZONES, MAX_PROJECTS, MAX_PLANS, MAX_ENTRIES = 8, 8, 3, 36
 SECTION = "generation"
 _COUNT = dict(integer=True, fmt="#,##0")
@@ -46,11 +46,25 @@ PROJECT_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
     "stop_months": ("months the zone stops before it is done (0: no stop)",
                     dict(unit="no. of months", expect="a number of months", example="2", lo=0, hi=600, **_COUNT)),
 }
+# What a project does beside adding to its zone's capacities (each optional: 0, nothing, when not given).
+_BLOCKS = dict(unit="blocks", expect="a count of blocks", example="1", lo=0, hi=100, **_COUNT)
+PROJECT_EXTRA_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
+    "converted_positions": ("of the zone's own rack positions, how many it brings to its power per position",
+                            dict(unit="racks", expect="a count", example="4", lo=0, hi=10_000, **_COUNT)),
+    "contracted_feed": ("contracted feed it adds for the whole hall (facility power)", dict(_KW, example="800 kW")),
+    "transformer_blocks": ("transformer blocks it adds (of the power chain's rating)", _BLOCKS),
+    "ups_blocks": ("UPS blocks it adds (of the power chain's rating)", _BLOCKS),
+    "heat_rejection": ("heat rejection it adds for the whole hall (chillers, dry coolers)",
+                       dict(_KW, example="900 kW")),
+}
+# A project's positions (those it adds and those it converts) take its own power per position, not the zone's
+# plus it: a zone of 41 kW positions and a project of 70 kW positions hold 57.2 kW racks only in the latter.
+PROJECT_KW_PER_POSITION = "power each of its positions can take (those it adds and those it converts)"
 ENTRY_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
     "month": ("month", dict(_MONTH_NO, example="7", lo=1)),
     "racks": ("compute racks", dict(unit="racks", expect="a count", example="4", lo=1, hi=10_000, **_COUNT)),
 }
-SCALARS = [
+SCALARS = with_limits([
     Spec("generation.new_rack_price", "Price of a compute rack of the next fleet, installed", "USD",
          "an amount of money", "1500000 USD", lo=0.0, fmt="#,##0"),
     Spec("generation.old_rack_value", "Value of a decommissioned rack of the current fleet (resale, or its value "
@@ -59,14 +73,19 @@ SCALARS = [
          "USD/MW", "money per MW", "12000000 USD/MW", lo=0.0, fmt="#,##0"),
     Spec("generation.move_lead_time", "Moving instead: months until the second site takes the next fleet",
          "no. of months", "a number of months", "12", lo=1, hi=600, integer=True, fmt="#,##0"),
-]
+    Spec("generation.move_running_cost", "Moving instead: the second site's rent (colocation) or running costs "
+         "(an owned hall's maintenance) per kW-month of its critical IT", "USD/kW-month", "a price per kW-month",
+         "18.33 USD/kW/month", lo=0.0, fmt="#,##0.00"),
+    Spec("generation.move_staff_fte", "Moving instead: operations staff at the second site (each at the TCO's "
+         "cost per FTE)", "FTE", "a head count", "3", lo=0.0, fmt="#,##0.0"),
+])
 
 
 @dataclass(frozen=True)
 class Entry:
     """A delivery or decommissioning of a plan: its inputs' keys (month, racks) and its zone (structure)."""
 
-    key: str  # "build_ahead_delivery_1": inputs generation.<key>_month and _racks
+    key: str  # "staged_swap_delivery_1": inputs generation.<key>_month and _racks
     zone: str
 
 
@@ -174,7 +193,7 @@ def _fields(site: Site, up: Upgrade, item: dict[str, Any], where: str, key: str,
                          expected=f"one of {', '.join(fields)}")
     for f, (what, kwargs) in fields.items():
         if f not in item and optional:  # a project that adds nothing of this: 0 in the field's unit
-            item = {**item, f: {"value": f"0 {kwargs['unit']}" if kwargs["unit"] != "racks" else 0,
+            item = {**item, f: {"value": 0 if kwargs.get("integer") else f"0 {kwargs['unit']}",
                                 "source": "not given: adds nothing"}}
         spec = _spec(f"{key}_{f}", f"{label}: {what}", kwargs)
         _add(site, up, spec, item.get(f, _MISSING))
@@ -195,14 +214,26 @@ def _zone_of(site: Site, item: dict[str, Any], where: str, zones: list[str]) -> 
     return str(zone)
 
 
+def _project_fields() -> dict[str, tuple[str, dict[str, Any]]]:
+    """What a project may add: to its zone's capacities (its positions at its own power per position), then
+    to the hall's plant."""
+    adds = {f: (PROJECT_KW_PER_POSITION if f == "kw_per_position" else f"adds {what}", kw)
+            for f, (what, kw) in ZONE_FIELDS.items() if f not in ("old_racks", "support_racks")}
+    return {**adds, **PROJECT_EXTRA_FIELDS}
+
+
 def _projects(site: Site, up: Upgrade, raw: Any) -> None:
-    adds = {f: (f"adds {what}", kw) for f, (what, kw) in ZONE_FIELDS.items() if f not in ("old_racks", "support_racks")}
+    adds = _project_fields()
     for k, item in enumerate(_items(site, raw, "projects", MAX_PROJECTS), start=1):
         name = _name(site, item, f"projects[{k}]", list(up.projects) + up.zones)
         up.projects[name] = _zone_of(site, item, f"projects[{k}]", up.zones)
         _fields(site, up, {x: item[x] for x in item if x in PROJECT_FIELDS or x in ("name", "zone")},
                 f"projects[{k}]", f"project_{name}", PROJECT_FIELDS, f"Project {name}")
         rest = {x: item[x] for x in item if x not in PROJECT_FIELDS}
+        if ("positions" in rest or "converted_positions" in rest) and "kw_per_position" not in rest:
+            raise InputError("is missing: a project that adds or converts rack positions gives the power each can "
+                             "take", file=site.path, key=f"{SECTION}.project_{name}_kw_per_position",
+                             expected="a power, e.g. 70 kW")
         _fields(site, up, rest, f"projects[{k}]", f"project_{name}", adds, f"Project {name}", optional=True)
 
 
@@ -210,7 +241,7 @@ def _plans(site: Site, up: Upgrade, raw: Any) -> None:
     if not isinstance(raw, dict) or not 1 <= len(raw) <= MAX_PLANS:
         raise InputError(f"is not a mapping of 1 to {MAX_PLANS} plans", file=site.path, key=f"{SECTION}.plans",
                          value=None if raw is _MISSING else raw,
-                         expected="plans: {build_ahead: {deliveries: [...], decommissions: [...]}}")
+                         expected="plans: {staged_swap: {deliveries: [...], decommissions: [...]}}")
     for plan, body in raw.items():
         if not isinstance(plan, str) or not NAME.match(plan) or plan in up.zones or plan in up.projects:
             raise InputError("is not a new name of 1 to 12 lower-case letters, digits or _", file=site.path,

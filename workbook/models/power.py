@@ -53,6 +53,13 @@ INPUTS = with_limits([
          "a count of hosts", "1", lo=0, lo_open=True, integer=True, fmt=COUNT),
     Spec("power.psu_efficiency", "PSU efficiency (AC in -> DC out)", "%", "a fraction", "0.94",
          lo=0.5, hi=1.0, fmt=PERCENT),
+    Spec("power.psus_per_node", "Power supplies per node", "PSUs", "a count of PSUs", "6", lo=0, lo_open=True,
+         integer=True, fmt=COUNT),
+    Spec("power.psus_needed", "Power supplies a node needs at its design power (N of N+k)", "PSUs",
+         "a count of PSUs", "5", lo=0, lo_open=True, integer=True, fmt=COUNT),
+    Spec("power.psu_rating", "Power supply rating (DC output)", "kW", "a power", "3.3 kW", lo=0.0, lo_open=True),
+    Spec("power.feed_loss_share", "Least share of a node's design power one feed must carry (1: ride through "
+         "the loss of a feed at full power)", "%", "a fraction", "1", lo=0.0, hi=1.0, fmt=PERCENT),
     Spec("power.node_height", "Node height", "U", "a height in rack units", "8 U", lo=0, lo_open=True,
          integer=True, fmt=COUNT),
     Spec("power.rack_units", "Usable rack units per rack", "U", "a height in rack units", "42 U", lo=1,
@@ -117,6 +124,7 @@ INPUTS = with_limits([
 RULES = [
     ("power.hosts_per_node", "divides", "power.gpus_per_node",
      "every fabric host of a node holds the same number of GPUs (an NVL72 rack: 18 hosts of 4)"),
+    ("power.psus_needed", "<=", "power.psus_per_node", "a node needs at most the power supplies it has"),
 ]
 
 
@@ -131,6 +139,9 @@ class PowerOut:
     node_cpu_power: Line
     node_nic_power: Line
     node_power: Line
+    node_component_power: Line  # the component sum, its PSU loss and the vendor's allowance above it: the
+    node_psu_loss: Line  # Cooling sheet splits the node's heat from them
+    node_unexplained_power: Line
     nodes: Line
     nodes_per_rack: Line
     racks: Line
@@ -170,6 +181,7 @@ def define(scope: Scope, i: Inputs, fabric: FabricOut, storage: Line | None = No
                            "sized): define the reliability model first and pass its storage power (define_site_fleet)",
                            line=f"{scope.prefix}.storage_power")
     nodes, rack_peak = _racks(s, i, fabric, node, node_peak, storage)
+    _node_feeds(s, i, node)
     it, gpu_board = _it_load(s, i, fabric, node, component, nodes, storage)
     _facility_and_feed(s, i, it, gpu_board, nodes, node, node_peak)
     s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
@@ -276,6 +288,28 @@ def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, s
     s.calc("pdus", "Rack PDUs in all", "PDUs", racks * per_rack + support * support_pdus,
            "compute racks x PDUs per compute rack + support racks x PDUs per support rack", fmt=COUNT)
     s.check("pdus_fit_rack", "A compute rack holds its PDUs", per_rack <= i.max_pdus_per_rack)
+
+
+def _node_feeds(s: SheetBuilder, i: Inputs, node: Line) -> None:
+    """A node's power supplies are split over the rack's A and B feeds: the loss of a feed takes half of them,
+    so one feed alone may deliver less than the node's design power (a DGX B200: 3 of its 6 x 3.3 kW)."""
+    s.section("Node power supplies on the A and B feeds")
+    dc = s.calc("node_design_dc", "DC power a node draws at its design input", "kW", node * i.psu_efficiency,
+                "node design input power x PSU efficiency (PSU ratings are DC output)")
+    s.calc("node_psus_redundant", "Redundant power supplies per node (the k of N+k)", "PSUs",
+           i.psus_per_node - i.psus_needed, "PSUs per node - PSUs needed", fmt=COUNT)
+    per_feed = s.calc("node_psus_per_feed", "Power supplies on each feed", "PSUs", floor(i.psus_per_node / 2),
+                      "ROUNDDOWN(PSUs per node / 2): half on the A feed, half on the B feed", fmt=COUNT)
+    one = s.calc("node_one_feed_power", "DC power one feed's power supplies deliver", "kW",
+                 per_feed * i.psu_rating, "PSUs on a feed x rating")
+    share = s.calc("node_one_feed_share", "Share of a node's design power one feed carries", "%",
+                   one / dc, "one feed's PSUs / design DC power: below 100%, the node throttles on the loss of a "
+                   "feed", fmt=PERCENT)
+    s.check("psus_carry_node", "A node's N power supplies carry its design power",
+            i.psus_needed * i.psu_rating >= dc, "PSUs needed x rating >= design DC power")
+    s.check("one_feed_carries_node", "On the loss of a feed, a node keeps the share of its design power the site "
+            "requires", share >= i.feed_loss_share,
+            "one feed's share >= the least share required (FALSE: the job throttles below it on a feed loss)")
 
 
 def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, component: Line, nodes: Line,

@@ -31,7 +31,7 @@ from typing import Any
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const, Node
-from workbook.formula.functions import added, ceil, flag, max_, min_
+from workbook.formula.functions import added, binomial_quantile, ceil, flag, max_, min_, where
 from workbook.formula.line import BOOL, COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs, Inputs, Scope
@@ -126,6 +126,14 @@ INPUTS = with_limits([
          "days", **_DAYS),
     Spec("reliability.hot_refill_time", "Time to bring a cold spare node into the hot pool (rack, burn in)", "h",
          "a duration", "24 h", lo=0.0, hi=8760.0, fmt="#,##0.0"),
+    Spec("reliability.service_level", "Spares service level: chance the pipeline stock covers the units in repair",
+         "%", "a fraction", "0.95", lo=0.5, hi=0.9999, fmt=PERCENT),
+    Spec("reliability.spare_unit", "The unit a failed node is repaired by swapping", "", "a unit", "node",
+         choices=("node", "host")),
+    Spec("reliability.spare_unit_price", "Price of a spare field-replaceable host (a rack-scale node's compute tray)",
+         "USD", when=("reliability.spare_unit", "host"), **_USD),
+    Spec("reliability.fan_redundancy", "Fans a spare unit can lose and still cool at full power (the k of N+k)",
+         "fans", example="1", **{**_COUNT, "hi": 1000.0}),
     Spec("reliability.correlated_domain", "Correlated-failure buffer: the failure domain held as spare nodes", "",
          "a domain", "largest", choices=("largest", "rack", "leaf", "cdu", "none")),
     Spec("reliability.fans_per_node", "Fans per node", "count", example="12", **{**_COUNT, "hi": 1000.0}),
@@ -234,11 +242,11 @@ def _interruptions(s: SheetBuilder, r: Inputs, p: Inputs) -> tuple[dict[str, Lin
            "reference planned count / reference GPU-hours x job GPUs x 730 h: a planned stop checkpoints first",
            fmt="#,##0.00")
     node = s.calc("node_rate", "Node replacements per GPU-hour (GPU, HBM, host)", "/GPU-h",
-                  added([rates[k] for k in NODE_COMPONENTS]) * r.replacement_share,
-                  "(GPU + HBM + host rates) x share that needs a part (applied alike to each component) [E]",
-                  fmt=RATE)
-    nic = s.calc("nic_rate", "NIC replacements per GPU-hour", "/GPU-h", rates["nic"] * r.replacement_share,
-                 "NIC rate x share that needs a part", fmt=RATE)
+                  added([rates[k] for k in NODE_COMPONENTS]),
+                  "GPU + HBM + host rates: these categories are hardware already, so the hardware share (which "
+                  "splits the mixed total) is not applied again", fmt=RATE)
+    nic = s.calc("nic_rate", "NIC replacements per GPU-hour", "/GPU-h", rates["nic"],
+                 "the NIC rate (hardware already)", fmt=RATE)
     return {"mtbi": mtbi, "monthly": monthly, "node": node, "nic": nic}, job, nodes
 
 
@@ -348,41 +356,78 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
                   cooling: CoolingOut, parts: dict[str, str]) -> tuple[Spare, ...]:
     """Spares per part type, from the fleet's counts and failure domains (after the fleet is defined)."""
     s = scope.sheet(TITLE)
-    r, t = i.reliability, i.tco
+    r, t, p = i.reliability, i.tco, i.power
+    unit = _spare_unit(s, r, p, t)
     s.section("Spares: the value of the job's capacity while it waits")
-    value = s.calc("job_value_per_hour", "The job's capacity per hour (what waiting for a part idles)", "USD/h",
+    value = s.calc("job_value_per_hour", "The job's capacity per hour (what waiting for a spare node idles)", "USD/h",
                    rel.job_gpus * t.on_demand_price, "job GPUs x on-demand rent per GPU-hour (renting it instead)",
                    fmt=USD)
-    buffer = _domains(s, r, power, fabric, cooling)
-    nodes = _node_spares(s, r, rel, power, value, buffer, t.server_price)
-    cheap = [  # key, label, unit, installed, replacements per day (before the day), lead time, price, catalog kind
-        ("nic", "NICs", "NICs", power.nodes * i.power.nics_per_node, rel.nic_rate * power.gpus, r.nic_price, ""),
+    leaf_gpus = s.calc("switch_idled_gpus", "GPUs one missing switch idles while awaited", "GPUs",
+                       fabric.leaf_nodes * p.gpus_per_node, "a leaf switch takes its nodes off the fabric until it "
+                       "is replaced (a spine or core switch only narrows the fabric)", fmt=COUNT)
+    switch = _part(s, r, t, leaf_gpus, "switch", "fabric switches", "switches", fabric.switches_total, None,
+                   t.switch_price, "switch")
+    buffer = _domains(s, r, power, fabric, cooling, switch[2])
+    nodes = _node_spares(s, r, rel, power, value, buffer, unit)
+    restart = s.calc("restart_units", "Spare units the job restarts on (held + the site's beyond the job)", "units",
+                     nodes[2] + unit["idle"], "spare units held + units beyond the job", fmt=COUNT)
+    idle = _idled(s, r, p, rel, unit, restart)
+    cheap = [  # key, label, unit, installed, replacements per day (None: from the annual rate), price, catalog kind
+        ("nic", "NICs", "NICs", power.nodes * p.nics_per_node, rel.nic_rate * power.gpus, r.nic_price, ""),
         ("optic", "transceivers", "modules", fabric.transceivers_total, None, t.transceiver_price, "optic"),
         ("cable", "fibre cables", "cables", fabric.cables_total, None, t.cable_price, ""),
-        ("psu", "power supplies", "PSUs", power.nodes * i.bom.node_power_cords, None, r.psu_price, ""),
+        ("psu", "power supplies", "PSUs", power.nodes * p.psus_per_node, None, r.psu_price, ""),
         ("fan", "fans", "fans", power.nodes * r.fans_per_node, None, r.fan_price, ""),
-        ("switch", "fabric switches", "switches", fabric.switches_total, None, t.switch_price, "switch"),
     ]
-    spares = [nodes] + [_part(s, r, value, *row) for row in cheap]
-    spares = [Spare(k, lbl, held, unit, price, kind, parts.get(kind, "")) for k, lbl, held, unit, price, kind in spares]
+    spares = [nodes] + [_part(s, r, t, idle[row[0]], *row) for row in cheap] + [switch]
+    specs = dict(parts)
+    if unit["host"] and parts.get("node"):
+        specs["node"] = f"compute tray (field-replaceable host) of the {parts['node']}"
+    spares = [Spare(k, lbl, held, u, price, kind, specs.get(kind, "")) for k, lbl, held, u, price, kind in spares]
     s.section("Spares held, by part type (the chart's rows)")
     rows = [s.show(x.held, f"held_{x.key}_by_part", f"Spare {x.label}") for x in spares]
     scope.book.charts.append(Chart(s.title, "Spares held, by part type", "bar", rows, y_title="spares held"))
     return tuple(spares)
 
 
-def _domains(s: SheetBuilder, r: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut) -> Line:
-    """The most nodes that fail at once: a rack's, a leaf switch's, a CDU's racks'."""
-    s.section("Spares: correlated failures (the most nodes that fail at once)")
+def _spare_unit(s: SheetBuilder, r: Inputs, p: Inputs, t: Inputs) -> dict[str, Any]:
+    """The unit a failed node is repaired by swapping: the node itself (a server), or its field-replaceable host
+    (a rack-scale node's compute tray): the repair pipeline, hot pool and buffer count these units."""
+    host = r.choice("spare_unit") == "host"
+    s.section("Spares: the unit replaced")
+    per_node = s.calc("units_per_node", "Spare units per node (the field-replaceable unit)", "units",
+                      p.hosts_per_node if host else Const(1),
+                      "a rack-scale node is repaired by swapping a compute tray: its hosts (power.hosts_per_node)"
+                      if host else "a server is swapped whole: one unit a node", fmt=COUNT)
+    price = s.calc("unit_price", "Price of a spare unit", "USD", r.spare_unit_price if host else t.server_price,
+                   "the compute tray's price (Inputs)" if host else "the node's price (tco.server_price)", fmt=USD)
+    gpus = s.calc("gpus_per_unit", "GPUs in a spare unit", "GPUs", p.gpus_per_node / per_node,
+                  "GPUs per node / units per node", fmt=COUNT)
+    label = "compute trays" if host else "GPU nodes"
+    return {"per_node": per_node, "price": price, "gpus": gpus, "label": label, "host": host}
+
+
+def _domains(s: SheetBuilder, r: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut,
+             switches_held: Line) -> Line:
+    """The most nodes one failure keeps out until it is repaired: a rack's; a leaf switch's, unless a spare switch
+    is held on site (swapped within hours, as a hot spare node is readied); a CDU's, only where its group has no
+    redundant unit (one CDU of an N+1 or 2N group failing takes no node out)."""
+    s.section("Spares: correlated failures (the most nodes one failure keeps out)")
     rack = s.calc("rack_domain", "Nodes a rack failure takes (PDUs, rack cabling)", "nodes", power.nodes_per_rack,
                   "nodes per rack (Power chain)", fmt=COUNT)
-    leaf = s.calc("leaf_domain", "Nodes a leaf switch failure takes", "nodes", fabric.leaf_nodes,
-                  "nodes a leaf switch serves (Fabric)", fmt=COUNT)
+    leaf = s.calc("leaf_domain", "Nodes a leaf switch failure keeps out", "nodes",
+                  fabric.leaf_nodes * flag(switches_held < 1),
+                  "nodes a leaf switch serves (Fabric), none where a spare switch is held (swapped within hours)",
+                  fmt=COUNT)
     liquid = power.racks * flag(cooling.rack_liquid_heat > Const(0, "kW"))
-    cdu = s.calc("cdu_domain", "Nodes a CDU failure takes (its share of the liquid-cooled racks)", "nodes",
-                 ceil(liquid / max_(cooling.cdus_installed, 1)) * power.nodes_per_rack,
-                 "ROUNDUP(liquid-cooled racks / CDUs installed) x nodes per rack (0: no liquid-cooled racks)",
-                 fmt=COUNT)
+    redundant = s.calc("cdu_redundant", "CDUs beyond the running ones (1 = a CDU can fail without a loss)", "flag",
+                       flag(cooling.cdus_installed > cooling.cdus_n),
+                       "1 where CDUs installed > CDUs running (N+k, 2N): what the redundancy is for", fmt=COUNT)
+    cdu = s.calc("cdu_domain", "Nodes a CDU failure takes", "nodes",
+                 (1 - redundant) * ceil(liquid / max_(cooling.cdus_installed, 1)) * power.nodes_per_rack,
+                 "with a redundant CDU in its group, none (ASHRAE TC 9.9 liquid cooling guidance: N+1 keeps the loop "
+                 "at full capacity with a unit down); without, its share of the liquid-cooled racks: ROUNDUP(liquid "
+                 "racks / CDUs installed) x nodes per rack (an in-rack CDU takes its rack)", fmt=COUNT)
     largest = s.calc("largest_domain", "Most nodes that fail at once", "nodes", max_(rack, leaf, cdu),
                      "MAX(rack, leaf switch, CDU)", fmt=COUNT)
     domain = r.choice("correlated_domain")
@@ -392,51 +437,116 @@ def _domains(s: SheetBuilder, r: Inputs, power: PowerOut, fabric: FabricOut, coo
     return s.calc("correlated_buffer", "Correlated-failure buffer", "nodes", held, why, fmt=COUNT)
 
 
+def _stock(s: SheetBuilder, r: Inputs, key: str, label: str, unit: str, installed: Any, mean: Line) -> Line:
+    """The pipeline's stock at the service level. The units in repair at once are binomial over the installed
+    units with the pipeline's mean (Poisson in the limit of many units); a failure finds a spare on the shelf
+    when fewer than the stock are in repair already, so the stock is that count's quantile plus one (none where
+    nothing fails). Little's law gives only the mean, which runs out about half the time."""
+    share = min_(1, mean / max_(installed, 1))
+    return s.calc(f"{key}_pipeline_stock", f"Repair pipeline stock at the service level, {label}", unit,
+                  where(mean > 0, binomial_quantile(installed, share, r.service_level) + 1, 0),
+                  "CRITBINOM(installed, MIN(1, mean / installed), service level) + 1: the fewest spares with which "
+                  "a failure finds one on the shelf with that probability (Sherbrooke's fill rate); 0 where nothing "
+                  "fails", fmt=COUNT)
+
+
 def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOut, value: Line, buffer: Line,
-                 price: Line) -> tuple[Any, ...]:
-    """Spare nodes: repair pipeline + hot pool + correlated buffer, less the nodes idle beyond the job."""
-    s.section("Spares: GPU nodes (repair pipeline + hot pool + correlated buffer)")
-    per_day = s.calc("node_per_day", "Node replacements per day, whole site", "parts/day",
-                     rel.node_rate * power.gpus, "node replacements per GPU-hour x site GPUs x 24 h", fmt="#,##0.000")
-    pipeline = s.calc("node_pipeline", "Repair pipeline (Little's law: per day x turnaround)", "parts",
+                 unit: dict[str, Any]) -> tuple[Any, ...]:
+    """Spare units: pipeline stock + hot pool + correlated buffer, less the units idle beyond the job."""
+    what = unit["label"]
+    s.section(f"Spares: {what} (repair pipeline stock + hot pool + correlated buffer)")
+    installed = s.calc("node_units_installed", f"Installed {what}", "units", power.nodes * unit["per_node"],
+                       "nodes x units per node", fmt=COUNT)
+    per_day = s.calc("node_per_day", "Unit replacements per day, whole site", "parts/day",
+                     rel.node_rate * power.gpus, "node replacements per GPU-hour x site GPUs x 24 h (one unit each)",
+                     fmt="#,##0.000")
+    pipeline = s.calc("node_pipeline", "Repair pipeline, mean (Little's law: per day x turnaround)", "parts",
                       per_day * r.repair_turnaround, "replacements per day x repair turnaround", fmt="#,##0.00")
-    hot = s.calc("hot_pool", "Hot pool: nodes the job restarts on while a cold spare is readied", "nodes",
+    stock = _stock(s, r, "node", what, "units", installed, pipeline)
+    hot = s.calc("hot_pool", "Hot pool: units the job restarts on while a cold spare is readied", "units",
                  ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
-                 "ROUNDUP(the job's node replacements per hour x time to ready a cold spare)", fmt=COUNT)
-    reserve = s.calc("node_reserve", "Reserve: pipeline (rounded up) + hot pool + buffer", "nodes",
-                     ceil(pipeline) + hot + buffer, fmt=COUNT)
-    idle = s.calc("idle_nodes", "Nodes of the site beyond the job (already spare capacity)", "nodes",
-                  power.nodes - rel.job_nodes, "site nodes - job nodes", fmt=COUNT)
-    need = s.calc("node_need", "Spare nodes to buy", "nodes", max_(0, reserve - idle),
-                  "MAX(0, reserve - nodes beyond the job)", fmt=COUNT)
-    held = _hold(s, "node", "GPU nodes", r.repair_turnaround, value, price, need)
-    return "node", "GPU nodes", held, "nodes", price, "node"
+                 "ROUNDUP(the job's replacements per hour x time to ready a cold spare)", fmt=COUNT)
+    held_buffer = s.calc("buffer_units", "Correlated-failure buffer, in spare units", "units",
+                         buffer * unit["per_node"], "buffer nodes x units per node", fmt=COUNT)
+    reserve = s.calc("node_reserve", "Reserve: pipeline stock + hot pool + buffer", "units",
+                     stock + hot + held_buffer, fmt=COUNT)
+    idle = s.calc("idle_nodes", "Units of the site beyond the job (already spare capacity)", "units",
+                  (power.nodes - rel.job_nodes) * unit["per_node"], "(site nodes - job nodes) x units per node",
+                  fmt=COUNT)
+    unit["idle"] = idle
+    need = s.calc("node_need", f"Spare {what} to buy", "units", max_(0, reserve - idle),
+                  "MAX(0, reserve - units beyond the job)", fmt=COUNT)
+    wait = s.calc("node_wait_cost", f"Waiting one repair turnaround for one of the {what}: the job idle", "USD",
+                  r.repair_turnaround * value,
+                  "turnaround x the job's capacity per hour: without a spare unit the job cannot run at full size",
+                  fmt=USD)
+    held = _hold(s, "node", what, wait, unit["price"], need)
+    return "node", what, held, "units", unit["price"], "node"
 
 
-def _part(s: SheetBuilder, r: Inputs, value: Line, key: str, label: str, unit: str, installed: Node,
+def _idled(s: SheetBuilder, r: Inputs, p: Inputs, rel: ReliabilityOut, unit: dict[str, Any],
+           restart: Line) -> dict[str, Line]:
+    """The GPUs one missing part idles while it is awaited. With a spare unit to restart on, the job runs on it
+    and the part idles only what it takes down; with none, the job waits whole."""
+    s.section("Spares: what a missing part idles while it is awaited")
+    s.text("With a spare unit to restart on (the hot pool, or nodes beyond the job), the job restarts within the "
+           "restart time and a missing part idles only what it takes down; with none, the whole job waits.")
+    lead = r.parts_lead_time
+    host_gpus = s.calc("gpus_per_host", "GPUs a fabric host holds (what one host link takes down)", "GPUs",
+                       ceil(p.gpus_per_node / p.hosts_per_node), "ROUNDUP(GPUs per node / hosts per node)", fmt=COUNT)
+    psu_second = s.calc("psu_second_failure", "Chance another of a node's power supplies fails within the lead "
+                        "time", "%", min_(1, (p.psus_per_node - 1) * r.psu_afr * lead),
+                        "MIN(1, (PSUs per node - 1) x annual failure rate x lead time): a redundant set runs on",
+                        fmt="0.000%")
+    fans_unit = s.calc("fans_per_unit", "Fans per spare unit (the set that cools it)", "fans",
+                       r.fans_per_node / unit["per_node"], "fans per node / units per node", fmt="#,##0.0")
+    fan_second = s.calc("fan_second_failure", "Chance another fan of the same unit fails within the lead time", "%",
+                        min_(1, (fans_unit - 1) * r.fan_afr * lead),
+                        "MIN(1, (fans per unit - 1) x annual failure rate x lead time)", fmt="0.000%")
+    domain = {
+        "nic": (host_gpus, "a NIC takes its host off the fabric: the host's GPUs"),
+        "optic": (host_gpus, "at most a host link's host (switch-to-switch links route around a lost link)"),
+        "cable": (host_gpus, "at most a host link's host (switch-to-switch links route around a lost link)"),
+        "psu": (p.gpus_per_node * where(p.psus_per_node > p.psus_needed, psu_second, 1),
+                "a redundant set (N+k, k >= 1) idles nothing until another PSU of the node fails: the node's GPUs x "
+                "that chance; without redundancy, the node"),
+        "fan": (unit["gpus"] * where(r.fan_redundancy > 0, fan_second, 1),
+                "fans in N+k (k >= 1) idle nothing until another fan of the unit fails: the unit's GPUs x that "
+                "chance; without redundancy, the unit"),
+    }
+    out = {}
+    for key, (gpus, why) in domain.items():
+        out[key] = s.calc(f"{key}_idled_gpus", f"GPUs one missing part idles while awaited, {key}", "GPUs",
+                          where(restart > 0, gpus, rel.job_gpus),
+                          f"with a unit to restart on: {why}; with none, the job's GPUs", fmt="#,##0.00")
+    return out
+
+
+def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: Line, key: str, label: str, unit: str, installed: Node,
           rate: Node | None, price: Line, kind: str) -> tuple[Any, ...]:
-    """A part type's repair pipeline by Little's law, from the job's rate (NICs) or an annual failure rate."""
+    """A part type's repair pipeline by Little's law, from the job's rate (NICs) or an annual failure rate, held at
+    the service level when waiting for one costs more than it does."""
     s.section(f"Spares: {label}")
     count = s.calc(f"{key}_installed", f"Installed {label}", unit, installed, fmt=COUNT)
     per_day = s.calc(f"{key}_per_day", f"Replacements per day, {label}", "parts/day",
                      rate if rate is not None else count * getattr(r, f"{key}_afr"),
                      "replacements per GPU-hour x site GPUs x 24 h" if rate is not None else
                      "installed x annual failure rate / 365", fmt="#,##0.000")
-    pipeline = s.calc(f"{key}_pipeline", f"Repair pipeline, {label} (Little's law)", "parts",
+    pipeline = s.calc(f"{key}_pipeline", f"Repair pipeline, {label}, mean (Little's law)", "parts",
                       per_day * r.parts_lead_time, "replacements per day x lead time", fmt="#,##0.00")
-    need = s.calc(f"{key}_need", f"Spare {label} to hold", unit, ceil(pipeline),
-                  "ROUNDUP(pipeline): a spare node carries its own parts, so no hot pool or buffer", fmt=COUNT)
-    held = _hold(s, key, label, r.parts_lead_time, value, price, need)
+    need = _stock(s, r, key, label, unit, count, pipeline)
+    wait = s.calc(f"{key}_wait_cost", f"Waiting one lead time for one of the {label}: the GPUs it idles", "USD",
+                  idled * t.on_demand_price * r.parts_lead_time,
+                  "GPUs it idles x on-demand rent per GPU-hour x lead time", fmt=USD)
+    held = _hold(s, key, label, wait, price, need)
     return key, label, held, unit, price, kind
 
 
-def _hold(s: SheetBuilder, key: str, label: str, lead: Line, value: Line, price: Line, need: Line) -> Line:
-    """Hold a part at all when waiting one lead time for it idles more of the job than the part costs."""
-    wait = s.calc(f"{key}_wait_cost", f"Waiting one lead time for one of the {label}: the job's capacity idle",
-                  "USD", lead * value, "lead time x the job's capacity per hour", fmt=USD)
+def _hold(s: SheetBuilder, key: str, label: str, wait: Line, price: Line, need: Line) -> Line:
+    """Hold a part at all when waiting one lead time for it idles more capacity than the part costs."""
     hold = s.calc(f"{key}_hold", f"Hold spare {label} (waiting costs more than the part)", "TRUE/FALSE",
-                  wait > price, "lead time x value of the capacity lost waiting > the part's price", fmt=BOOL)
-    return s.calc(f"{key}_held", f"Spare {label} held", "parts", need * flag(hold), "to hold x hold flag",
+                  wait > price, "the capacity idled waiting > the part's price", fmt=BOOL)
+    return s.calc(f"{key}_held", f"Spare {label} held", "parts", need * flag(hold), "stock x hold flag",
                   fmt=COUNT)
 
 

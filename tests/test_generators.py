@@ -1,0 +1,137 @@
+"""Standby generators on the Power chain sheet: the UPS-backed load plus the rest of the facility on the design
+day, in kVA at the sets' 0.8 rated power factor, N+1 blocks, and the check that they carry it with one set out.
+Each test writes out the hand calculation it checks."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import EXAMPLE
+from tests.test_tco import B200, site_file, v
+from workbook.api import load
+from workbook.document import engineering_copy
+from workbook.inputs import InputError
+
+
+@pytest.fixture(scope="module")
+def example() -> object:
+    return load(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def b200() -> object:
+    return load(B200)
+
+
+def test_the_example_needs_three_2500_kva_sets(example) -> None:
+    """IT 1,406.7564 kW; critical IT capacity 1,406.7564 x 1.1 = 1,547.432 kW (the DGX H100's 10.2 kW maximum
+    already covers the GPUs' steps), no CDU pumps: the UPS-backed load. The rest of the facility on the design day,
+    IT x (1.4 - 1) = 562.703 kW (chillers, fans, losses, lighting), restarts on the sets: 2,110.135 kW, / 0.8 =
+    2,637.67 kVA. ROUNDUP(2,637.67 / 2,500) = 2 sets, N+1 = 3 (7,500 kVA); one out leaves 5,000 kVA."""
+    it = 1406.7564
+    load_kw = it * 1.1 + it * 0.4
+    assert v(example, "power.generator_ups_load") == pytest.approx(it * 1.1, rel=1e-12)
+    assert v(example, "power.generator_plant_load") == pytest.approx(it * 0.4, rel=1e-12)
+    assert v(example, "power.generator_load") == pytest.approx(load_kw, rel=1e-12)
+    assert v(example, "power.generator_load_apparent") == pytest.approx(load_kw / 0.8, rel=1e-12)
+    assert load_kw / 0.8 == pytest.approx(2637.67, abs=0.01)
+    assert v(example, "power.generator_blocks_n") == 2
+    assert v(example, "power.generator_blocks") == 3
+    assert v(example, "power.installed_generator") == 7500
+    assert example.quantity("power.generators_one_down")
+
+
+def test_the_b200_build_needs_four_sets(b200) -> None:
+    """UPS-backed: critical IT 3,910.514 x 1.1 = 4,301.565 kW + 3 CDU pumps x 15 kW = 4,346.565 kW. The rest of the
+    facility: overhead 1,081.714 kW ((3,910.514 x 1.2 + 50) / 0.95 - 3,910.514) less the 45 kW of pumps already
+    counted = 1,036.714 kW. 5,383.28 kW / 0.8 = 6,729.10 kVA: 3 sets of 2,500, N+1 = 4 (10,000 kVA)."""
+    it = 3910.514
+    overhead = (it * 1.2 + 50) / 0.95 - it
+    load_kw = it * 1.1 + 45 + overhead - 45
+    assert v(b200, "power.generator_ups_load") == pytest.approx(it * 1.1 + 45, rel=1e-12)
+    assert v(b200, "power.generator_plant_load") == pytest.approx(overhead - 45, rel=1e-12)
+    assert v(b200, "power.generator_load") == pytest.approx(load_kw, rel=1e-12)
+    assert load_kw / 0.8 == pytest.approx(6729.10, abs=0.01)
+    assert v(b200, "power.generator_blocks_n") == math.ceil(load_kw / 0.8 / 2500) == 3
+    assert v(b200, "power.generator_blocks") == 4
+    assert v(b200, "power.installed_generator") == 10_000
+    # the plant load holds the compressors the Cooling sheet computes, and more (fans, losses, lighting)
+    assert v(b200, "power.generator_plant_load") > v(b200, "cooling.compressor_power")
+
+
+def test_without_a_spare_set_the_check_fails_and_2n_doubles(tmp_path: Path) -> None:
+    """N: 2 sets carry the example's 2,637.67 kVA, but not with one out (2,500 kVA): the check fails, and with it
+    the master check. 2N: 4 sets. A 0.9-rated set needs 2,110.135 / 0.9 = 2,344.6 kVA: 1 set (N), 2 with N+1."""
+    bare = load(site_file(tmp_path, "bare", generator={"redundancy": "N"}))
+    assert v(bare, "power.generator_blocks") == 2
+    assert not bare.quantity("power.generators_one_down")
+    assert not bare.quantity("checks.all_pass")
+    two_n = load(site_file(tmp_path, "two_n", generator={"redundancy": "2N"}))
+    assert v(two_n, "power.generator_blocks") == 4 and two_n.quantity("power.generators_one_down")
+    pf = load(site_file(tmp_path, "pf", generator={"power_factor": 0.9}))
+    assert v(pf, "power.generator_load_apparent") == pytest.approx(1406.7564 * 1.5 / 0.9, rel=1e-12)
+    assert (v(pf, "power.generator_blocks_n"), v(pf, "power.generator_blocks")) == (1, 2)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(gpus=st.lists(st.integers(8, 200_000), min_size=1, max_size=8), size=st.floats(10.0, 10_000.0),
+       spares=st.integers(0, 2), multiple=st.integers(1, 2))
+def test_sets_carry_the_load_and_one_out_only_with_a_spare(example, gpus: list[int], size: float, spares: int,
+                                                         multiple: int) -> None:
+    """N sets carry the load and N - 1 do not; with a spare or 2N, one set out still carries it."""
+    wanted = ["power.generator_load_apparent", "power.generator_blocks_n", "power.generator_blocks",
+              "power.generators_one_down"]
+    out = example.book.evaluate({"power.gpus": np.array(gpus, float), "generator.block_size": size,
+                                 "generator.redundancy_spares": spares, "generator.redundancy_multiplier": multiple},
+                                lines=wanted)
+    kva, n = out["power.generator_load_apparent"][:, 0], out["power.generator_blocks_n"][:, 0]
+    assert np.all(n * size >= kva * (1 - 1e-12)) and np.all((n - 1) * size < kva)
+    assert np.all(out["power.generator_blocks"][:, 0] == n * multiple + spares)
+    assert np.all(out["power.generators_one_down"][:, 0] == (spares > 0 or multiple > 1))
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"power_factor": 1.5}, ["generator.power_factor = 1.5", "at most 1"]),
+    ({"redundancy": "N+X"}, ["generator.redundancy = 'N+X'", "redundancy scheme"]),
+    ({"block_size": "2500 A"}, ["generator.block_size = '2500 A'", "kVA"]),
+    ({"size": "2500 kVA"}, ["generator.size", "unknown key", "generator.block_size"]),
+])
+def test_bad_generator_input_is_one_line_naming_key_and_value(tmp_path: Path, changes: dict,
+                                                              words: list[str]) -> None:
+    path = site_file(tmp_path, generator=changes)
+    with pytest.raises(InputError) as e:
+        load(path)
+    message = str(e.value)
+    assert "\n" not in message and message.startswith(str(path))
+    for w in words:
+        assert w in message
+
+
+def test_the_engineering_copy_holds_the_generator_inputs(example) -> None:
+    """The engineering copy (power chain, fabric, cooling, no prices) keeps the generator rows and their inputs
+    live, not as values."""
+    doc = engineering_copy(example.book)
+    for line in ("generator.block_size", "generator.power_factor", "power.generator_blocks",
+                 "power.generators_one_down"):
+        assert doc.holds(example.book.lines[line]), line
+
+
+def test_a_site_states_its_own_sets_with_sources(tmp_path: Path) -> None:
+    """A site's generator section overrides the defaults, and every default carries its source."""
+    data = copy.deepcopy(yaml.safe_load(EXAMPLE.read_text()))
+    data["generator"] = {"block_size": {"value": "3000 kVA", "source": "hall design: 3 MVA sets"}}
+    path = tmp_path / "own.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    m = load(path)
+    assert v(m, "generator.block_size") == 3000
+    assert m.site.values["generator.block_size"].source == "hall design: 3 MVA sets"
+    for key in ("generator.power_factor", "generator.redundancy"):
+        assert m.site.values[key].source.startswith("default: "), key
