@@ -56,7 +56,9 @@ HAND_TCO = {
 # the BOM's other budget prices at 0, so the capex is the one node's 240,000 (the colocation supplies the cabinets)
 HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
                                      "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
-                                     "manifold_price", "hose_price", "management_node_price")}
+                                     "manifold_price", "hose_price", "management_node_price",
+                                     "inband_switch_price", "inband_transceiver_price",
+                                     "inband_single_mode_transceiver_price", "dac_price")}
 # the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
 # part, and with no lead time nothing is waited for (Reliability sheet)
 HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
@@ -186,21 +188,21 @@ def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> N
 
 
 def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Path) -> None:
-    """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input) + 47.808 kW of switches + 40.326 kW
-    of optics + 5.0224 kW storage (Reliability sheet: 2 appliances x 2.5 kW + 22.4 TB x 1 W/TB) + 8 kW management
-    = 1,406.7564 kW; the vendor's maximum covers the GPUs' synchronised steps, so peak IT = IT load. Critical IT
-    capacity = 1,406.7564 x 1.1 = 1,547.432 kW; colocation = 1,547.432 x 184.06 = 284,820.3 USD a month. Charged
-    on the feed (critical x PUE 1.4 = 2,166.40 kW), it would be 398,748.5: the PUE paid twice, since energy is
-    billed at the PUE already."""
+    """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input, which holds its own transceivers) +
+    46.579 kW of switches (57 x 747 W + 8 in-band x 500 W) + 28.458 kW of switch-side optics + 5.0224 kW storage
+    (Reliability sheet: 2 appliances x 2.5 kW + 22.4 TB x 1 W/TB) + 8 kW management = 1,393.6594 kW; the vendor's
+    maximum covers the GPUs' synchronised steps, so peak IT = IT load. Critical IT capacity = 1,393.6594 x 1.1 =
+    1,533.025 kW; colocation = 1,533.025 x 184.06 = 282,168.6 USD a month. Charged on the feed (critical x PUE 1.4
+    = 2,146.24 kW), it would be 395,036.1: the PUE paid twice, since energy is billed at the PUE already."""
     critical = load(site_file(tmp_path, "critical"))
-    it = 128 * 10.2 + 47.808 + 40.326 + (2 * 2.5 + 22.4 / 1000) + 8
+    it = 128 * 10.2 + 57 * 0.747 + 8 * 0.5 + 28.458 + (2 * 2.5 + 22.4 / 1000) + 8
     assert v(critical, "power.it_load") == pytest.approx(it, rel=1e-12)
     assert v(critical, "power.peak_it_load") == pytest.approx(it, rel=1e-12)
     assert v(critical, "power.critical_it_capacity") == pytest.approx(it * 1.1, rel=1e-12)
     assert v(critical, "tco.colo_cost") == pytest.approx(it * 1.1 * 184.06, rel=1e-12)
-    assert v(critical, "tco.colo_cost") == pytest.approx(284_820.3, abs=0.1)
+    assert v(critical, "tco.colo_cost") == pytest.approx(282_168.6, abs=0.1)
     feed = load(site_file(tmp_path, "feed", tco={"facility_price_basis": "feed"}))
-    assert v(feed, "tco.colo_cost") == pytest.approx(398_748.5, abs=0.1)
+    assert v(feed, "tco.colo_cost") == pytest.approx(395_036.1, abs=0.1)
     assert v(feed, "tco.colo_cost") / v(critical, "tco.colo_cost") == pytest.approx(1.4, rel=1e-12)
     # energy carries the PUE in both: it is the same line
     assert v(feed, "tco.energy_cost") == v(critical, "tco.energy_cost")
