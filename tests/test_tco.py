@@ -290,10 +290,12 @@ def test_tax_shields_and_the_pl_ties_to_the_cash(tmp_path: Path) -> None:
     assert v(m, "tco.tax_flow")[1] == pytest.approx(-2_500)
     assert v(m, "tco.npv_own") == pytest.approx(180_000, rel=1e-12)
     assert v(m, "tco.npv_rent") == pytest.approx(24 * 8_760, rel=1e-12)
-    assert v(m, "tco.pl_depreciation").tolist() == pytest.approx([0, 120_000, 120_000, 0])
-    assert v(m, "tco.pl_cost_after_tax").tolist() == pytest.approx([0, 90_000, 90_000, 0])
-    assert v(m, "tco.cash_own").tolist() == pytest.approx([240_000, -30_000, -30_000, 0])
-    assert v(m, "tco.pl_asset_change").tolist() == pytest.approx([240_000, -120_000, -120_000, 0])
+    # the start, then FY2027-FY2030: 36 months from January 2027 touch three fiscal years, and the book has a
+    # column for each fiscal year any start date could make them touch (ceil((36 + 11) / 12) = 4)
+    assert v(m, "tco.pl_depreciation").tolist() == pytest.approx([0, 120_000, 120_000, 0, 0])
+    assert v(m, "tco.pl_cost_after_tax").tolist() == pytest.approx([0, 90_000, 90_000, 0, 0])
+    assert v(m, "tco.cash_own").tolist() == pytest.approx([240_000, -30_000, -30_000, 0, 0])
+    assert v(m, "tco.pl_asset_change").tolist() == pytest.approx([240_000, -120_000, -120_000, 0, 0])
     assert v(m, "tco.pl_ties_to_cash")
 
 

@@ -8,6 +8,7 @@ output is checked for existence. Many files go through one soffice start.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 import os
 import posixpath
@@ -23,6 +24,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import openpyxl
+from openpyxl.utils.datetime import to_excel
 
 from workbook.inputs import InputError
 
@@ -241,7 +243,7 @@ def compare(original: Path, recalculated: Path | Any) -> Report:
     cells = formula_cells(original)
     got_wb = load_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
     for (sheet, coord), (formula, expected) in cells.items():
-        got = got_wb[sheet][coord].value
+        got = as_number(got_wb[sheet][coord].value)
         report.compared += 1
         where = f"'{sheet}'!{coord}"
         if is_error(got):
@@ -253,6 +255,14 @@ def compare(original: Path, recalculated: Path | Any) -> Report:
     if not cells:
         report.problems.append("no formula cells found")
     return report
+
+
+def as_number(value: Any) -> Any:
+    """A cell's value as the spreadsheet stores it: openpyxl reads a date-formatted number (a month's end date on
+    the timeline) as a datetime, which is its serial number of days (since 1899-12-30) underneath."""
+    if isinstance(value, datetime.datetime | datetime.date):
+        return float(to_excel(value))
+    return value
 
 
 def load_values(path: Path) -> Any:

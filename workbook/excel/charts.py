@@ -7,7 +7,9 @@ from typing import Any
 import xlsxwriter
 
 from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
+from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
+from workbook.models.calendar import MONTH_SHOWN
 from workbook.presentation import Chart
 
 WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
@@ -27,6 +29,8 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) 
                 x_axis.update(min=0, max=1)  # a share runs from 0% to 100%, not to the next tick past it
             if chart.lines[0].series:
                 x_axis.update(interval_unit=12, interval_tick=12)  # a label a year: month 0, 12, 24...
+                if layout.calendar is not None and chart.lines[0].axis == MONTHS:
+                    x_axis["num_format"] = MONTH_SHOWN  # the months' headers are their end dates
             c.set_x_axis(x_axis)
         c.set_size({"width": WIDTH, "height": HEIGHT})
         slot = placed.get(chart.sheet, 0)

@@ -40,6 +40,7 @@ from workbook.formula.functions import (
 )
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
+from workbook.models import calendar
 from workbook.models.base import Inputs, Scope, shown_value
 from workbook.models.bom import BomOut
 from workbook.models.power import PowerOut
@@ -70,6 +71,10 @@ INPUTS = with_limits([
     Spec("tco.financing", "Financing of the capex", "", "a choice", "cash", choices=("cash", "loan")),
     Spec("tco.facility_price_basis", "Capacity the facility price is charged on", "", "a choice", "critical-it",
          choices=("critical-it", "feed")),
+    Spec("tco.start_date", "Start of the timeline: the order date (time 0)", "date", "a date", "2027-01-15",
+         date=True, fmt="yyyy-mm-dd"),
+    Spec("tco.fiscal_year_end", "Fiscal year ends in month (12 = December; FY named by the year it ends in)",
+         "month no.", "a month number", "6", lo=1, hi=12, integer=True, fmt="0"),
     Spec("tco.sensitivity_swing", "Sensitivity swing (+/- on each input)", "%", "a fraction", "0.2",
          lo=0.01, hi=0.9, structural=True),
     Spec("tco.server_price", "Price per node (server, installed)", "USD", **_USD),  # the BOM's budget prices:
@@ -158,6 +163,7 @@ class Schedule:
     exit: Line
     discount: Line
     length: Line
+    fiscal_year: Line  # each month's fiscal year (the calendar): the key the P&L sums by
 
 
 @dataclass(frozen=True)
@@ -298,6 +304,7 @@ def _schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
     """The monthly timeline: flags for order, delivery, construction, service and exit; years; discounting."""
     c.section("Timeline (the Start column is time 0, the order date)")
     month = c.calc("month", "Month (end of period)", "months", lambda me: prev(me) + MONTH, opening=0, fmt=COUNT)
+    dates = calendar.define(c, i.start_date, i.fiscal_year_end, month)
     length = c.calc("period_length", "Period length", "months", flag(month > 0 * MONTH) * MONTH, fmt=COUNT)
     year = c.calc("year", "Year of the timeline", "count", ceil(month / (12 * MONTH)),
                   "ROUNDUP(month / 12): 0 at the start, then 1, 2... (the P&L sums by it)", fmt=COUNT)
@@ -314,7 +321,8 @@ def _schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
                    "the residual value is received at its end", fmt=COUNT)
     discount = c.calc("discount_factor", "Discount factor at the cost of capital", "ratio",
                       1 / (1 + rate) ** (month / MONTH), "1 / (1 + monthly rate)^month", fmt="0.0000")
-    return Schedule(month, year, lead, life, in_service, order, delivery, works, exit_, discount, length)
+    return Schedule(month, year, lead, life, in_service, order, delivery, works, exit_, discount, length,
+                    dates.fiscal_year)
 
 
 def _index(c: SheetBuilder, key: str, label: str, change: Line, year: Line) -> Line:
@@ -616,36 +624,37 @@ def _profit_and_loss(scope: Scope, i: Inputs, when: Schedule, capex: dict[str, L
                     capex_flow - flows["flow"] - when.exit * flows["book_left"],
                     "capex - depreciation - book value written off at exit", fmt=USD)
     y = scope.sheet(PL_SHEET)
+    years = when.fiscal_year  # the P&L's columns are fiscal years (models.calendar)
     y.section("P&L: the cost of the cluster by year (no revenue; costs positive)")
-    lines = [y.calc(f"pl_{key}", label, "USD", rollup(flows[key], when.year), fmt=USD)
+    lines = [y.calc(f"pl_{key}", label, "USD", rollup(flows[key], years), fmt=USD)
              for key, label in (("energy", "Energy"), ("facility_opex", "Colocation or facility maintenance"),
                                 ("support", "Hardware support"), ("staff", "Staff"))]
     opex = y.calc("pl_opex", "Operating costs (EBITDA-style cost)", "USD", sum(lines[1:], lines[0]), fmt=USD)
-    dep = y.calc("pl_depreciation", "Depreciation", "USD", rollup(flows["flow"], when.year), fmt=USD)
+    dep = y.calc("pl_depreciation", "Depreciation", "USD", rollup(flows["flow"], years), fmt=USD)
     parts = [opex, dep]
     if debt is not None:
-        parts.append(y.calc("pl_interest", "Interest", "USD", rollup(debt["interest"], when.year), fmt=USD))
-    parts.append(y.calc("pl_exit", "Loss (gain) at exit", "USD", rollup(exit_loss, when.year), fmt=USD))
+        parts.append(y.calc("pl_interest", "Interest", "USD", rollup(debt["interest"], years), fmt=USD))
+    parts.append(y.calc("pl_exit", "Loss (gain) at exit", "USD", rollup(exit_loss, years), fmt=USD))
     before_tax = y.calc("pl_cost", "Cost before tax", "USD", sum(parts[1:], parts[0]), fmt=USD)
     after_tax = y.calc("pl_cost_after_tax", "Cost after tax", "USD", before_tax * (1 - i.tax_rate),
                        "cost before tax - tax saved at the tax rate", fmt=USD)
     y.section("Cash view by year (what is paid; the decision's flows)")
-    y.calc("cash_capex", "Capex paid", "USD", rollup(capex_flow, when.year), fmt=USD)
-    y.calc("cash_opex", "Running costs paid", "USD", rollup(flows["opex"], when.year), fmt=USD)
-    y.calc("cash_tax", "Tax saved on running costs and depreciation", "USD", rollup(flows["tax"], when.year), fmt=USD)
-    y.calc("cash_residual", "Residual value received, after tax", "USD", rollup(flows["residual"], when.year),
+    y.calc("cash_capex", "Capex paid", "USD", rollup(capex_flow, years), fmt=USD)
+    y.calc("cash_opex", "Running costs paid", "USD", rollup(flows["opex"], years), fmt=USD)
+    y.calc("cash_tax", "Tax saved on running costs and depreciation", "USD", rollup(flows["tax"], years), fmt=USD)
+    y.calc("cash_residual", "Residual value received, after tax", "USD", rollup(flows["residual"], years),
            fmt=USD)
-    cash = y.calc("cash_own", "Owning: cash out (unlevered)", "USD", rollup(flows["own"], when.year), fmt=USD)
+    cash = y.calc("cash_own", "Owning: cash out (unlevered)", "USD", rollup(flows["own"], years), fmt=USD)
     debt_change = None
     if debt is not None:
         y.calc("cash_financing", "Financing: paid - drawn - tax saved on interest", "USD",
-               rollup(debt["financing"], when.year), fmt=USD)
-        cash = y.calc("cash_equity", "Equity: cash out", "USD", rollup(debt["equity"], when.year), fmt=USD)
+               rollup(debt["financing"], years), fmt=USD)
+        cash = y.calc("cash_equity", "Equity: cash out", "USD", rollup(debt["equity"], years), fmt=USD)
         change = c.calc("debt_change_flow", "Change in debt", "USD", debt["drawn"] + debt["interest"] - debt["paid"],
                         "drawn + interest - paid", fmt=USD)
-        debt_change = y.calc("pl_debt_change", "Change in debt", "USD", rollup(change, when.year), fmt=USD)
+        debt_change = y.calc("pl_debt_change", "Change in debt", "USD", rollup(change, years), fmt=USD)
     y.section("Tie-out: cash out = cost after tax + change in assets - change in debt")
-    asset_change = y.calc("pl_asset_change", "Change in assets' book value", "USD", rollup(assets, when.year),
+    asset_change = y.calc("pl_asset_change", "Change in assets' book value", "USD", rollup(assets, years),
                           fmt=USD)
     reconciled = after_tax + asset_change if debt_change is None else after_tax + asset_change - debt_change
     explained = y.calc("pl_explained_cash", "Cost after tax + change in assets - change in debt", "USD", reconciled,
