@@ -100,7 +100,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         sheets[title] = ws
         if sl.tables:
             for table in sl.tables:
-                write_table(wb, ws, styles, table, paper, layout.pages)
+                write_table(wb, ws, styles, table, paper, layout.pages, values)
             continue
         if sl.views:
             for view in sl.views:
