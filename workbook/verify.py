@@ -152,7 +152,7 @@ def same(expected: Any, got: Any, exact: bool = False) -> bool:
 
 
 def formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
-    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook.
+    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook (a date as its serial number).
 
     Read in one pass over the sheets' XML (no openpyxl load: the value cached with a formula is what openpyxl
     only gives in a second, data_only load). A file with what that pass does not read (shared or array
@@ -172,7 +172,7 @@ def _formula_cells_openpyxl(path: Path) -> dict[tuple[str, str], tuple[str, Any]
         for row in ws.iter_rows():
             for cell in row:
                 if isinstance(cell.value, str) and cell.value.startswith("="):
-                    out[(ws.title, cell.coordinate)] = (cell.value, cached[cell.coordinate].value)
+                    out[(ws.title, cell.coordinate)] = (cell.value, as_number(cached[cell.coordinate].value))
     return out
 
 
@@ -199,7 +199,7 @@ def _worksheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
 
 
 def _cached_value(kind: str | None, text: str | None) -> Any:
-    """A formula cell's cached value as openpyxl's data_only load gives it."""
+    """A formula cell's cached value as openpyxl's data_only load gives it (a date as its serial number)."""
     if text is None:
         return None
     if kind in (None, "n"):

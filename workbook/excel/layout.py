@@ -18,6 +18,7 @@ from workbook.presentation import Chart, Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.sheets import SUMMARY
+from workbook.units import unit
 
 HEADER_ROW = 3  # title, subtitle, blank, then the column headers
 COUNTER_ROW = HEADER_ROW - 1  # on a dated timeline's sheets: each period's number over its date (Start, M1, M2...)
@@ -28,13 +29,20 @@ FIRST_PERIOD = NOTE + 1  # a row's columns run from here: the start (time 0), th
 TOTAL = "Total"  # the header of the column after the last period: the sum of a flow row's periods
 
 
+# What a timeline row's total can add up: amounts that accumulate over the months (money paid in a month, energy
+# used in it, a duration: months in service, GPU-hours, H100-eq-months). A rate or a level (kW, racks, GPUs in
+# service, a price) is not summed across months.
+ACCUMULATING = {unit("USD").dimensionality, unit("fmonth").dimensionality, unit("kWh").dimensionality}
+
+
 def has_total(line: Line) -> bool:
-    """Whether a row gets a total after its last period: a flow (cash in the month, GPU-hours used, months in
-    service) does. A sum means nothing for a balance or a running total (a row that reads its own previous
-    period), a pure number (an index, a flag, a ratio, a counter, a fiscal year), a date, TRUE/FALSE, or a row
-    that shows a message instead of a number."""
+    """Whether a row gets a total after its last period: a flow that accumulates over the months (cash in the
+    month, GPU-hours used, months in service) does. A sum means nothing for a balance or a running total (a row
+    that reads its own previous period), a level or a rate (power, racks, a price), a pure number (an index, a
+    flag, a ratio, a counter, a fiscal year), a date, TRUE/FALSE, or a row that shows a message instead of a
+    number."""
     return (line.series and not line.is_bool and not line.recursive and line.guard_message is None
-            and bool(line.unit.dimensionality) and line.unit_text != "date")
+            and line.unit.dimensionality in ACCUMULATING and line.unit_text != "date")
 
 
 @dataclass

@@ -137,8 +137,9 @@ INPUTS = with_limits([
 CONVENTIONS = [
     "Money: nominal USD. Costs and cash paid out are positive; money received (residual value, tax savings, "
     "loan draws) is negative.",
-    "Time: the Start column is time 0, the order date; each month's flow is at the month's end. Capex follows "
-    "the deployment schedule; service runs from the month after delivery for the useful life.",
+    "Time: the Start column is time 0, the order date; each month's flow is at the month's end (month t ends on "
+    "EOMONTH(start date, t - 1)). Capex follows the deployment schedule; service runs from the month after "
+    "delivery for the useful life. The P&L sums the months by fiscal year, named by the year it ends in.",
     "Decision: NPV, IRR, equivalent annual cost, cost per GPU-hour and break-even are on unlevered flows "
     "discounted at the cost of capital (WACC); they do not depend on the financing, which is shown apart (APV).",
     "Prices: colocation per kW-month and build cost per MW of contracted capacity (its basis is an input); "
