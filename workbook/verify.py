@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -266,8 +267,12 @@ def as_number(value: Any) -> Any:
 
 
 def load_values(path: Path) -> Any:
-    """A recalculated workbook's values (openpyxl, data_only): the one load of that file."""
-    return openpyxl.load_workbook(path, data_only=True)
+    """A recalculated workbook's values (openpyxl, data_only): the one load of that file. Its charts are not
+    compared: openpyxl cannot read the date axis LibreOffice writes back (a month's end dates on the timeline
+    charts) and says so in a warning, which would only be noise here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Unable to read chart", category=UserWarning)
+        return openpyxl.load_workbook(path, data_only=True)
 
 
 def verify_files(paths: Iterable[Path]) -> list[Report]:
