@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 from typing import Any
 
@@ -252,6 +253,8 @@ def tco_section(draw: Any) -> dict[str, Any]:
         "reserved_share": draw(ratio(0, 1)),
         "rent_price_change": draw(change()),
         "rent_extras": draw(qty(0, 1e5, "USD/month")),
+        "start_date": draw(st.dates(datetime.date(2000, 1, 1), datetime.date(2100, 12, 31))).isoformat(),
+        "fiscal_year_end": draw(st.integers(1, 12)),
     }
     if draw(st.booleans()):
         s["server_price"] = draw(qty(1_000, 1e6, "USD"))

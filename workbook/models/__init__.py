@@ -170,7 +170,17 @@ def build_book(site: Site) -> Book:
     reliability.summarise(s, rel, spares)
     if upgrade is not None:
         generation.summarise(book, s, upgrade[0])
-    book.tables.append(sensitivity.tornado(
-        book, all_specs(), all_rules(), [money.owned_cost_per_gpu_hour.id, money.break_even_utilisation.id],
-        float(inputs.tco.choice("sensitivity_swing"))))
+    book.tables.append(_decision_tornado(book, inputs, money))
     return book
+
+
+def _decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:
+    """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
+    with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
+    specs = all_specs()
+    table = sensitivity.tornado(book, specs, all_rules(), [money.npv_advantage.id, money.break_even_utilisation.id],
+                                float(inputs.tco.choice("sensitivity_swing")), scale=money.npv_own.id)
+    rent = next(spec for spec in specs if spec.key == inputs.tco.rent_price_change.id)
+    table.facts = sensitivity.break_even_facts(book, rent, money.npv_advantage, money.break_even_utilisation,
+                                               "rent price change per year")
+    return table
