@@ -16,9 +16,9 @@ from typing import Any
 import yaml
 
 from workbook.api import Model, build
+from workbook.excel.cells import cached
 from workbook.excel.layout import Layout
-from workbook.excel.writer import cached
-from workbook.verify import compare, is_error, load_values, recalculate, same
+from workbook.verify import as_number, compare, is_error, load_values, recalculate, same
 
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
 
@@ -78,7 +78,7 @@ def check(built: list[Built], workdir: Path) -> Outcome:
             values = b.model.values[line.id]
             outcome.lines += 1
             for t in range(values.shape[1]):  # every period of a series line, the one value of the others
-                got = lo[sheet].cell(row=row + 1, column=col + 1 + t).value
+                got = as_number(lo[sheet].cell(row=row + 1, column=col + 1 + t).value)
                 expected = cached(line, values, t)
                 if is_error(got) or not same(expected, got):
                     outcome.problems.append(

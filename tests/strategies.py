@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 from typing import Any
 
@@ -117,15 +118,30 @@ def fabric_section(draw: Any) -> dict[str, Any]:
         "storage_switch_breakout": draw(st.integers(1, 4)),
         "storage_switch_optic_power": draw(qty(0, 30, "W")),
         "optic_reach": draw(st.one_of(st.just("50 m"), qty(0.5, 500, "m"))),  # short: long tiers go single-mode
+        "inband_system_ports": draw(st.integers(0, 500)),
+        "inband_site_uplinks": draw(st.integers(0, 16)),
+        "inband_switch_radix": draw(st.one_of(st.sampled_from([16, 32, 48, 64, 128]), st.integers(8, 1_024).map(
+            lambda n: 2 * n))),
+        "inband_switch_power": draw(qty(0, 3_000, "W")),
+        "inband_optic_power": draw(qty(0, 30, "W")),
+        "inband_optic_reach": draw(st.one_of(st.just("100 m"), qty(0.5, 500, "m"))),
         "oob_other_endpoints": draw(st.integers(0, 500)),
         "oob_switch_ports": draw(st.integers(1, 96)),
         "oob_switch_power": draw(qty(0, 500, "W")),
     }
     if draw(st.booleans()):  # else the default, rail-optimised
         s["wiring"] = draw(st.sampled_from(["rail-optimised", "flat"]))
-    for key in ("leaf_oversubscription", "spine_oversubscription", "storage_oversubscription"):
-        if draw(st.booleans()):  # else the default, 1 (non-blocking)
+    for key in ("leaf_oversubscription", "spine_oversubscription", "storage_oversubscription",
+                "inband_oversubscription"):
+        if draw(st.booleans()):  # else the default: 1 (non-blocking), the storage ratio derived, in-band 3
             s[key] = draw(st.one_of(st.just(1), st.just(3), ratio(1.0, 16.0)))
+    if draw(st.booleans()):  # else the defaults (2 peer links, one port a cage, 2 in-band ports a server)
+        s["inband_peer_links"] = draw(st.integers(0, 4))
+        s["inband_switch_breakout"] = draw(st.integers(1, 4))
+        s["inband_ports_per_node"] = draw(st.integers(0, 4))
+        s["server_inband_ports"] = draw(st.integers(0, 4))
+        s["head_node_storage_ports"] = draw(st.integers(0, 4))
+        s["storage_port_speed"] = f"{draw(st.sampled_from([100, 200, 400, 800]))} Gbit/s"
     if draw(st.booleans()):
         s["nics_per_gpu"] = draw(st.integers(1, 4))
         s["nic_speed"] = f"{draw(st.sampled_from([100, 200, 400, 800]))} Gbit/s"
@@ -167,7 +183,7 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "indoor_loss_share": draw(ratio(0.0, 1.0)),
         **draw(st.sampled_from(sorted(COOLANTS.items())))[1],
         "coolant_supply_temperature": f"{coolant_supply!r} degC",
-        "facility_water_temperature": f"{coolant_supply - draw(st.floats(0.5, 5))!r} degC",
+        "facility_water_temperature": f"{_typo_free(coolant_supply - draw(st.floats(0.5, 5)), -100.0)!r} degC",
         "dry_cooler_threshold": f"{draw(st.floats(20, 45))!r} degC",
         "chiller_cop": draw(ratio(1.0, 15.0)),
         "cdu_scope": draw(st.sampled_from(["row", "rack"])),
@@ -237,6 +253,8 @@ def tco_section(draw: Any) -> dict[str, Any]:
         "reserved_share": draw(ratio(0, 1)),
         "rent_price_change": draw(change()),
         "rent_extras": draw(qty(0, 1e5, "USD/month")),
+        "start_date": draw(st.dates(datetime.date(2000, 1, 1), datetime.date(2100, 12, 31))).isoformat(),
+        "fiscal_year_end": draw(st.integers(1, 12)),
     }
     if draw(st.booleans()):
         s["server_price"] = draw(qty(1_000, 1e6, "USD"))
@@ -347,6 +365,10 @@ def sites(draw: Any) -> dict[str, Any]:
     gpus = site["power"]["gpus"]
     most = min(gpus, site["scenarios"]["dear_power"]["power.gpus"]) if "dear_power" in site["scenarios"] else gpus
     site["reliability"] = draw(reliability_section(most))
-    if site["reliability"]["storage_sizing"] == "sized":  # the Reliability sheet sizes it: no lump sum
-        del site["power"]["storage_power"], site["tco"]["storage_capex"]
+    if site["reliability"]["storage_sizing"] == "sized":  # the Reliability sheet sizes it: no lump sum, and its
+        del site["power"]["storage_power"], site["tco"]["storage_capex"]  # appliances and head nodes are endpoints
+        del site["fabric"]["storage_system_ports"], site["fabric"]["inband_system_ports"]
+    else:  # the per-server ports are the sized storage's
+        site["fabric"].pop("server_inband_ports", None)
+        site["fabric"].pop("head_node_storage_ports", None)
     return {k: v for k, v in site.items() if v != {}}

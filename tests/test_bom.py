@@ -27,11 +27,13 @@ def example() -> Model:
 
 
 def test_quantities_are_the_model_lines(example: Model) -> None:
-    """Nodes 1,024 / 8 = 128; 38 racks (one storage rack: the 5.0 kW of storage the Reliability sheet sizes); 140
-    PDUs; power cords 128 x 6 PSUs (DGX H100) = 768; leaves 32, spines 16 (Fabric); OOB switches 8; no CDUs,
+    """Nodes 1,024 / 8 = 128; 39 racks (5 network racks for 65 switches, one storage rack: the 5.0 kW of storage
+    the Reliability sheet sizes, one management rack); 142 PDUs; power cords 128 x 6 PSUs (DGX H100) = 768; leaves
+    32, spines 16; storage 7 leaves and 2 spines; in-band 6 leaves and 2 spines (Fabric); OOB switches 8; no CDUs,
     manifolds or hoses on an air-cooled site."""
-    expected = {"nodes": 128, "gpus": 1024, "racks": 38, "pdus": 140, "power_cords": 768, "leaf_switches": 32,
-                "spine_switches": 16, "core_switches": 0, "storage_leaf_switches": 10, "storage_spine_switches": 6,
+    expected = {"nodes": 128, "gpus": 1024, "racks": 39, "pdus": 142, "power_cords": 768, "leaf_switches": 32,
+                "spine_switches": 16, "core_switches": 0, "storage_leaf_switches": 7, "storage_spine_switches": 2,
+                "inband_leaf_switches": 6, "inband_spine_switches": 2, "inband_core_switches": 0,
                 "oob_switches": 8, "cdus": 0, "manifolds": 0, "hoses": 0}
     for key, n in expected.items():
         assert v(example, f"bom.{key}_qty") == n, key
@@ -41,42 +43,51 @@ def test_quantities_are_the_model_lines(example: Model) -> None:
 
 def test_transceivers_by_end_and_type(example: Model) -> None:
     """The issue's mixed line split by end and type: 512 host-side twin-port (128 hosts x ROUNDUP(8 rails / 2
-    links)), 512 leaf-side on host links (1,024 links / 2 per cage), 1,024 leaf-spine (2 x 1,024 / 2), 304
-    single-port at storage endpoints (128 x 2 + 48), 152 storage leaf-side (304 / 2), 306 storage leaf-spine:
-    2,810 in all, the Fabric's total, none single-mode."""
-    mm = {"node": 512, "leaf_host": 512, "leaf_spine": 1024, "spine_core": 0, "storage_port": 304,
-          "storage_leaf": 152, "storage_leaf_spine": 306, "storage_spine_core": 0}
+    links)), 512 leaf-side on host links (1,024 links / 2 per cage), 1,024 leaf-spine (2 x 1,024 / 2), 280
+    single-port at storage endpoints (128 x 2 + 2 appliances x 8 + 4 head nodes x 2), 140 storage leaf-side
+    (280 / 2), 112 storage leaf-spine; in-band 272 at the nodes and servers (128 x 2 + 16), 276 leaf-side (one per
+    port, site uplinks included), 192 leaf-spine (2 x 96): 3,320 in all, the Fabric's total, none single-mode."""
+    mm = {"node": 512, "leaf_host": 512, "leaf_spine": 1024, "spine_core": 0, "storage_port": 280,
+          "storage_leaf": 140, "storage_leaf_spine": 112, "storage_spine_core": 0, "inband_port": 272,
+          "inband_leaf": 276, "inband_leaf_spine": 192, "inband_spine_core": 0}
     for key, n in mm.items():
         assert v(example, f"bom.{key}_optics_mm_qty") == n, key
         assert v(example, f"bom.{key}_optics_sm_qty") == 0, key
-    assert sum(mm.values()) == 2810 == v(example, "fabric.transceivers_total")
-    for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out"):
+    assert sum(mm.values()) == 3320 == v(example, "fabric.transceivers_total")
+    for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out",
+                  "bom.inband_switches_tie_out"):
         assert v(example, check) == 1
 
 
 def test_cables_by_type_and_length_class(example: Model) -> None:
     """Host-leaf runs are 14.4 m (Fabric), rounded up to the 5 m step: a 15 m class; 1,024 host-leaf and 1,024
-    leaf-spine fibres, 304 + 306 storage, 364 copper out-of-band cables (one per OOB endpoint)."""
+    leaf-spine fibres, 280 + 112 storage, 276 + 96 in-band and its 6 peer-link copper cables, 367 copper
+    out-of-band cables (one per OOB endpoint: 128 BMCs, 65 switches, 142 PDUs, 32 others)."""
     assert v(example, "fabric.node_leaf_run") == pytest.approx(14.4)
     assert v(example, "bom.node_leaf_cables_mm_length") == 15
     assert v(example, "bom.node_leaf_cables_mm_qty") == 1024
     assert v(example, "bom.leaf_spine_cables_mm_qty") == 1024
     assert v(example, "bom.storage_endpoint_cables_mm_qty") + v(example, "bom.storage_leaf_spine_cables_mm_qty") \
-        == 304 + 306
-    assert v(example, "bom.oob_cables_qty") == v(example, "fabric.oob_endpoints") == 364
+        == 280 + 112
+    assert v(example, "bom.inband_endpoint_cables_mm_qty") == 276
+    assert v(example, "bom.inband_leaf_spine_cables_mm_qty") == 96
+    assert v(example, "bom.inband_peer_cables_dac_qty") == 6
+    assert v(example, "bom.oob_cables_qty") == v(example, "fabric.oob_endpoints") == 367
 
 
 def test_capex_is_the_bom_total(example: Model) -> None:
-    """By hand: nodes 128 x 270,000 = 34,560,000 and 4 management nodes x 25,000; switches (32 + 16 + 10 + 6) x
-    30,000 = 1,920,000; OOB 8 x 8,000 = 64,000; fabric managers 2 x 25,000 = 50,000; transceivers 512 x 1,000
-    (host side) + (512 + 1,024 + 152 + 306) x 1,000 + 304 x 700 = 2,718,800; fibre 2,658 x 150 = 398,700; copper
-    364 x 8 = 2,912; power cords 128 x 6 x 25 = 19,200 and (64 + 8 + 2 + 4) x 2 x 25 = 3,900 for switches and
-    appliances; the colocation supplies the 38 cabinets and 140 PDUs (counted, not bought). Storage, sized on the
-    Reliability sheet: 2 all-flash appliances x 350,000 + ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
+    """By hand: nodes 128 x 270,000 = 34,560,000 and 4 management nodes x 25,000; switches (32 + 16 + 7 + 2) x
+    30,000 = 1,710,000 and in-band 8 x 30,000 = 240,000; OOB 8 x 8,000 = 64,000; fabric managers 2 x 25,000 =
+    50,000; transceivers 512 x 1,000 (host side) + (512 + 1,024 + 140 + 112) x 1,000 + 280 x 700 = 2,496,000 and
+    in-band 740 x 150 = 111,000; fibre (2,048 + 392 + 372) x 150 = 421,800; peer-link copper 6 x 100 = 600;
+    out-of-band copper 367 x 8 = 2,936; power cords 128 x 6 x 25 = 19,200 and (65 + 8 + 2 + 4) x 2 x 25 = 3,950
+    for switches and appliances; the colocation supplies the 39 cabinets and 142 PDUs (counted, not bought).
+    Storage, sized on the Reliability sheet: 2 all-flash appliances x 350,000 + ROUNDUP(22.4) = 23 TB of capacity
+    tier x 100 = 702,300.
     Spares (Reliability sheet): 15 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + a
     switch 30,000 (no PSU or fan: a redundant set waits for its part) = 4,086,300."""
-    network = 1_920_000 + 64_000 + 50_000 + 2_718_800 + 398_700 + 2_912
-    power = 19_200 + 3_900
+    network = 1_710_000 + 240_000 + 64_000 + 50_000 + 2_496_000 + 111_000 + 421_800 + 600 + 2_936
+    power = 19_200 + 3_950
     storage = 2 * 350_000 + 23 * 100
     spares = 15 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 30_000
     assert v(example, "bom.total_storage") == pytest.approx(storage, rel=1e-12)
@@ -87,18 +98,18 @@ def test_capex_is_the_bom_total(example: Model) -> None:
     assert v(example, "bom.total") == pytest.approx(total, rel=1e-12)
     assert v(example, "tco.it_capex") == v(example, "bom.total")
     assert v(example, "bom.variance_total") == 0  # no quotes: every price is the budget's
-    assert "bom.racks_cost" not in example.values and v(example, "bom.racks_qty") == 38
+    assert "bom.racks_cost" not in example.values and v(example, "bom.racks_qty") == 39
 
 
 def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
-    """Bought instead: 38 x 2,500 + 140 x 3,000 = 515,000 more capex."""
+    """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more capex."""
     data = yaml.safe_load(EXAMPLE.read_text())
     data["bom"]["cabinets"] = "buy"
     site = tmp_path / "buy.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))
     bought = load(site)
-    assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 38 * 2500 + 140 * 3000
-    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(515_000, rel=1e-12)
+    assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 39 * 2500 + 142 * 3000
+    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500, rel=1e-12)
 
 
 def test_lead_times_set_the_service_start(tmp_path: Path) -> None:
@@ -129,3 +140,29 @@ def test_liquid_cooled_racks_have_manifolds_and_hoses() -> None:
     assert v(m, "bom.hoses_qty") == 2 * racks
     assert v(m, "bom.cdus_qty") == v(m, "cooling.cdus_installed") > 0
     assert v(m, "bom.cdus_cost") == v(m, "bom.cdus_qty") * v(m, "bom.cdu_price")
+
+
+def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
+    """With a 10 m in-band optic the example's in-band runs (host-leaf 14.4 m, leaf-spine 7.2 + 6 = 13.2 m) go
+    single-mode: its 272 endpoint, 276 leaf and 192 leaf-spine transceivers move to the single-mode rows at 400
+    instead of 150 USD, and their 276 + 96 fibres to single-mode cable at 120 instead of 150 USD; the compute and
+    storage rows stay multimode (50 m). The tie-outs hold: 740 single-mode transceivers, the Fabric's count."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["fabric"]["inband_optic_reach"] = "10 m"
+    site = tmp_path / "short.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    m = load(site)
+    for key, n in (("inband_port", 272), ("inband_leaf", 276), ("inband_leaf_spine", 192)):
+        assert (v(m, f"bom.{key}_optics_sm_qty"), v(m, f"bom.{key}_optics_mm_qty")) == (n, 0), key
+    assert v(m, "bom.leaf_spine_optics_sm_qty") == 0 and v(m, "bom.storage_port_optics_sm_qty") == 0
+    assert (v(m, "bom.inband_endpoint_cables_sm_qty"), v(m, "bom.inband_leaf_spine_cables_sm_qty")) == (276, 96)
+    assert v(m, "fabric.single_mode_transceivers_total") == 740
+    for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out"):
+        assert v(m, check) == 1
+    base = load(EXAMPLE)
+    assert v(m, "bom.total_network") - v(base, "bom.total_network") == pytest.approx(
+        740 * (400 - 150) + (276 + 96) * (120 - 150), rel=1e-12)
+    # power: the single-mode modules at 4.5 W instead of 3.5 W, in the racks and (the node ports) in the nodes
+    assert v(m, "fabric.inband_switch_optics_power") - v(base, "fabric.inband_switch_optics_power") == \
+        pytest.approx((276 + 192) * 1.0 / 1000)
+    assert v(m, "fabric.inband_node_optics_power") == pytest.approx(256 * 4.5 / 1000)

@@ -28,6 +28,7 @@ from workbook.models import (
     ENGINEERING,
     all_rules,
     all_specs,
+    bom,
     define_fleet,
     define_site_fleet,
     model_inputs,
@@ -125,11 +126,12 @@ def test_a_line_reading_outside_its_document_is_written_as_its_value(example: Mo
 
 def two_fleets() -> tuple[Book, object]:
     """The example's fleet and, under the namespace fleet_new, the B200 build's hardware, in one book (the example
-    sizes its storage on the Reliability sheet, so that model comes first)."""
+    sizes its storage on the Reliability sheet, so that model comes first; the BOM's head node count is an endpoint
+    of its storage and in-band networks)."""
     old_site = load_site(EXAMPLE, all_specs(), rules=all_rules())
     new_site = load_site(B200, all_specs(), rules=all_rules())
     book = Book("two fleets")
-    _, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability]))
+    _, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability, bom]))
     new = define_fleet(book, model_inputs(book, new_site, ENGINEERING, "fleet_new"), "fleet_new")
     summary.define_checks(book)
     return book, (old_site, old, new)

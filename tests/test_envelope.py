@@ -31,6 +31,7 @@ from workbook.models import (
     model_inputs,
     summary,
 )
+from workbook.models import bom as bom_model
 from workbook.models import envelope as envelope_model
 from workbook.models import reliability as reliability_model
 from workbook.models.base import Scope
@@ -54,7 +55,7 @@ def envelope_book(site_path: Path, *others: tuple[str, Path, str]) -> tuple[Book
     for title in sheets.ORDER:
         book.sheets.setdefault(title, [])
     site = load_site(site_path, specs(), rules=all_rules())
-    inputs = model_inputs(book, site, [*ENGINEERING, reliability_model, envelope_model])
+    inputs = model_inputs(book, site, [*ENGINEERING, reliability_model, bom_model, envelope_model])
     _, fleet = define_site_fleet(book, inputs)
     fleets = [("Site fleet", fleet, fleet.inputs.power.gpu_throughput)]
     for label, path, namespace in others:
@@ -86,36 +87,36 @@ def value(values: dict[str, np.ndarray], line_id: str) -> float:
 
 def test_the_example_at_one_mw_by_hand(example: tuple[Book, dict[str, np.ndarray]]) -> None:
     """The example's own figures (Power chain): a DGX H100 peaks at 10.2 kW (the vendor maximum: components
-    9.457 kW + GPU excursion 0.596 kW = 10.053 kW is below it); 47.808 kW of switches and 40.326 kW of optics over
-    128 nodes = 0.68855 kW a node; storage 5.0224 kW (sized on the Reliability sheet: 2 all-flash appliances of
-    2.5 kW and 22.4 TB of capacity tier at 1 W/TB) + management 8 kW; feed headroom 10%, design PUE 1.4, so a kW
-    of peak IT takes 1.1 x 1.4 = 1.54 kW of feed.
+    9.457 kW + GPU excursion 0.596 kW = 10.053 kW is below it, and holds its transceivers); 46.579 kW of switches
+    and 28.458 kW of switch-side optics over 128 nodes = 0.58623 kW a node; storage 5.0224 kW (sized on the
+    Reliability sheet: 2 all-flash appliances of 2.5 kW and 22.4 TB of capacity tier at 1 W/TB) + management 8 kW;
+    feed headroom 10%, design PUE 1.4, so a kW of peak IT takes 1.1 x 1.4 = 1.54 kW of feed.
 
-    Fixed part: 13.0224 kW x 1.54 = 20.0545 kW. Feed per node: (10.2 + 0.68855) x 1.54 = 16.7684 kW (the chain's
-    own: (contracted feed - fixed part) / 128). At 1 MW: ROUNDDOWN((1,000 - 20.0545) / 16.7684) = ROUNDDOWN(58.44)
-    = 58 nodes, 464 GPUs and 464 H100-equivalents per MW (7.38 kW left over).
+    Fixed part: 13.0224 kW x 1.54 = 20.0545 kW. Feed per node: (10.2 + 0.58623) x 1.54 = 16.6108 kW (the chain's
+    own: (contracted feed - fixed part) / 128). At 1 MW: ROUNDDOWN((1,000 - 20.0545) / 16.6108) = ROUNDDOWN(58.99)
+    = 58 nodes, 464 GPUs and 464 H100-equivalents per MW (16.52 kW left over).
 
     Capped at 70%: 8 x 700 W x 0.3 / 0.94 = 1.7872 kW saved at the wall per node, x 1.54 = 2.7523 kW of feed, so
-    14.0160 kW a node: ROUNDDOWN(979.9455 / 14.0160) = ROUNDDOWN(69.92) = 69 nodes, 552 GPUs (88 more), each at
-    0.7^0.3333 = 88.79% throughput: 490.1 H100-equivalents per MW, a net gain of 490.1 / 464 - 1 = 5.6%."""
+    13.8585 kW a node: ROUNDDOWN(979.9455 / 13.8585) = ROUNDDOWN(70.71) = 70 nodes, 560 GPUs (96 more), each at
+    0.7^0.3333 = 88.79% throughput: 497.2 H100-equivalents per MW, a net gain of 497.2 / 464 - 1 = 7.2%."""
     _, v = example
-    per_node = (10.2 + (47.808 + 40.326) / 128) * 1.1 * 1.4
+    per_node = (10.2 + (57 * 0.747 + 8 * 0.5 + 28.458) / 128) * 1.1 * 1.4
     capped = per_node - 8 * 0.7 * 0.3 / 0.94 * 1.54
     assert value(v, "envelope.feed_per_peak_it") == pytest.approx(1.54, rel=1e-12)
     assert value(v, "envelope.fixed_feed") == pytest.approx((2 * 2.5 + 22.4 / 1000 + 8) * 1.54, rel=1e-12)
     assert value(v, "envelope.feed_per_node") == pytest.approx(per_node, rel=1e-12)
-    assert per_node == pytest.approx(16.7684, abs=1e-4) and capped == pytest.approx(14.0160, abs=1e-4)
+    assert per_node == pytest.approx(16.6108, abs=1e-4) and capped == pytest.approx(13.8585, abs=1e-4)
     room = 1000 - (2 * 2.5 + 22.4 / 1000 + 8) * 1.54
     assert (value(v, "envelope.nodes"), value(v, "envelope.gpus")) == (58, 464)
     assert value(v, "envelope.gpus_per_mw") == value(v, "envelope.compute_per_mw") == 464
     assert value(v, "envelope.feed_left") == pytest.approx(room - 58 * per_node, rel=1e-9)
     assert value(v, "envelope.capped_feed_per_node") == pytest.approx(capped, rel=1e-12)
-    assert (value(v, "envelope.capped_nodes"), value(v, "envelope.capped_gpus")) == (69, 552)
-    assert value(v, "envelope.extra_gpus") == 88
+    assert (value(v, "envelope.capped_nodes"), value(v, "envelope.capped_gpus")) == (70, 560)
+    assert value(v, "envelope.extra_gpus") == 96
     assert value(v, "envelope.cap_throughput") == pytest.approx(0.7 ** 0.3333, rel=1e-12)
-    assert value(v, "envelope.capped_compute_per_mw") == pytest.approx(552 * 0.7 ** 0.3333, rel=1e-12)
-    assert value(v, "envelope.compute_gain") == pytest.approx(552 * 0.7 ** 0.3333 / 464 - 1, rel=1e-12)
-    assert 0.056 < value(v, "envelope.compute_gain") < 0.057
+    assert value(v, "envelope.capped_compute_per_mw") == pytest.approx(560 * 0.7 ** 0.3333, rel=1e-12)
+    assert value(v, "envelope.compute_gain") == pytest.approx(560 * 0.7 ** 0.3333 / 464 - 1, rel=1e-12)
+    assert 0.071 < value(v, "envelope.compute_gain") < 0.072
     assert bool(v["envelope.node_fits"].reshape(-1)[0])
 
 
@@ -158,25 +159,25 @@ def site_values(path: Path) -> dict[str, np.ndarray]:
 
 def test_the_b200_cap_saves_through_the_marginal_facility_factor() -> None:
     """The B200 build is itemised (cooling 0.2 kW/kW of IT, distribution loss 5%) and liquid-cooled on a W32 loop.
-    Its feed per node is (14.3 + 0.68248 kW of network and optics) x 1.1 x 1.2 / 0.95 = 20.8178 kW. Capped at 70%
+    Its feed per node is (14.3 + 0.66419 kW of network and optics) x 1.1 x 1.2 / 0.95 = 20.7923 kW. Capped at 70%
     a node saves 8 x 1,000 W x 0.3 / 0.94 = 2.5532 kW at the wall. Of a kW at a GPU's wall 6% is PSU loss on air
     and 94% goes to the plates, which dry coolers take: 0.06 / COP 3 = 0.02 kW of compressor per kW, so the
     marginal facility factor is 1.02 / 0.95 = 1.0737 (the chain's average, 1.2 / 0.95 = 1.2632, would have the
-    GPUs' watts go through chillers). Capped feed per node 20.8178 - 2.5532 x 1.1 x 1.0737 = 17.8023 kW:
-    ROUNDDOWN(837.89 / 17.8023) = 47 nodes, 376 GPUs (384 at the average factor), +4.33% compute per MW with
-    whole nodes, +3.83% per node (20.8178 / 17.8023 x 0.7^0.3333 - 1)."""
+    GPUs' watts go through chillers). Capped feed per node 20.7923 - 2.5532 x 1.1 x 1.0737 = 17.7769 kW:
+    ROUNDDOWN(837.89 / 17.7769) = 47 nodes, 376 GPUs (384 at the average factor), +4.33% compute per MW with
+    whole nodes, +3.85% per node (20.7923 / 17.7769 x 0.7^0.3333 - 1)."""
     v = site_values(B200)
     network = value(v, "envelope.network_per_node")
     per_node = (14.3 + network) * 1.1 * 1.2 / 0.95
     assert value(v, "envelope.feed_per_node") == pytest.approx(per_node, rel=1e-12)
-    assert per_node == pytest.approx(20.8178, abs=1e-4)
+    assert per_node == pytest.approx(20.7923, abs=1e-4)
     saving = 8 * 1.0 * 0.3 / 0.94
     assert value(v, "cooling.gpu_marginal_cooling") == pytest.approx(0.06 / 3, rel=1e-12)
     factor = (1 + 0.06 / 3) / 0.95
     assert value(v, "envelope.cap_facility_factor") == pytest.approx(factor, rel=1e-12)
     capped = per_node - saving * 1.1 * factor
     assert value(v, "envelope.capped_feed_per_node") == pytest.approx(capped, rel=1e-12)
-    assert capped == pytest.approx(17.8023, abs=1e-4)
+    assert capped == pytest.approx(17.7769, abs=1e-4)
     room = value(v, "envelope.feed_for_nodes")
     assert (room // per_node, room // capped) == (40, 47)
     assert (value(v, "envelope.gpus"), value(v, "envelope.capped_gpus")) == (320, 376)
@@ -185,14 +186,14 @@ def test_the_b200_cap_saves_through_the_marginal_facility_factor() -> None:
     assert value(v, "envelope.compute_gain") == pytest.approx(376 / 320 * share - 1, rel=1e-12)
     assert value(v, "envelope.compute_gain_continuous") == pytest.approx(per_node / capped * share - 1, rel=1e-12)
     assert round(value(v, "envelope.compute_gain"), 4) == 0.0433
-    assert round(value(v, "envelope.compute_gain_continuous"), 4) == 0.0383
+    assert round(value(v, "envelope.compute_gain_continuous"), 4) == 0.0385
 
 
 def test_the_gb200_headline_gain_is_mostly_rounding() -> None:
     """1 MW holds 4 GB200 NVL72 racks at TDP and 6 capped: +33.2% compute with whole racks. The design PUE 1.25
     is the facility factor (a PUE site's overhead scales with its load). A rack saves 72 x 1,200 W x 0.3 / 0.97 =
     26.72 kW at the wall, x 1.1 x 1.25 = 36.74 kW of feed; per rack the gain is feed per rack at TDP / at the cap
-    x 0.8879 - 1 = +9.70%."""
+    x 0.8879 - 1 = +9.63% (the rack's feed holds its share of the network and switch-side optics)."""
     v = site_values(GB200)
     per_node, capped = value(v, "envelope.feed_per_node"), value(v, "envelope.capped_feed_per_node")
     assert value(v, "envelope.cap_facility_factor") == pytest.approx(1.25, rel=1e-12)
@@ -202,7 +203,7 @@ def test_the_gb200_headline_gain_is_mostly_rounding() -> None:
     assert value(v, "envelope.compute_gain") == pytest.approx(6 / 4 * share - 1, rel=1e-12)
     assert round(value(v, "envelope.compute_gain"), 3) == 0.332
     assert value(v, "envelope.compute_gain_continuous") == pytest.approx(per_node / capped * share - 1, rel=1e-12)
-    assert round(value(v, "envelope.compute_gain_continuous"), 4) == 0.0970
+    assert round(value(v, "envelope.compute_gain_continuous"), 4) == 0.0963
 
 
 @SETTINGS

@@ -8,6 +8,8 @@ the node tree with pint quantities, leaving every conversion to pint.
 
 from __future__ import annotations
 
+import calendar
+import datetime
 import itertools
 import math
 import re
@@ -22,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
+from tests.helpers import binomial_quantile_exactly
 from workbook.api import load
 from workbook.book import Book
 from workbook.excel.writer import write_book
@@ -276,9 +279,11 @@ class PintEvaluator:
             return self.func(n.name, [self.node(a, t) for a in n.args])
         if kind in ("RowAgg", "Irr"):
             return self.row_function(n)
-        if kind == "Rollup":
-            keys, row = self.line(n.by), self.line(n.line)
-            picked = [q for k, q in zip(keys, row, strict=True) if round(_mag(k)) == t]
+        if kind == "Period":  # the column's number
+            return Q_(float(t), "")
+        if kind == "Rollup":  # the months whose key is this column's header (its number, or its fiscal year)
+            keys, row, header = self.line(n.by), self.line(n.line), round(_mag(self.node(n.keys, t)))
+            picked = [q for k, q in zip(keys, row, strict=True) if round(_mag(k)) == header]
             return sum(picked[1:], picked[0]) if picked else Q_(0.0, n.line.unit)
         if kind == "Lagged":  # the row's value in the month `lag` months before this column's
             keys, row = self.line(n.by), self.line(n.line)
@@ -303,6 +308,16 @@ class PintEvaluator:
             return any(args)
         if name == "NOT":
             return not args[0]
+        if name == "CRITBINOM":  # the smallest k with P(X <= k) >= level, from its definition in exact rationals
+            n, p, level = (_mag(a.to("")) for a in args)
+            return Q_(float(binomial_quantile_exactly(round(n), p, level)), "")
+        if name in ("EOMONTH", "YEAR"):  # from Python's calendar: a date is days since 1899-12-30
+            d = datetime.date(1899, 12, 30) + datetime.timedelta(days=math.floor(_mag(args[0].to("day"))))
+            if name == "YEAR":
+                return Q_(float(d.year), "")
+            y, m = divmod(d.year * 12 + d.month - 1 + math.trunc(_mag(args[1].to(""))), 12)
+            end = datetime.date(y, m + 1, calendar.monthrange(y, m + 1)[1])
+            return Q_(float((end - datetime.date(1899, 12, 30)).days), "day")
         if name == "PMT":  # the level payment that repays pv over nper periods, negative as Excel shows it
             rate, nper, pv = _mag(args[0].to("")), _mag(args[1].to("")), args[2]
             if rate == 0:

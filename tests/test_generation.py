@@ -52,8 +52,8 @@ def variant(tmp_path: Path, change: Any, name: str = "variant") -> Path:
 def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> None:
     """DGX H100: 4 nodes x 10.2 kW = 40.8 kW a rack, all to air, 4 x 8 GPUs x 1.0 = 32 H100-eq. B200 (the `next`
     instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 34.8 kW to the cold plates, 4 x 8 x 2.2 = 70.4.
-    Each fleet's support racks draw its own: H100 (47.808 switches + 40.326 optics + 30 storage + 8 management) / 7
-    = 18.019 kW; B200 (26.145 + 22.416 + 60 + 15) / 8 = 15.445 kW; the B200 fleet's CDU pumps 15 kW."""
+    Each fleet's support racks draw its own: H100 (47.579 switches + 28.9 switch-side optics + 30 storage + 8
+    management) / 8 = 14.310 kW; B200 (30.145 + 17.708 + 60 + 15) / 8 = 15.357 kW; the B200 fleet's CDU pumps 15 kW."""
     assert one(upgrade, "generation.current_rack_power") == pytest.approx(40.8)
     assert one(upgrade, "generation.current_rack_design") == pytest.approx(40.8)
     assert one(upgrade, "generation.current_rack_liquid") == 0
@@ -62,21 +62,21 @@ def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> N
     assert one(upgrade, "generation.next_rack_power") == pytest.approx(57.2)
     assert one(upgrade, "generation.next_rack_compute") == pytest.approx(4 * 8 * 2.2)
     assert one(upgrade, "generation.next_racks") == 16 and one(upgrade, "generation.current_racks") == 32
-    assert one(upgrade, "generation.current_support_power") == pytest.approx((47.808 + 40.326 + 30 + 8) / 7)
-    assert one(upgrade, "generation.next_support_power") == pytest.approx((26.145 + 22.416 + 60 + 15) / 8)
+    assert one(upgrade, "generation.current_support_power") == pytest.approx((47.579 + 28.9 + 30 + 8) / 8)
+    assert one(upgrade, "generation.next_support_power") == pytest.approx((30.145 + 17.708 + 60 + 15) / 8)
     assert one(upgrade, "generation.next_pumps") == 15 and one(upgrade, "generation.current_pumps") == 0
 
 
-OLD_SUPPORT = (47.808 + 40.326 + 30 + 8) / 7  # kW per H100 network, storage or management rack
-NEW_SUPPORT = (26.145 + 22.416 + 60 + 15) / 8  # kW per B200 one
-START_IT = 32 * 40.8 + 7 * OLD_SUPPORT  # 1,431.734 kW: the power chain's peak IT load
-FEED = START_IT * 1.1 * 1.4  # critical IT (10% headroom) x design PUE: 2,204.87 kW of facility power
+OLD_SUPPORT = (47.579 + 28.9 + 30 + 8) / 8  # kW per H100 network, storage or management rack (5 + 1 + 2 of them)
+NEW_SUPPORT = (30.145 + 17.708 + 60 + 15) / 8  # kW per B200 one
+START_IT = 32 * 40.8 + 8 * OLD_SUPPORT  # 1,420.079 kW: the power chain's peak IT load
+FEED = START_IT * 1.1 * 1.4  # critical IT (10% headroom) x design PUE: 2,186.92 kW of facility power
 
 
 def test_the_site_plant_by_hand(upgrade: Model) -> None:
-    """The plant the plans must fit: the contracted feed 1,431.734 x 1.1 x 1.4 = 2,204.87 kW; two 2.5 MVA
+    """The plant the plans must fit: the contracted feed 1,420.079 x 1.1 x 1.4 = 2,186.92 kW; two 2.5 MVA
     transformers N+1, one of which may be out: 1 x 2,500 kVA x 0.95 = 2,375 kW; three 1,250 kVA UPS blocks N+1:
-    2 x 1,250 x 0.95 = 2,375 kW; the hall's cooling sized for the H100 fleet's IT heat, 1,431.734 kW (its heat to
+    2 x 1,250 x 0.95 = 2,375 kW; the hall's cooling sized for the H100 fleet's IT heat, 1,420.079 kW (its heat to
     air and liquid; no CDU pumps), plus the retrofit's 900 kW of dry coolers from month 6."""
     assert one(upgrade, "generation.power_at_start") == pytest.approx(START_IT)
     assert one(upgrade, "generation.plant_feed") == pytest.approx(FEED)
@@ -91,14 +91,14 @@ def test_the_site_plant_by_hand(upgrade: Model) -> None:
 
 def test_staged_swap_by_hand(upgrade: Model) -> None:
     """Month 7: 8 B200 racks and their 8 support racks into zone b as 11 of its 16 H100 racks leave: zone b
-    5 x 40.8 + 8 x 57.2 + 8 x 15.445 = 785.16 kW, zone a 16 x 40.8 + 7 x 18.019 = 778.93: 1,564.10 kW of IT,
-    x 1.4 = 2,189.73 kW <= the 2,204.87 kW contract; hall heat 1,564.10 + 15 kW of pumps <= 1,431.73 + 900; UPS
-    1,564.10 + 15 kW of CDU pumps. Compute 16 x 32 + 5 x 32 + 8 x 70.4 = 1,235.2, never below the start's
+    5 x 40.8 + 8 x 57.2 + 8 x 15.357 = 784.45 kW, zone a 16 x 40.8 + 8 x 14.310 = 767.28: 1,551.73 kW of IT,
+    x 1.4 = 2,172.42 kW <= the 2,186.92 kW contract; hall heat 1,551.73 + 15 kW of pumps <= 1,420.08 + 900; UPS
+    1,551.73 + 15 kW of CDU pumps. Compute 16 x 32 + 5 x 32 + 8 x 70.4 = 1,235.2, never below the start's
     1,024; the largest job, on one fabric, is the H100s' 21 x 32 = 672 until month 10: 352 below, 3 months. Month
-    10: the other 8 B200 racks, zone b's last 5 H100 racks and 6 of zone a's leave: 10 x 40.8 + 126.134 + 16 x
-    57.2 + 123.561 = 1,572.90 kW (x 1.4 = 2,202.05 kW), compute 320 + 1,126.4 = 1,446.4, the job 1,126.4."""
-    month7 = 778.934 + 5 * 40.8 + 8 * 57.2 + 8 * NEW_SUPPORT
-    month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
+    10: the other 8 B200 racks, zone b's last 5 H100 racks and 6 of zone a's leave: 10 x 40.8 + 114.479 + 16 x
+    57.2 + 122.853 = 1,560.53 kW (x 1.4 = 2,184.74 kW), compute 320 + 1,126.4 = 1,446.4, the job 1,126.4."""
+    month7 = 16 * 40.8 + 8 * OLD_SUPPORT + 5 * 40.8 + 8 * 57.2 + 8 * NEW_SUPPORT
+    month10 = 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
     power = row(upgrade, "staged_swap.generation.power_used")
     assert power[[0, 6, 7, 9, 10]] == pytest.approx([START_IT, START_IT, month7, month7, month10])
     assert row(upgrade, "staged_swap.generation.facility_power")[[7, 10]] == pytest.approx(
@@ -113,8 +113,9 @@ def test_staged_swap_by_hand(upgrade: Model) -> None:
     assert one(upgrade, "staged_swap.generation.trough_depth") == 0
     assert one(upgrade, "staged_swap.generation.job_trough_depth") == pytest.approx(352)
     assert one(upgrade, "staged_swap.generation.job_trough_months") == 3
-    # positions free: zone a 1, then 7; zone b 8, then 20 with the new row, 15 (36 - 5 - 8 - 8), 12 (36 - 16 - 8)
-    assert row(upgrade, "staged_swap.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([9, 21, 16, 19])
+    # positions free: zone a none (16 + 8 of 24), then 6; zone b 8, then 20 with the new row, 15 (36 - 5 - 8 - 8),
+    # 12 (36 - 16 - 8)
+    assert row(upgrade, "staged_swap.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([8, 20, 15, 18])
     assert one(upgrade, "staged_swap.generation.infeasible_months") == 0
     assert one(upgrade, "staged_swap.generation.feasible") == 1
     assert np.isnan(one(upgrade, "staged_swap.generation.fits_all_first_month"))  # shown as "none"
@@ -124,7 +125,7 @@ def test_staged_swap_by_hand(upgrade: Model) -> None:
 def test_decommission_first_by_hand(upgrade: Model) -> None:
     """Zone b is emptied in month 3 and the 16 B200 racks arrive in month 7 as 6 of zone a's H100 racks leave:
     months 3 to 6 deliver only zone a's 16 x 32 = 512, a trough 512 deep and 4 months long, the largest job's too;
-    from month 7, 10 x 32 + 16 x 70.4 = 1,446.4 on 1,572.90 kW of IT, as the staged plan's end."""
+    from month 7, 10 x 32 + 16 x 70.4 = 1,446.4 on 1,560.53 kW of IT, as the staged plan's end."""
     compute = row(upgrade, "decom_first.generation.compute")
     assert compute[[2, 3, 6, 7]] == pytest.approx([1024, 512, 512, 1446.4])
     assert one(upgrade, "decom_first.generation.trough_depth") == 512
@@ -132,7 +133,7 @@ def test_decommission_first_by_hand(upgrade: Model) -> None:
     assert one(upgrade, "decom_first.generation.job_trough_depth") == 512
     assert one(upgrade, "decom_first.generation.job_trough_months") == 4
     assert row(upgrade, "decom_first.generation.power_used")[[3, 7]] == pytest.approx(
-        [16 * 40.8 + 7 * OLD_SUPPORT, 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT])
+        [16 * 40.8 + 8 * OLD_SUPPORT, 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT])
 
 
 def test_the_costs_by_hand(upgrade: Model) -> None:
@@ -153,11 +154,11 @@ def test_the_costs_by_hand(upgrade: Model) -> None:
 
 
 def test_moving_is_costed_as_a_site(upgrade: Model) -> None:
-    """The hall keeps its 1,024 and its 1,431.734 kW (support racks included); from month 14 (its lead time, counted
+    """The hall keeps its 1,024 and its 1,420.079 kW (support racks included); from month 14 (its lead time, counted
     as a delivery's month) the 16 B200 racks add 1,126.4 at the second site, whose IT is the next fleet's own:
-    16 x 57.2 + 8 x 15.445 = 1,038.76 kW. The second site's capex is 11 MUSD/MW of the next fleet's critical IT
-    (1.1426 MW); each month it runs: energy 1,038.76 kW x its PUE (the next fleet's itemised 1.3349) x 0.08 x 730 h,
-    running costs 18.33 USD/kW-month x 1,142.64 kW, and 3 FTE at 200,000 USD a year. The hall's energy all along."""
+    16 x 57.2 + 8 x 15.357 = 1,038.05 kW. The second site's capex is 11 MUSD/MW of the next fleet's critical IT
+    (1.1419 MW); each month it runs: energy 1,038.05 kW x its PUE (the next fleet's itemised 1.3349) x 0.08 x 730 h,
+    running costs 18.33 USD/kW-month x 1,141.86 kW, and 3 FTE at 200,000 USD a year. The hall's energy all along."""
     compute = row(upgrade, "generation.move_compute")
     assert compute[[13, 14]] == pytest.approx([1024, 1024 + 16 * 70.4])
     assert row(upgrade, "generation.move_largest_job")[[13, 14]] == pytest.approx([1024, 16 * 70.4])
@@ -167,7 +168,7 @@ def test_moving_is_costed_as_a_site(upgrade: Model) -> None:
     critical = one(upgrade, "next.power.critical_it_capacity")
     assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * critical / 1000)
     pue = one(upgrade, "next.power.pue_energy")
-    assert pue == pytest.approx(one(upgrade, "next.power.facility_power") / 1038.761)
+    assert pue == pytest.approx(one(upgrade, "next.power.facility_power") / site_it)
     site_month = site_it * pue * 0.08 * 730 + 18.33 * critical + 3 * 200_000 / 12
     hall_month = START_IT * 1.3 * 0.08 * 730
     cost = row(upgrade, "generation.move_cost_flow")
@@ -189,14 +190,14 @@ def original_plans(gen: dict[str, Any]) -> None:
 
 
 def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Path) -> None:
-    """The old plans keep all 32 H100 racks with the B200s. Building ahead, months 7-8: 2,012.9 kW of IT (32 x 40.8
-    + 126.134 + 8 x 57.2 + 123.561), x 1.4 = 2,818.1 kW, over the 2,204.9 kW contract and the one transformer N+1
-    leaves (2,375 kW), within the 3 MW site and the UPS; month 9 fits (16 H100 racks gone: 1,360.1 kW); from month
-    10, 1,817.7 kW (2,544.8) for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the
+    """The old plans keep all 32 H100 racks with the B200s. Building ahead, months 7-8: 2,000.5 kW of IT (32 x 40.8
+    + 114.479 + 8 x 57.2 + 122.853), x 1.4 = 2,800.7 kW, over the 2,186.9 kW contract and the one transformer N+1
+    leaves (2,375 kW), within the 3 MW site and the UPS; month 9 fits (16 H100 racks gone: 1,347.7 kW); from month
+    10, 1,805.3 kW (2,527.5) for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the
     transformers. The zones fit: the plant is what fails."""
     model = load(variant(tmp_path, original_plans))
     power = row(model, "staged_swap.generation.power_used")
-    month7 = 32 * 40.8 + 7 * OLD_SUPPORT + 8 * 57.2 + 8 * NEW_SUPPORT
+    month7 = 32 * 40.8 + 8 * OLD_SUPPORT + 8 * 57.2 + 8 * NEW_SUPPORT
     assert power[[7, 9, 10]] == pytest.approx([month7, month7 - 16 * 40.8, month7 - 16 * 40.8 + 8 * 57.2])
     feed = row(model, "staged_swap.generation.within_feed")
     assert list(np.flatnonzero(~feed)) == [7, 8, *range(10, 97)]
@@ -317,9 +318,9 @@ def test_an_infeasible_plan_fails_in_its_months_and_on_the_master_check(tmp_path
 def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path, libreoffice: str) -> None:
     """The hall with an itemised overhead (cooling 0.4 kW per kW of IT, 50 kW of other load, 5% distribution loss):
     the facility power of each month is the power chain's formula on the month's IT, (IT x 1.4 + 50) / 0.95, so the
-    start's is the power chain's own facility power: (1,431.734 x 1.4 + 50) / 0.95 = 2,162.55 kW; month 10 of the
-    staged plan, (1,572.90 x 1.4 + 50) / 0.95 = 2,370.55 kW, within the contract of 1,574.91 x 2,162.55 / 1,431.734
-    = 2,378.78 kW. The hall's heat is its IT (and pumps), as on a PUE site. LibreOffice computes every cell as
+    start's is the power chain's own facility power: (1,420.079 x 1.4 + 50) / 0.95 = 2,145.38 kW; month 10 of the
+    staged plan, (1,560.53 x 1.4 + 50) / 0.95 = 2,352.36 kW, within the contract of 1,562.09 x 2,145.38 / 1,420.079
+    = 2,359.92 kW. The hall's heat is its IT (and pumps), as on a PUE site. LibreOffice computes every cell as
     Python."""
     data = yaml.safe_load(UPGRADE.read_text())
     power = data["power"]
@@ -330,7 +331,7 @@ def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path,
     path = tmp_path / "itemised.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     model, layout = build(path, tmp_path / "itemised.xlsx")
-    month10 = 10 * 40.8 + 7 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
+    month10 = 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
     facility = row(model, "staged_swap.generation.facility_power")
     assert facility[[0, 10]] == pytest.approx([(START_IT * 1.4 + 50) / 0.95, (month10 * 1.4 + 50) / 0.95])
     assert facility[0] == pytest.approx(one(model, "power.facility_power"))

@@ -32,17 +32,17 @@ def b200() -> object:
 
 
 def test_the_example_needs_three_2500_kva_sets(example) -> None:
-    """IT 1,406.7564 kW; critical IT capacity 1,406.7564 x 1.1 = 1,547.432 kW (the DGX H100's 10.2 kW maximum
+    """IT 1,393.6594 kW; critical IT capacity 1,393.6594 x 1.1 = 1,533.025 kW (the DGX H100's 10.2 kW maximum
     already covers the GPUs' steps), no CDU pumps: the UPS-backed load. The rest of the facility on the design day,
-    IT x (1.4 - 1) = 562.703 kW (chillers, fans, losses, lighting), restarts on the sets: 2,110.135 kW, / 0.8 =
-    2,637.67 kVA. ROUNDUP(2,637.67 / 2,500) = 2 sets, N+1 = 3 (7,500 kVA); one out leaves 5,000 kVA."""
-    it = 1406.7564
+    IT x (1.4 - 1) = 557.464 kW (chillers, fans, losses, lighting), restarts on the sets: 2,090.489 kW, / 0.8 =
+    2,613.11 kVA. ROUNDUP(2,613.11 / 2,500) = 2 sets, N+1 = 3 (7,500 kVA); one out leaves 5,000 kVA."""
+    it = 1393.6594
     load_kw = it * 1.1 + it * 0.4
     assert v(example, "power.generator_ups_load") == pytest.approx(it * 1.1, rel=1e-12)
     assert v(example, "power.generator_plant_load") == pytest.approx(it * 0.4, rel=1e-12)
     assert v(example, "power.generator_load") == pytest.approx(load_kw, rel=1e-12)
     assert v(example, "power.generator_load_apparent") == pytest.approx(load_kw / 0.8, rel=1e-12)
-    assert load_kw / 0.8 == pytest.approx(2637.67, abs=0.01)
+    assert load_kw / 0.8 == pytest.approx(2613.11, abs=0.01)
     assert v(example, "power.generator_blocks_n") == 2
     assert v(example, "power.generator_blocks") == 3
     assert v(example, "power.installed_generator") == 7500
@@ -50,16 +50,16 @@ def test_the_example_needs_three_2500_kva_sets(example) -> None:
 
 
 def test_the_b200_build_needs_four_sets(b200) -> None:
-    """UPS-backed: critical IT 3,910.514 x 1.1 = 4,301.565 kW + 3 CDU pumps x 15 kW = 4,346.565 kW. The rest of the
-    facility: overhead 1,081.714 kW ((3,910.514 x 1.2 + 50) / 0.95 - 3,910.514) less the 45 kW of pumps already
-    counted = 1,036.714 kW. 5,383.28 kW / 0.8 = 6,729.10 kVA: 3 sets of 2,500, N+1 = 4 (10,000 kVA)."""
-    it = 3910.514
+    """UPS-backed: critical IT 3,905.833 x 1.1 = 4,296.416 kW + 3 CDU pumps x 15 kW = 4,341.416 kW. The rest of the
+    facility: overhead 1,080.482 kW ((3,905.833 x 1.2 + 50) / 0.95 - 3,905.833) less the 45 kW of pumps already
+    counted = 1,035.482 kW. 5,376.90 kW / 0.8 = 6,721.12 kVA: 3 sets of 2,500, N+1 = 4 (10,000 kVA)."""
+    it = 3905.833
     overhead = (it * 1.2 + 50) / 0.95 - it
     load_kw = it * 1.1 + 45 + overhead - 45
     assert v(b200, "power.generator_ups_load") == pytest.approx(it * 1.1 + 45, rel=1e-12)
     assert v(b200, "power.generator_plant_load") == pytest.approx(overhead - 45, rel=1e-12)
     assert v(b200, "power.generator_load") == pytest.approx(load_kw, rel=1e-12)
-    assert load_kw / 0.8 == pytest.approx(6729.10, abs=0.01)
+    assert load_kw / 0.8 == pytest.approx(6721.12, abs=0.01)
     assert v(b200, "power.generator_blocks_n") == math.ceil(load_kw / 0.8 / 2500) == 3
     assert v(b200, "power.generator_blocks") == 4
     assert v(b200, "power.installed_generator") == 10_000
@@ -68,8 +68,8 @@ def test_the_b200_build_needs_four_sets(b200) -> None:
 
 
 def test_without_a_spare_set_the_check_fails_and_2n_doubles(tmp_path: Path) -> None:
-    """N: 2 sets carry the example's 2,637.67 kVA, but not with one out (2,500 kVA): the check fails, and with it
-    the master check. 2N: 4 sets. A 0.9-rated set needs 2,110.135 / 0.9 = 2,344.6 kVA: 1 set (N), 2 with N+1."""
+    """N: 2 sets carry the example's 2,613.11 kVA, but not with one out (2,500 kVA): the check fails, and with it
+    the master check. 2N: 4 sets. A 0.9-rated set needs 2,090.489 / 0.9 = 2,322.8 kVA: 1 set (N), 2 with N+1."""
     bare = load(site_file(tmp_path, "bare", generator={"redundancy": "N"}))
     assert v(bare, "power.generator_blocks") == 2
     assert not bare.quantity("power.generators_one_down")
@@ -77,7 +77,7 @@ def test_without_a_spare_set_the_check_fails_and_2n_doubles(tmp_path: Path) -> N
     two_n = load(site_file(tmp_path, "two_n", generator={"redundancy": "2N"}))
     assert v(two_n, "power.generator_blocks") == 4 and two_n.quantity("power.generators_one_down")
     pf = load(site_file(tmp_path, "pf", generator={"power_factor": 0.9}))
-    assert v(pf, "power.generator_load_apparent") == pytest.approx(1406.7564 * 1.5 / 0.9, rel=1e-12)
+    assert v(pf, "power.generator_load_apparent") == pytest.approx(1393.6594 * 1.5 / 0.9, rel=1e-12)
     assert (v(pf, "power.generator_blocks_n"), v(pf, "power.generator_blocks")) == (1, 2)
 
 

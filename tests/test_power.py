@@ -71,8 +71,10 @@ def test_without_a_published_maximum_the_component_sum_and_the_gpu_excursion_siz
 
 
 def test_energy_is_billed_on_the_component_sum_not_the_vendor_maximum(example) -> None:
-    """IT load at the component sum = IT load - 128 x (10.2 - 9.4574) kW; the energy lines use it."""
-    gap = 128 * (10.2 - 8.890 / 0.94)
+    """IT load at the component sum = IT load - 128 x (10.2 - 9.4574) kW + the node-side transceivers the vendor's
+    maximum held ((512 x 15 + 256 x 9 + 256 x 3.5) W / 0.94 = 11.57 kW: they draw power all year, once); the energy
+    lines use it."""
+    gap = 128 * (10.2 - 8.890 / 0.94) - (512 * 15 + 256 * 9 + 256 * 3.5) / 1000 / 0.94
     assert v(example, "power.it_load") - v(example, "power.it_energy_load") == pytest.approx(gap, rel=1e-9)
     idle = v(example, "power.it_energy_load") * 0.35 * 1.3 * 0.08 * 730
     assert v(example, "tco.energy_idle") == pytest.approx(idle, rel=1e-12)
@@ -120,11 +122,12 @@ def test_rack_pdus_carry_the_synchronised_peak_on_either_feed(example) -> None:
     assert v(example, "power.pdus_per_rack") == 4
     assert v(example, "power.rack_feed_current") == pytest.approx(40_800 / (SQRT3 * 415 * 0.95 * 2), rel=1e-12)
     assert v(example, "power.rack_feed_current") <= v(example, "power.breaker_continuous_current")
-    # a network rack: (47.808 kW switches + 40.326 kW optics) / 4 racks = 22.03 kW, one PDU a feed; all PDUs:
-    # 32 compute racks x 4 + 6 support racks x 2; the out-of-band network manages each one
-    assert v(example, "power.network_rack_power") == pytest.approx((47.808 + 40.326) / 4, rel=1e-12)
+    # a network rack: (46.579 kW switches: 57 x 747 W + 8 in-band x 500 W, + 28.458 kW switch-side optics) / 5
+    # racks (65 switches, 16 a rack) = 15.01 kW, one PDU a feed; all PDUs: 32 compute racks x 4 + 7 support racks
+    # x 2; the out-of-band network manages each one
+    assert v(example, "power.network_rack_power") == pytest.approx((57 * 0.747 + 8 * 0.5 + 28.458) / 5, rel=1e-12)
     assert v(example, "power.support_rack_pdus") == 2
-    assert v(example, "power.pdus") == 32 * 4 + 6 * 2
+    assert v(example, "power.pdus") == 32 * 4 + 7 * 2
     assert v(example, "fabric.oob_pdu_ports") == v(example, "power.pdus")
 
 

@@ -289,15 +289,17 @@ def test_the_mean_alone_runs_out_about_half_the_time(example: Model) -> None:
 def test_cheap_parts_are_priced_by_what_they_idle(example: Model) -> None:
     """With a spare node to restart on, a missing NIC, transceiver or cable idles one host (a DGX: 8 GPUs) for the
     7-day lead time: 8 x 2.99 x 168 = 4,018.56 USD, more than each part costs, so each is held at its stock:
-    transceivers 2,810 x 1% a year / 365 x 7 = 0.539 in the pipeline -> 3; NICs from the paper's rate, 7 /
+    transceivers (compute, storage and in-band) 3,320 x 1% a year / 365 x 7 = 0.637 in the pipeline -> 3; NICs from
+    the paper's rate, 7 /
     21,233,664 x 1,024 x 24 x 7 = 0.0567 -> 2. A power supply of a 4+2 set idles the node only if another of its 5
     fails in the week: 5 x 2% x 7 / 365 = 0.19%, 7.71 USD of waiting < 1,000: none held; fans likewise. A leaf switch
-    takes its 32 nodes: 32 x 8 x 2.99 x 168 = 128,594 USD > 30,000: held (64 switches x 2% x 7 / 365 -> 1)."""
+    takes its 32 nodes: 32 x 8 x 2.99 x 168 = 128,594 USD > 30,000: held (65 switches: 48 compute, 9 storage, 8
+    in-band; x 2% x 7 / 365 -> 1)."""
     assert v(example, "reliability.nic_wait_cost") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
-    optics = 2810 * 0.01 / 365
+    optics = 3320 * 0.01 / 365
     assert v(example, "reliability.optic_per_day") == pytest.approx(optics, rel=1e-12)
     assert v(example, "reliability.optic_pipeline") == pytest.approx(optics * 7, rel=1e-12)
-    assert v(example, "reliability.optic_held") == stock(2810, optics * 7) == 3
+    assert v(example, "reliability.optic_held") == stock(3320, optics * 7) == 3
     nic = 7 / REF_GPU_HOURS * 1024 * 24
     assert v(example, "reliability.nic_per_day") == pytest.approx(nic, rel=1e-12)
     assert v(example, "reliability.nic_held") == stock(1280, nic * 7) == 2
@@ -307,7 +309,8 @@ def test_cheap_parts_are_priced_by_what_they_idle(example: Model) -> None:
     assert v(example, "reliability.psu_hold") == 0 and v(example, "reliability.psu_held") == 0
     assert v(example, "reliability.fan_held") == 0 and v(example, "bom.spare_fan_qty") == 0
     assert v(example, "reliability.switch_wait_cost") == pytest.approx(32 * WEEK_OF_A_HOST, rel=1e-12)
-    assert v(example, "reliability.switch_held") == stock(64, 64 * 0.02 / 365 * 7) == 1
+    assert v(example, "reliability.switch_installed") == 65
+    assert v(example, "reliability.switch_held") == stock(65, 65 * 0.02 / 365 * 7) == 1
     assert v(example, "reliability.psu_installed") == 128 * 6 and v(example, "reliability.fan_installed") == 128 * 12
 
 

@@ -56,7 +56,9 @@ HAND_TCO = {
 # the BOM's other budget prices at 0, so the capex is the one node's 240,000 (the colocation supplies the cabinets)
 HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
                                      "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
-                                     "manifold_price", "hose_price", "management_node_price")}
+                                     "manifold_price", "hose_price", "management_node_price",
+                                     "inband_switch_price", "inband_transceiver_price",
+                                     "inband_single_mode_transceiver_price", "dac_price")}
 # the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
 # part, and with no lead time nothing is waited for (Reliability sheet)
 HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
@@ -186,21 +188,21 @@ def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> N
 
 
 def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Path) -> None:
-    """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input) + 47.808 kW of switches + 40.326 kW
-    of optics + 5.0224 kW storage (Reliability sheet: 2 appliances x 2.5 kW + 22.4 TB x 1 W/TB) + 8 kW management
-    = 1,406.7564 kW; the vendor's maximum covers the GPUs' synchronised steps, so peak IT = IT load. Critical IT
-    capacity = 1,406.7564 x 1.1 = 1,547.432 kW; colocation = 1,547.432 x 184.06 = 284,820.3 USD a month. Charged
-    on the feed (critical x PUE 1.4 = 2,166.40 kW), it would be 398,748.5: the PUE paid twice, since energy is
-    billed at the PUE already."""
+    """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input, which holds its own transceivers) +
+    46.579 kW of switches (57 x 747 W + 8 in-band x 500 W) + 28.458 kW of switch-side optics + 5.0224 kW storage
+    (Reliability sheet: 2 appliances x 2.5 kW + 22.4 TB x 1 W/TB) + 8 kW management = 1,393.6594 kW; the vendor's
+    maximum covers the GPUs' synchronised steps, so peak IT = IT load. Critical IT capacity = 1,393.6594 x 1.1 =
+    1,533.025 kW; colocation = 1,533.025 x 184.06 = 282,168.6 USD a month. Charged on the feed (critical x PUE 1.4
+    = 2,146.24 kW), it would be 395,036.1: the PUE paid twice, since energy is billed at the PUE already."""
     critical = load(site_file(tmp_path, "critical"))
-    it = 128 * 10.2 + 47.808 + 40.326 + (2 * 2.5 + 22.4 / 1000) + 8
+    it = 128 * 10.2 + 57 * 0.747 + 8 * 0.5 + 28.458 + (2 * 2.5 + 22.4 / 1000) + 8
     assert v(critical, "power.it_load") == pytest.approx(it, rel=1e-12)
     assert v(critical, "power.peak_it_load") == pytest.approx(it, rel=1e-12)
     assert v(critical, "power.critical_it_capacity") == pytest.approx(it * 1.1, rel=1e-12)
     assert v(critical, "tco.colo_cost") == pytest.approx(it * 1.1 * 184.06, rel=1e-12)
-    assert v(critical, "tco.colo_cost") == pytest.approx(284_820.3, abs=0.1)
+    assert v(critical, "tco.colo_cost") == pytest.approx(282_168.6, abs=0.1)
     feed = load(site_file(tmp_path, "feed", tco={"facility_price_basis": "feed"}))
-    assert v(feed, "tco.colo_cost") == pytest.approx(398_748.5, abs=0.1)
+    assert v(feed, "tco.colo_cost") == pytest.approx(395_036.1, abs=0.1)
     assert v(feed, "tco.colo_cost") / v(critical, "tco.colo_cost") == pytest.approx(1.4, rel=1e-12)
     # energy carries the PUE in both: it is the same line
     assert v(feed, "tco.energy_cost") == v(critical, "tco.energy_cost")
@@ -367,10 +369,12 @@ def test_tax_shields_and_the_pl_ties_to_the_cash(tmp_path: Path) -> None:
     assert v(m, "tco.tax_flow")[1] == pytest.approx(-2_500)
     assert v(m, "tco.npv_own") == pytest.approx(180_000, rel=1e-12)
     assert v(m, "tco.npv_rent") == pytest.approx(24 * 8_760, rel=1e-12)
-    assert v(m, "tco.pl_depreciation").tolist() == pytest.approx([0, 120_000, 120_000, 0])
-    assert v(m, "tco.pl_cost_after_tax").tolist() == pytest.approx([0, 90_000, 90_000, 0])
-    assert v(m, "tco.cash_own").tolist() == pytest.approx([240_000, -30_000, -30_000, 0])
-    assert v(m, "tco.pl_asset_change").tolist() == pytest.approx([240_000, -120_000, -120_000, 0])
+    # the start, then FY2027-FY2030: 36 months from January 2027 touch three fiscal years, and the book has a
+    # column for each fiscal year any start date could make them touch (ceil((36 + 11) / 12) = 4)
+    assert v(m, "tco.pl_depreciation").tolist() == pytest.approx([0, 120_000, 120_000, 0, 0])
+    assert v(m, "tco.pl_cost_after_tax").tolist() == pytest.approx([0, 90_000, 90_000, 0, 0])
+    assert v(m, "tco.cash_own").tolist() == pytest.approx([240_000, -30_000, -30_000, 0, 0])
+    assert v(m, "tco.pl_asset_change").tolist() == pytest.approx([240_000, -120_000, -120_000, 0, 0])
     assert v(m, "tco.pl_ties_to_cash")
 
 
@@ -489,34 +493,39 @@ def test_a_month_of_delay_on_the_decision(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 8. sensitivity found by evaluation
 
 
-def test_tornado_holds_every_input_that_moves_the_cost_by_more_than_1_percent(tmp_path: Path) -> None:
+def test_tornado_holds_every_input_that_moves_the_npv_advantage_by_more_than_1_percent(tmp_path: Path) -> None:
+    """The tornado on the decision: each input shown moves the NPV advantage of buying by more than 1% of the NPV
+    of owning one way or the other; an input left out (the cable price) moves it by less; widest bar first."""
     model = load(site_file(tmp_path, "example"))
     [table] = model.book.tables
     shown = {row[0] for row in table.rows}
     labels = {line.label: key for key, line in model.book.lines.items()}
     assert {"Colocation price per kW-month of capacity (see its basis)",
-            "Hardware support per year, share of IT capex"} <= shown
-    base = v(model, "tco.owned_cost_per_gpu_hour")
-    for row in table.rows:  # each shown input moves the cost by more than 1% one way or the other
-        assert max(abs(row[5] - base), abs(row[6] - base)) > 0.01 * base, row[0]
-    # and an input left out (the cable price) moves it by less: evaluated here one case at a time
+            "Hardware support per year, share of IT capex", "Rent: on-demand price (today)",
+            "Rent: price change per year (negative: rent falls)"} <= shown
+    base, scale = v(model, "tco.npv_advantage"), v(model, "tco.npv_own")
+    for row in table.rows:
+        assert max(abs(row[5] - base), abs(row[6] - base)) > 0.01 * scale, row[0]
     cable = model.book.lines["tco.cable_price"]
     assert cable.label not in shown
-    out = model.book.evaluate({"tco.cable_price": np.array([120.0, 180.0])})["tco.owned_cost_per_gpu_hour"][:, 0]
-    assert abs(out - base).max() < 0.01 * base
+    out = model.book.evaluate({"tco.cable_price": np.array([120.0, 180.0])})["tco.npv_advantage"][:, 0]
+    assert abs(out - base).max() < 0.01 * scale
     widths = [abs(r[9]) + abs(r[10]) for r in table.rows]
     assert widths == sorted(widths, reverse=True)  # widest bar first
     assert {labels[r[0]] for r in table.rows} >= {"tco.colo_price", "tco.support_rate", "tco.server_price"}
 
 
 def test_tornado_case_that_the_timeline_cannot_hold_is_not_a_number(tmp_path: Path) -> None:
-    """Issue 8: a 60-month timeline and a 5-year life: life +20% (72 months) does not fit, so that case is n/a,
-    never a number computed on a timeline that cannot hold it."""
-    model = load(site_file(tmp_path, "short", tco={"horizon": "60 months"}))
+    """Issue 8: an 84-month timeline holds a 24-month lead time (a 100-week compute lead time: ROUNDUP(100 /
+    4.345) = 24) and a 5-year life exactly; the lead time at +20% (120 weeks: 28 months) does not fit, so that case
+    is n/a, never a number computed on a timeline that cannot hold it (at -20%, 80 weeks, 19 months, it is a
+    number). The life itself is a whole number of months: it is not swung."""
+    model = load(site_file(tmp_path, "short", tco={"horizon": "84 months"}, bom={"compute_lead_time": "100 weeks"}))
     [table] = model.book.tables
-    [life] = [row for row in table.rows if row[0] == "Useful life of the IT equipment (whole months)"]
-    assert isinstance(life[6], str) and life[6].startswith("n/a")
-    assert isinstance(life[5], float)
+    [lead] = [row for row in table.rows if row[0] == "Lead time, compute (budget, until a vendor quotes)"]
+    assert isinstance(lead[6], str) and lead[6].startswith("n/a")
+    assert isinstance(lead[5], float)
+    assert not [row for row in table.rows if row[0] == "Useful life of the IT equipment (whole months)"]
 
 
 def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) -> None:
@@ -526,7 +535,7 @@ def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) 
     for row in table.rows[:3]:
         key = labels[row[0]]
         single = model.book.evaluate({key: np.array([row[2]])})
-        assert row[5] == pytest.approx(single["tco.owned_cost_per_gpu_hour"].item(), rel=1e-12)
+        assert row[5] == pytest.approx(single["tco.npv_advantage"].item(), rel=1e-12)
         assert row[7] == pytest.approx(single["tco.break_even_utilisation"].item(), rel=1e-12)
 
 

@@ -23,6 +23,7 @@ from workbook.formula.expr import (
     Node,
     Operand,
     Prev,
+    Rollup,
     UnitError,
     as_node,
     unit_errors,
@@ -58,6 +59,7 @@ class Book:
     views: list[View] = field(default_factory=list)
     grids: list[Grid] = field(default_factory=list)  # tables of lines, one cell each (the bill of materials)
     bom: Any = None  # the bill of materials' rows (models.bom.BomOut): the vendor's copy lists them
+    calendar: Any = None  # the timeline's dates (models.calendar.Calendar): column headers, fiscal-year keys
     _names: dict[str, str] = field(default_factory=dict, repr=False)  # defined name -> line id (each once)
 
     def timeline(self, months: int) -> None:
@@ -68,6 +70,19 @@ class Book:
             raise FormulaError("a timeline needs at least one month")
         self.periods = months + 1
         self.years = -(-months // 12) + 1
+
+    def set_calendar(self, calendar: Any) -> None:
+        """Date the timeline: its monthly columns are headed by month-end dates and its yearly ones by fiscal
+        year. Months 1..n touch at most ceil((n + 11) / 12) fiscal years, so there are that many yearly columns
+        after the start, whatever start date the workbook is given later."""
+        if not self.periods:
+            raise FormulaError("a calendar dates the timeline: set the timeline first")
+        if self.calendar is not None:
+            raise FormulaError("a workbook has one calendar; it is already set")
+        if any(line.axis == YEARS for line in self.lines.values()):
+            raise FormulaError("set the calendar before the first yearly line: it decides the yearly columns")
+        self.calendar = calendar
+        self.years = -(-(self.periods - 1 + 11) // 12) + 1
 
     def columns(self, axis: str | None) -> int:
         return {None: 1, MONTHS: self.periods, YEARS: self.years}[axis]
@@ -85,10 +100,22 @@ class Book:
         other = self._names.get(line.name)
         if other is not None:
             raise FormulaError(f"has the defined name {line.name} of line {other}", line=line.id, label=line.label)
+        self._check_rollups(line)
         self._names[line.name] = line.id
         self.lines[line.id] = line
         self.sheets.setdefault(line.sheet, []).append(line)
         return line
+
+    def _check_rollups(self, line: Line) -> None:
+        """With a calendar, every yearly column is headed by its fiscal year: a roll-up must sum by the calendar's
+        fiscal-year row, whose keys are those headers (another row's keys would match none of them)."""
+        if self.calendar is None or line.axis != YEARS or line.formula is None:
+            return
+        for node in line.formula.walk():
+            if isinstance(node, Rollup) and node.keys is not self.calendar.year_header:
+                raise FormulaError(f"rolls {node.line.id} up by {node.by.id}; with a calendar the yearly columns "
+                                   f"are fiscal years: roll up by {self.calendar.fiscal_year.id}", line=line.id,
+                                   label=line.label)
 
     def _add_constants(self, line: Line) -> None:
         """The unit conversion factors the line's formula names, each added once, before its first reader (they
@@ -136,6 +163,9 @@ class _Words(Context):
 
     def header(self) -> str:
         return "[the year]"
+
+    def period(self) -> str:
+        return "[the period number]"
 
 
 def in_words(condition: Node) -> str:

@@ -59,6 +59,10 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise InputError(f"not a live input of this site{hint}", file=site.path, where=where, key=clip(key),
                                  scenario=name)
+            if book.calendar is not None and key in book.calendar.inputs:
+                raise InputError("dates the workbook's one timeline (its column headers and fiscal years), so a "
+                                 "scenario cannot change it; change it for the site", file=site.path, where=where,
+                                 key=clip(key), scenario=name)
             try:
                 value, source = split_value(raw)
             except InputError as e:

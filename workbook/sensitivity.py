@@ -1,15 +1,23 @@
-"""The sensitivity tornado: every input that moves the owned cost per GPU-hour, found by evaluating them all.
+"""The sensitivity tornado on the decision: every continuous input that moves the NPV advantage of buying, found by
+evaluating them all; and the break-even rent change.
 
-Each numeric input of the base case is moved down and up by the swing, one at a time (whole numbers stay
-whole, every value stays in its valid range), in one vectorised evaluation of the same lines the workbook
-renders (only the lines the outputs and the validity checks read: workbook.formula.evaluation). The inputs that
-move the owned cost per GPU-hour by more than THRESHOLD either way are shown, widest first. A case that breaks
-a check the model's own numbers rely on (the useful life no longer fits the timeline, say), or that leaves a line
-the outputs read with no value, is shown as n/a with the reason, never as a number. The results are values
-computed at build time, labelled so on the sheet, because unlike every other number they do not recalculate when
-an input changes. So that an edited input cannot leave them standing unnoticed, the build also records the value of
-every input they were computed from (on the Inputs sheet) and adds a live check that each input still equals its
-record (current_check): it is a notice, kept out of the master check.
+Each continuous input of the base case is moved down and up by the swing, one at a time (every value stays in its
+valid range), in one vectorised evaluation of the same lines the workbook renders (only the lines the outputs and
+the validity checks read: workbook.formula.evaluation). Whole-number inputs (GPUs per node, counts, the timeline's
+months) are not swung: 6 or 10 GPUs per node is not an option a buyer has, and a whole number moved by 20% is a
+different design, not a sensitivity; nor are dates and absolute temperatures (a percentage of either means
+nothing). The inputs that move the NPV advantage of buying by more than THRESHOLD of the NPV of owning either way
+are shown, widest first, with the break-even utilisation beside it. A case that breaks a check the model's own
+numbers rely on (the useful life no longer fits the timeline, say), or that leaves a line the outputs read with
+no value, is shown as n/a with the reason, never as a number.
+
+The break-even rent change is the rent price change per year at which the NPV advantage is 0: a root found by
+bisection over the input's valid range, many points of the bracket per evaluation of the batch (break_even).
+
+All of these are values computed at build time, labelled so on the sheet, because unlike every other number they
+do not recalculate when an input changes. So that an edited input cannot leave them standing unnoticed, the build
+also records the value of every input they were computed from (on the Inputs sheet) and adds a live check that
+each input still equals its record (current_check): it is a notice, kept out of the master check.
 """
 
 from __future__ import annotations
@@ -29,7 +37,9 @@ from workbook.sheets import SENSITIVITY as SHEET
 from workbook.units import is_offset
 
 PREFIX = "sensitivity"
-THRESHOLD = 0.01  # an input is shown when it moves the owned cost per GPU-hour by more than 1%
+THRESHOLD = 0.01  # an input is shown when it moves the first result by more than 1% of the scale (NPV of owning)
+ROOT_POINTS = 64  # points of the bracket evaluated per batch while bisecting for a root
+ROOT_TOLERANCE = 1e-10  # a root is found when its bracket is narrower than this (in the input's unit)
 CURRENT_LABEL = "The sensitivity table is current: every input it was computed from still has its build value"
 RECORD_SECTION = "Sensitivity table: the inputs as built (the record its check compares with; do not edit)"
 
@@ -47,21 +57,40 @@ class Table:
     row_formats: list[str] = field(default_factory=list)  # per row, for the input value columns (2-4)
     charts: list[dict[str, Any]] = field(default_factory=list)  # {"title", "columns": [(name, col)], "fmt"}
     current: str = ""  # where the live check that these values are still current is, for the sheet's top
+    facts: list[Fact] = field(default_factory=list)  # figures shown above the table (the break-even points)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A figure above a table: a live line (`line`), or a value computed at build time (`value`: a number, or
+    words where there is none)."""
+
+    label: str
+    unit: str
+    fmt: str
+    note: str
+    line: Line | None = None
+    value: float | str | None = None
+
+
+def continuous(spec: Spec | None, line: Line) -> bool:
+    """An input the tornado swings: a number that can take any value in its range. Not a whole number (a count,
+    a radix, months of the timeline), a date, a choice, or an absolute temperature."""
+    return (spec is not None and line.kind == "input" and not spec.integer and not spec.date and not spec.choices
+            and not spec.structural and not is_offset(line.unit))
 
 
 def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line], np.ndarray]:
-    """The inputs to move and their low and high values, shape (inputs, 2)."""
+    """The continuous inputs to move and their low and high values, shape (inputs, 2)."""
     lines, values = [], []
     for line in book.lines.values():
         spec = specs.get(line.id)
-        if line.kind != "input" or spec is None or is_offset(line.unit):
-            continue  # an absolute temperature has no meaningful percentage change
+        if not continuous(spec, line):
+            continue
         base = float(line.value.reshape(-1)[0])
         if base == 0:
             continue  # a swing of a share of nothing moves nothing
-        low_high = np.array([base * (1 - swing), base * (1 + swing)])
-        if spec.integer:
-            low_high = np.round(low_high)
+        low_high = np.array([base - swing * abs(base), base + swing * abs(base)])  # low below, high above
         lo = -np.inf if spec.lo is None else spec.lo
         hi = np.inf if spec.hi is None else spec.hi
         low_high = np.clip(low_high, lo, hi)
@@ -74,7 +103,12 @@ def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line]
     return lines, np.array(values).reshape(-1, 2)
 
 
-def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str], swing: float) -> Table:
+def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str], swing: float,
+            scale: str | None = None) -> Table:
+    """The table of each continuous input's low and high case: the outputs at each, and their changes from the
+    base case. An input is shown when it moves the first output by more than THRESHOLD of the base value of
+    `scale` (a line: the NPV of owning, the size of the decision; by default the first output itself), widest
+    bar first."""
     by_key = {s.key: s for s in specs}
     lines, low_high = _cases(book, by_key, swing)
     n = 2 * len(lines) + 1  # the last case is the base
@@ -85,20 +119,34 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
         overrides[line.id] = column
     # only what the outputs and the base case's validity checks read is computed (not the scenarios' lines)
     validity = _validity_checks(book)
-    values = evaluate(book, overrides, [*outputs, *(c.id for c in validity)], strict=False, with_dependencies=True)
+    scale = scale or outputs[0]
+    values = evaluate(book, overrides, [*outputs, scale, *(c.id for c in validity)], strict=False,
+                      with_dependencies=True)
     result = {out: _cases_of(values[out], n) for out in outputs}
     broken = [rule or value or check for rule, value, check in
               zip(_broken_rules(book, overrides, rules, n), non_finite_cases(book, values),
                   _broken_validity(validity, values, n), strict=True)]
-    base = {out: float(result[out][-1]) for out in outputs}
-    first = outputs[0]
+    limit = THRESHOLD * abs(float(_cases_of(values[scale], n)[-1]))
+    rows, formats = _rows(lines, low_high, outputs, result, broken, limit)
+    table = _table(book, outputs, {out: float(result[out][-1]) for out in outputs}, rows, formats, swing,
+                   len(lines), book.lines[scale])
+    check = current_check(book, [book.lines[k] for k in values if book.lines[k].kind == "input"])
+    table.current = (f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while "
+                     f"every input they were computed from is as built; FALSE: rebuild the workbook.")
+    return table
 
+
+def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: dict[str, np.ndarray],
+          broken: list[str], limit: float) -> tuple[list[list[Any]], list[str]]:
+    """The rows of the inputs that move the first output by more than `limit` either way, widest bar first, and
+    each row's number format (its input's)."""
+    first = outputs[0]
+    base = {out: float(result[out][-1]) for out in outputs}
     rows, formats = [], []
     for j, line in enumerate(lines):
         lo_case, hi_case = 2 * j, 2 * j + 1
         moved = [result[first][c] for c in (lo_case, hi_case) if not broken[c]]
-        if not np.isfinite(base[first]) or not any(abs(m - base[first]) > THRESHOLD * abs(base[first])
-                                                     for m in moved if np.isfinite(m)):
+        if not np.isfinite(base[first]) or not any(abs(m - base[first]) > limit for m in moved if np.isfinite(m)):
             continue
         row: list[Any] = [line.label, line.unit_text, low_high[j, 0], float(line.value.reshape(-1)[0]),
                           low_high[j, 1]]
@@ -110,12 +158,53 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
         formats.append(line.fmt)
     width = 5 + 2 * len(outputs)
     order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
-    rows, formats = [rows[r] for r in order], [formats[r] for r in order]
-    table = _table(book, outputs, base, rows, formats, swing, len(lines))
-    check = current_check(book, [book.lines[k] for k in values if book.lines[k].kind == "input"])
-    table.current = (f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while "
-                     f"every input they were computed from is as built; FALSE: rebuild the workbook.")
-    return table
+    return [rows[r] for r in order], [formats[r] for r in order]
+
+
+def break_even(book: Book, input_id: str, output_id: str, lo: float, hi: float) -> float | None:
+    """The value of an input in [lo, hi] at which an output is 0 (its first sign change from lo), by bisection:
+    each round evaluates ROOT_POINTS + 1 points across the bracket as one batch and keeps the interval where the
+    sign changes, until it is narrower than ROOT_TOLERANCE; the root is its midpoint. None where the output keeps
+    one sign (or has no value) over the whole range."""
+    a, b = lo, hi
+    while True:
+        xs = np.linspace(a, b, ROOT_POINTS + 1)
+        ys = _cases_of(evaluate(book, {input_id: xs}, [output_id], strict=False)[output_id], xs.size)
+        exact = np.flatnonzero(ys == 0)
+        if exact.size:
+            return float(xs[exact[0]])
+        finite = np.isfinite(ys)
+        change = np.flatnonzero(finite[:-1] & finite[1:] & (np.sign(ys[:-1]) != np.sign(ys[1:])))
+        if not change.size:
+            return None if (a, b) == (lo, hi) else (a + b) / 2
+        a, b = float(xs[change[0]]), float(xs[change[0] + 1])
+        if b - a < ROOT_TOLERANCE:
+            return (a + b) / 2
+
+
+def break_even_facts(book: Book, spec: Spec, output: Line, beside: Line, what: str) -> list[Fact]:
+    """The break-even utilisation (`beside`, live from its line) and, beside it, the value of `spec`'s input (`what`
+    it is, in words) at which `output` is 0: a build-time value, found by break_even over the input's range."""
+    line = book.lines[spec.key]
+    lo, hi = float(spec.lo), float(spec.hi)
+    root = break_even(book, line.id, output.id, lo, hi)
+    base = float(line.value.reshape(-1)[0])
+    span = f"{lo:+.0%} to {hi:+.0%} a year"
+    result = _lower_first(output.label.split(" (")[0])
+    if root is None:
+        at_lo = float(_cases_of(evaluate(book, {line.id: np.array([lo, lo])}, [output.id])[output.id], 2)[0])
+        said = (f"No {what} from {span} makes the {result} 0: {'buying' if at_lo > 0 else 'renting'} is ahead at "
+                f"every one (base case: {base:+.1%} a year).")
+    else:
+        said = (f"The {what} at which the {result} is 0 (base case: {base:+.1%} a year): above it buying is "
+                f"ahead, below it renting.")
+    return [
+        Fact(beside.label, beside.unit_text, beside.fmt,
+             "Live: the formula on the TCO sheet (this cell refers to it).", line=beside),
+        Fact(f"Break-even {what} (build-time value)", "%/year", "+0.00%;-0.00%;0.00%",
+             f"{said} Found at build time by bisection over {span}, every other input as built: rebuild the "
+             f"workbook to refresh it.", value="none" if root is None else root),
+    ]
 
 
 def current_check(book: Book, inputs: list[Line]) -> Line:
@@ -192,7 +281,7 @@ def _bar(row: list[Any], width: int) -> float:
 
 
 def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[list[Any]], formats: list[str],
-           swing: float, tried: int) -> Table:
+           swing: float, tried: int, scale: Line) -> Table:
     """The table with headers that each name the result, its unit and the case in full (a reader of one
     column, or of a printed page, sees which of the four it is), and a chart per result."""
     header = ["Input", "Unit", f"Low (-{swing:.0%})", "Base", f"High (+{swing:.0%})"]
@@ -213,14 +302,22 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
                        "columns": [(f"input {swing:.0%} lower", col), (f"input {swing:.0%} higher", col + 1)],
                        "fmt": book.lines[out].fmt})
     first = book.lines[outputs[0]]
+    what = _lower_first(first.label.split(" (")[0])
+    by = "of its base value" if scale is first else f"of the {_lower_first(scale.label.split(' (')[0])}"
     note = (f"Computed at build time by the Python model (the same definitions as every formula) from the inputs "
-            f"shown: each row moves one input by -/+{swing:.0%}, kept whole and within its valid range. Of the "
-            f"{tried} numeric inputs, those that move {_lower_first(first.label)} by more than {THRESHOLD:.0%} "
-            f"are shown, widest first. These are values, not formulas: rebuild the workbook to refresh them. A "
-            f"case that breaks a check the model relies on is n/a. Base {_lower_first(first.label)}: "
-            f"{base[outputs[0]]:.4g} {first.unit_text}.")
-    return Table(SHEET, "Sensitivity: what moves the owned cost per GPU-hour", note, header, rows,
-                 column_formats, formats, charts)
+            f"shown: each row moves one continuous input by -/+{swing:.0%} within its valid range (whole numbers "
+            f"such as GPUs per node, counts and the timeline's months are not swung: a fraction of a node is no "
+            f"option; nor are dates, choices and absolute temperatures). Of the {tried} inputs swung, those that "
+            f"move the {what} by more than {THRESHOLD:.0%} {by} either way are shown, widest first. These are "
+            f"values, not formulas: rebuild the workbook to refresh them. A case that breaks a check the model "
+            f"relies on is n/a. Base {what}: {_figure(base[outputs[0]], first)}.")
+    return Table(SHEET, f"Sensitivity: what moves the {what}", note, header, rows, column_formats, formats, charts)
+
+
+def _figure(value: float, line: Line) -> str:
+    """A value in words with its unit: money as whole units with separators (-12,345,678 USD)."""
+    shown = f"{value:,.0f}" if line.unit_text == "USD" else f"{value:.4g}"
+    return f"{shown} {line.unit_text}"
 
 
 def _named(line: Line) -> tuple[str, str, str]:
@@ -231,5 +328,7 @@ def _named(line: Line) -> tuple[str, str, str]:
 
 
 def _lower_first(text: str) -> str:
-    """Mid-sentence: the first letter in lower case, the rest as written (GPU stays GPU)."""
+    """Mid-sentence: the first letter in lower case, the rest as written (GPU stays GPU, and so does NPV)."""
+    if text[1:2].isupper():
+        return text
     return text[:1].lower() + text[1:]

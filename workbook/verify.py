@@ -8,6 +8,7 @@ output is checked for existence. Many files go through one soffice start.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import math
 import os
 import posixpath
@@ -15,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import warnings
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -23,6 +25,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 import openpyxl
+from openpyxl.utils.datetime import to_excel
 
 from workbook.inputs import InputError
 
@@ -150,7 +153,7 @@ def same(expected: Any, got: Any, exact: bool = False) -> bool:
 
 
 def formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
-    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook.
+    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook (a date as its serial number).
 
     Read in one pass over the sheets' XML (no openpyxl load: the value cached with a formula is what openpyxl
     only gives in a second, data_only load). A file with what that pass does not read (shared or array
@@ -170,7 +173,7 @@ def _formula_cells_openpyxl(path: Path) -> dict[tuple[str, str], tuple[str, Any]
         for row in ws.iter_rows():
             for cell in row:
                 if isinstance(cell.value, str) and cell.value.startswith("="):
-                    out[(ws.title, cell.coordinate)] = (cell.value, cached[cell.coordinate].value)
+                    out[(ws.title, cell.coordinate)] = (cell.value, as_number(cached[cell.coordinate].value))
     return out
 
 
@@ -197,7 +200,7 @@ def _worksheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
 
 
 def _cached_value(kind: str | None, text: str | None) -> Any:
-    """A formula cell's cached value as openpyxl's data_only load gives it."""
+    """A formula cell's cached value as openpyxl's data_only load gives it (a date as its serial number)."""
     if text is None:
         return None
     if kind in (None, "n"):
@@ -241,7 +244,7 @@ def compare(original: Path, recalculated: Path | Any) -> Report:
     cells = formula_cells(original)
     got_wb = load_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
     for (sheet, coord), (formula, expected) in cells.items():
-        got = got_wb[sheet][coord].value
+        got = as_number(got_wb[sheet][coord].value)
         report.compared += 1
         where = f"'{sheet}'!{coord}"
         if is_error(got):
@@ -255,9 +258,21 @@ def compare(original: Path, recalculated: Path | Any) -> Report:
     return report
 
 
+def as_number(value: Any) -> Any:
+    """A cell's value as the spreadsheet stores it: openpyxl reads a date-formatted number (a month's end date on
+    the timeline) as a datetime, which is its serial number of days (since 1899-12-30) underneath."""
+    if isinstance(value, datetime.datetime | datetime.date):
+        return float(to_excel(value))
+    return value
+
+
 def load_values(path: Path) -> Any:
-    """A recalculated workbook's values (openpyxl, data_only): the one load of that file."""
-    return openpyxl.load_workbook(path, data_only=True)
+    """A recalculated workbook's values (openpyxl, data_only): the one load of that file. Its charts are not
+    compared: openpyxl cannot read the date axis LibreOffice writes back (a month's end dates on the timeline
+    charts) and says so in a warning, which would only be noise here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Unable to read chart", category=UserWarning)
+        return openpyxl.load_workbook(path, data_only=True)
 
 
 def verify_files(paths: Iterable[Path]) -> list[Report]:

@@ -7,7 +7,9 @@ from typing import Any
 import xlsxwriter
 
 from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
+from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
+from workbook.models.calendar import MONTH_SHOWN
 from workbook.presentation import Chart
 
 WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
@@ -25,7 +27,10 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) 
             x_axis = {"name": chart.x_title, "num_format": x_fmt, "num_font": {"size": 9}}
             if chart.categories and "%" in x_fmt:
                 x_axis.update(min=0, max=1)  # a share runs from 0% to 100%, not to the next tick past it
-            if chart.lines[0].series:
+            if chart.lines[0].series and layout.calendar is not None and chart.lines[0].axis == MONTHS:
+                # the months' headers are their end dates: a date axis, a label a year
+                x_axis.update(date_axis=True, major_unit=1, major_unit_type="years", num_format=MONTH_SHOWN)
+            elif chart.lines[0].series:
                 x_axis.update(interval_unit=12, interval_tick=12)  # a label a year: month 0, 12, 24...
             c.set_x_axis(x_axis)
         c.set_size({"width": WIDTH, "height": HEIGHT})

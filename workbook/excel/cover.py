@@ -28,8 +28,8 @@ SHEET_PURPOSE = {
     sheets.CASH: "the monthly timeline: capex, running costs, tax, residual value, rent, discounting, payback",
     sheets.SCENARIOS: "each named scenario recalculated live: the lines its changed inputs reach",
     sheets.SCENARIOS_YEARLY: "each scenario's yearly roll-ups, recalculated live",
-    sheets.DELAY: "the built-in scenario one month late, recalculated live (its yearly roll-ups on the next sheet): "
-                  "the TCO's cost of a month of delay reads it; not in the PDF",
+    sheets.DELAY: f"the built-in scenario one month late, live (its yearly roll-ups: {sheets.DELAY_YEARLY}); the "
+                  "TCO's cost of a delay reads it; not printed",
     sheets.SENSITIVITY: "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build "
                         "time)",
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
@@ -90,7 +90,7 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     r += 4
     ws.write(r, 0, "Sheets", styles.bold)
     for title in layout.sheets:
-        if title == sheets.DELAY_YEARLY:  # said with the delay scenario's own sheet, one row for both
+        if title == sheets.DELAY_YEARLY:  # named on the delay scenario's own row
             continue
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
         where = APPENDIX if title in layout.appendix and title not in sheets.NOT_PRINTED else ""

@@ -18,12 +18,31 @@ from workbook.presentation import Chart, Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.sheets import SUMMARY
+from workbook.units import unit
 
 HEADER_ROW = 3  # title, subtitle, blank, then the column headers
+COUNTER_ROW = HEADER_ROW - 1  # on a dated timeline's sheets: each period's number over its date (Start, M1, M2...)
 FIRST_ROW = HEADER_ROW + 1
 COLUMNS = ("Label", "Name", "Unit", "Value", "Note / source")
 LABEL, NAME, UNIT, VALUE, NOTE = range(5)
 FIRST_PERIOD = NOTE + 1  # a row's columns run from here: the start (time 0), then each month or year
+TOTAL = "Total"  # the header of the column after the last period: the sum of a flow row's periods
+
+
+# What a timeline row's total can add up: amounts that accumulate over the months (money paid in a month, energy
+# used in it, a duration: months in service, GPU-hours, H100-eq-months). A rate or a level (kW, racks, GPUs in
+# service, a price) is not summed across months.
+ACCUMULATING = {unit("USD").dimensionality, unit("fmonth").dimensionality, unit("kWh").dimensionality}
+
+
+def has_total(line: Line) -> bool:
+    """Whether a row gets a total after its last period: a flow that accumulates over the months (cash in the
+    month, GPU-hours used, months in service) does. A sum means nothing for a balance or a running total (a row
+    that reads its own previous period), a level or a rate (power, racks, a price), a pure number (an index, a
+    flag, a ratio, a counter, a fiscal year), a date, TRUE/FALSE, or a row that shows a message instead of a
+    number."""
+    return (line.series and not line.is_bool and not line.recursive and line.guard_message is None
+            and line.unit.dimensionality in ACCUMULATING and line.unit_text != "date")
 
 
 @dataclass
@@ -57,6 +76,7 @@ class Layout:
     settings: list[Any] = field(default_factory=list)  # the site's structural choices the document shows
     pages: dict[str, Any] = field(default_factory=dict)  # sheet -> its PagePlan, filled as the sheets are written
     appendix: set[str] = field(default_factory=set)  # the monthly sheets the reviewer's PDF prints apart
+    calendar: Any = None  # the book's calendar (models.calendar): dated headers over a counter row, else numbers
 
     def address(self, line_id: str, absolute: bool = False) -> str:
         sheet, row, col = self.cells[line_id]
@@ -71,9 +91,13 @@ class Layout:
         return f"'{sheet}'!{first}:{last}"
 
     def last_column(self, sheet: str) -> int:
-        """The sheet's last used column: the note column, or the last period of its rows."""
+        """The sheet's last used column: the note column, or the total after the last period of its rows."""
         axis = self.sheets[sheet].axis
-        return NOTE if axis is None else FIRST_PERIOD + self.widths[axis] - 1
+        return NOTE if axis is None else self.total_column(axis)
+
+    def total_column(self, axis: str) -> int:
+        """The column after the last period of an axis: the total of a flow row."""
+        return FIRST_PERIOD + self.widths[axis]
 
 
 def sheet_order(book: Book, document: Document) -> list[str]:
@@ -127,7 +151,7 @@ def plan(book: Book, document: Document | None = None) -> Layout:
     charts = [c for c in book.charts if c.sheet in sheets and all(line.id in cells for line in _chart_lines(c))]
     return Layout(sheets, cells, {None: 1, MONTHS: book.periods, YEARS: book.years}, document,
                   document.as_values(book), charts, [s for s in book.settings if document.keep(s.key)],
-                  appendix=set(appendix_sheets(book)) & set(sheets))
+                  appendix=set(appendix_sheets(book)) & set(sheets), calendar=book.calendar)
 
 
 GRID_HEADER_ROW = 3  # a grid: title, note, blank, then its header row

@@ -79,6 +79,7 @@ class PagePlan:
     repeat_rows: int | None = None  # the header row printed on every page
     repeat_cols: int | None = None  # the columns 0..n printed on every page across
     kept: list[tuple[int, int]] = field(default_factory=list)  # row spans never cut by a break (charts)
+    repeat_from: int | None = None  # the first row printed on every page, where more than the header repeats
 
     @property
     def pages(self) -> int:
@@ -125,14 +126,14 @@ def _moved(row: int, start: int, keep: list[tuple[int, int]], sections: set[int]
 
 def one_page_wide(paper: Paper, widths: list[float], heights: list[float], header_row: int | None,
                   keep: list[tuple[int, int]] = (), sections: set[int] = frozenset(),
-                  one_page: bool = False) -> PagePlan:
+                  one_page: bool = False, repeat_from: int | None = None) -> PagePlan:
     """A sheet printed one page wide (widths in characters, heights in points, one per column and row printed),
-    broken into pages down without cutting a kept span; `header_row` repeats on every page. `one_page`: scaled
-    to one page tall as well (the Cover)."""
+    broken into pages down without cutting a kept span; `header_row` repeats on every page (from `repeat_from`,
+    where rows above it head the columns too). `one_page`: scaled to one page tall as well (the Cover)."""
     scale = fit_scale(sum(column_points(w) for w in widths), paper.width)
     if one_page:
         scale = min(scale, fit_scale(sum(heights), paper.height))
-    repeat = heights[header_row] if header_row is not None else 0.0
+    repeat = repeated_height(heights, header_row, repeat_from)
     args = (paper, (header_row or 0) + 1, list(keep), set(sections), repeat)
     breaks = row_breaks(heights, scale, *args)
     if breaks and sum(heights[breaks[-1]:]) * scale / 100 < ORPHAN * paper.height:
@@ -141,7 +142,15 @@ def one_page_wide(paper: Paper, widths: list[float], heights: list[float], heade
             if len(fewer) < len(breaks):  # a last page of a few rows: printed a little smaller, it goes
                 scale, breaks = smaller, fewer
                 break
-    return PagePlan(scale, len(heights) - 1, len(widths) - 1, breaks, [], header_row, None, list(keep))
+    return PagePlan(scale, len(heights) - 1, len(widths) - 1, breaks, [], header_row, None, list(keep), repeat_from)
+
+
+def repeated_height(heights: list[float], header_row: int | None, repeat_from: int | None = None) -> float:
+    """The height of the rows printed again at the top of every page: the header row, and those above it from
+    `repeat_from`."""
+    if header_row is None:
+        return 0.0
+    return sum(heights[header_row if repeat_from is None else repeat_from : header_row + 1])
 
 
 def apply(ws: Any, paper: Paper, plan: PagePlan) -> None:
@@ -152,7 +161,7 @@ def apply(ws: Any, paper: Paper, plan: PagePlan) -> None:
     ws.set_header(PAGE_HEADER, {"margin": MARGIN_HEADER})
     ws.set_print_scale(plan.scale)
     if plan.repeat_rows is not None:
-        ws.repeat_rows(plan.repeat_rows)
+        ws.repeat_rows(plan.repeat_rows if plan.repeat_from is None else plan.repeat_from, plan.repeat_rows)
     if plan.repeat_cols is not None:
         ws.repeat_columns(0, plan.repeat_cols)
     if plan.row_breaks:

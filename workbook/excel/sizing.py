@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART
-from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, SheetLayout
+from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, SheetLayout
 from workbook.excel.pages import (
     DEFAULT_WIDTH,
     LINE_HEIGHT,
@@ -21,6 +21,7 @@ from workbook.excel.pages import (
     column_points,
     fit_scale,
     one_page_wide,
+    repeated_height,
     row_breaks,
     wrapped_lines,
 )
@@ -28,7 +29,8 @@ from workbook.formula.line import Line
 from workbook.presentation import Section
 
 LABEL_MAX, NOTE_WIDE, NOTE_TIMELINE, NOTE_NARROW = 58, 70, 40, 12
-PERIOD_WIDTH = 10.5  # -41,752,700 whole
+PERIOD_WIDTH = 10.5  # -41,752,700 whole, and "31 Jan 2027"
+TOTAL_WIDTH = 13.0  # a total of many periods: -1,417,527,000 whole
 NAME_CHAR = 1.05  # a 9-point monospaced character (Consolas, or DejaVu Sans Mono where it is missing) in column units
 PERIODS_PER_PAGE = 12  # a monthly timeline prints a year on each page across
 
@@ -52,6 +54,8 @@ def widths(sl: SheetLayout, periods: int, charts: int) -> dict[int, float]:
         out[NOTE] = NOTE_TIMELINE
     for t in range(periods if sl.has_series else 0):
         out[FIRST_PERIOD + t] = PERIOD_WIDTH
+    if sl.has_series:
+        out[FIRST_PERIOD + periods] = TOTAL_WIDTH  # the total after the last period
     for k in range(CHART_COLUMNS if charts else 0):
         out[NOTE + 1 + k] = DEFAULT_WIDTH
     return out
@@ -79,21 +83,25 @@ def chart_spans(charts: int) -> list[tuple[int, int]]:
 
 
 def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float], paper: Paper, charts: int,
-              last_row: int, last_col: int) -> PagePlan:
+              last_row: int, last_col: int, dated: bool = False) -> PagePlan:
     """One page wide for a sheet of single values or a yearly timeline; a monthly timeline prints the start on its
-    first page across and then a year a page, with the labels, names and units repeated."""
+    first page across and then a year a page (the total with the last), with the labels, names and units
+    repeated. A timeline's last column is its total; on a `dated` timeline the period numbers over the headers
+    repeat with them."""
     rows = row_heights + [ROW_HEIGHT] * max(0, last_row + 1 - len(row_heights))
     sections = {row for row, item in sl.rows if isinstance(item, Section)}
     keep = chart_spans(charts)
     points = [column_points(cols.get(c, DEFAULT_WIDTH)) for c in range(last_col + 1)]
-    if not (sl.has_series and last_col - FIRST_PERIOD + 1 > PERIODS_PER_PAGE + 1):
+    repeat_from = COUNTER_ROW if dated and sl.has_series else None
+    if not (sl.has_series and last_col - FIRST_PERIOD > PERIODS_PER_PAGE + 1):
         widths_printed = [cols.get(c, DEFAULT_WIDTH) for c in range(last_col + 1)]
-        return one_page_wide(paper, widths_printed, rows, HEADER_ROW, keep, sections)
-    col_breaks = list(range(FIRST_PERIOD + 1, last_col + 1, PERIODS_PER_PAGE))
+        return one_page_wide(paper, widths_printed, rows, HEADER_ROW, keep, sections, repeat_from=repeat_from)
+    col_breaks = list(range(FIRST_PERIOD + 1, last_col, PERIODS_PER_PAGE))
     starts = [0, *col_breaks, last_col + 1]
     first_page = sum(points[: starts[1]])
     repeated = sum(points[: UNIT + 1])  # Label, Name and Unit on every page across
     later = max(repeated + sum(points[a:b]) for a, b in itertools.pairwise(starts[1:]))
     scale = fit_scale(max(first_page, later), paper.width)
-    breaks = row_breaks(rows, scale, paper, HEADER_ROW + 1, keep, sections, rows[HEADER_ROW])
-    return PagePlan(scale, last_row, last_col, breaks, col_breaks, HEADER_ROW, UNIT, keep)
+    breaks = row_breaks(rows, scale, paper, HEADER_ROW + 1, keep, sections,
+                        repeated_height(rows, HEADER_ROW, repeat_from))
+    return PagePlan(scale, last_row, last_col, breaks, col_breaks, HEADER_ROW, UNIT, keep, repeat_from)

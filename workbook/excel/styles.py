@@ -68,6 +68,50 @@ class Styles:
                                                    "align": "right"})
         return self._cache[key]
 
+    def period_counter(self, monthly: bool) -> Any:
+        """A period's number over its dated header (Start, M1, M2... or Start, Y1, Y2...): the number the header's
+        formula reads, small and grey, as a counter row reads."""
+        key = ("counter", monthly)
+        if key not in self._cache:
+            shown = '"M"0;;"Start"' if monthly else '"Y"0;;"Start"'
+            self._cache[key] = self.wb.add_format({**self.base, "font_color": NAME_FONT, "font_size": 9,
+                                                   "num_format": shown, "align": "right"})
+        return self._cache[key]
+
+    @property
+    def counter_label(self) -> Any:
+        """What the counter row counts, right-aligned in the note column beside the first number."""
+        if "counter_label" not in self._cache:
+            self._cache["counter_label"] = self.wb.add_format({**self.base, "font_color": NAME_FONT,
+                                                               "font_size": 9, "italic": True, "align": "right"})
+        return self._cache["counter_label"]
+
+    def dated_header(self, fmt: str) -> Any:
+        """A period column's header on a dated timeline: a date ("Jan 2027") or a fiscal year ("FY2027")."""
+        key = ("dated", fmt)
+        if key not in self._cache:
+            self._cache[key] = self.wb.add_format({**self.base, "bold": True, "font_color": "#FFFFFF",
+                                                   "bg_color": HEADER_FILL, "border": 1, "num_format": fmt,
+                                                   "align": "right"})
+        return self._cache[key]
+
+    def total(self, fmt: str) -> Any:
+        """A flow row's total after its last period: the row's number format, in bold."""
+        key = ("total", fmt)
+        if key not in self._cache:
+            self._cache[key] = self.wb.add_format({**self.base, "align": "right", "bold": True,
+                                                   "num_format": fmt})
+        return self._cache[key]
+
+    @property
+    def total_header(self) -> Any:
+        """The total column's header, right-aligned over its figures."""
+        if "total_header" not in self._cache:
+            self._cache["total_header"] = self.wb.add_format({**self.base, "bold": True, "font_color": "#FFFFFF",
+                                                              "bg_color": HEADER_FILL, "border": 1,
+                                                              "align": "right"})
+        return self._cache["total_header"]
+
     def fixed_check(self, fmt: str, ok: bool) -> Any:
         """A TRUE/FALSE written as a value: the check colours as a fixed format."""
         key = ("fixed", fmt, ok)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import xlsxwriter
 
+from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.pages import (
     LINE_HEIGHT,
@@ -22,8 +23,8 @@ from workbook.excel.pages import (
 )
 from workbook.excel.styles import Styles
 
-TABLE_ROW = 4  # header row of the table; the note sits above it
 CURRENT_ROW = 3  # the line between the note and the table saying where the table's currency check is
+FACTS_ROW = CURRENT_ROW + 2  # figures above the table (the break-even points), one a row, after a blank row
 # Column widths of a build-time table, in characters: the input's label and unit, its low, base and high values
 # (numbers, so narrow), then each result column wide enough that its 45-point header (three wrapped lines) reads
 # whole, e.g. "Owned cost per GPU-hour used (USD/GPU-h): change at high". Together as wide as 52, 12 and 17s.
@@ -34,21 +35,25 @@ VIEW_WIDTH, VIEW_TEXT_MAX, VIEW_ONE_PAGE = 20, 44, 60
 
 
 def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, paper: Paper,
-                plans: dict[str, PagePlan]) -> None:
-    """A build-time table: its title, what it is, where its live currency check is, the rows (each input's
-    values in that input's own number format, each result in the result's) and a tornado chart per result."""
+                plans: dict[str, PagePlan], values: dict[str, np.ndarray]) -> None:
+    """A build-time table: its title, what it is, where its live currency check is, the figures above it (each
+    live or labelled a build-time value), the rows (each input's values in that input's own number format, each
+    result in the result's) and a tornado chart per result."""
     ws.write(0, 0, table.title, styles.title)
     ws.merge_range(1, 0, 2, 8, table.note, styles.text)
     ws.set_row(1, 30)
     if table.current:
         ws.write_string(CURRENT_ROW, 0, table.current, styles.bold)
-    for col, head in enumerate(table.header):
-        ws.write_string(TABLE_ROW, col, head, styles.header_wrap)
-    _write_rows(ws, styles, table)
-    for col, width in enumerate(table_widths(table)):
+    widths = table_widths(table)
+    fact_heights = _write_facts(ws, styles, table, values, widths)
+    head = table_row(table)
+    for col, header in enumerate(table.header):
+        ws.write_string(head, col, header, styles.header_wrap)
+    _write_rows(ws, styles, table, head)
+    for col, width in enumerate(widths):
         ws.set_column(col, col, width)
-    ws.set_row(TABLE_ROW, 45, styles.header)
-    first, last = TABLE_ROW + 1, TABLE_ROW + len(table.rows)
+    ws.set_row(head, 45, styles.header)
+    first, last = head + 1, head + len(table.rows)
     reasons = sorted({v[5:] for row in table.rows for v in row if isinstance(v, str) and v.startswith("n/a: ")})
     if reasons:  # a cell's reason is cut by its neighbour: the row above the charts says each one whole
         ws.write_string(last + 2, 0, f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}",
@@ -56,13 +61,43 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     for k, spec in enumerate(table.charts):
         chart = _tornado_chart(wb, ws.name, spec, first, last)
         ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
-    ws.freeze_panes(TABLE_ROW + 1, 1)
+    ws.freeze_panes(head + 1, 1)
     heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
-    heights[0], heights[1], heights[TABLE_ROW] = TITLE_HEIGHT, 30.0, 45.0
+    heights[0], heights[1], heights[head] = TITLE_HEIGHT, 30.0, 45.0
+    for row, height in fact_heights.items():
+        heights[row] = height
     spans = [(last + 3 + k * CHART_ROWS, last + 2 + (k + 1) * CHART_ROWS) for k in range(len(table.charts))]
-    widths = table_widths(table)
-    plans[ws.name] = plan = one_page_wide(paper, widths, heights, TABLE_ROW, spans)
+    plans[ws.name] = plan = one_page_wide(paper, widths, heights, head, spans)
     apply(ws, paper, plan)
+
+
+def table_row(table: Any) -> int:
+    """The row of the table's header: under the figures above it and a blank row."""
+    return FACTS_ROW + len(table.facts) + 1 if table.facts else CURRENT_ROW + 1
+
+
+def _write_facts(ws: Any, styles: Styles, table: Any, values: dict[str, np.ndarray],
+                 widths: list[float]) -> dict[int, float]:
+    """One row per figure above the table: label, unit, the figure (=its line, or the build-time value) and what
+    it is, wrapped across the columns to the right. Returns the rows' heights."""
+    last = len(widths) - 1
+    note_width = sum(widths[3:])
+    heights = {}
+    for k, fact in enumerate(table.facts):
+        r = FACTS_ROW + k
+        ws.write_string(r, 0, fact.label, styles.bold_top)
+        ws.write_string(r, 1, fact.unit, styles.unit)
+        fmt = styles.value(fact.fmt, "calc")
+        if fact.line is not None:
+            write_formula(ws, r, 2, f"={fact.line.name}", fmt, cached(fact.line, values[fact.line.id]))
+        elif isinstance(fact.value, str):
+            ws.write_string(r, 2, fact.value, styles.bold_top)
+        else:
+            ws.write_number(r, 2, fact.value, styles.value(fact.fmt, "calc"))
+        ws.merge_range(r, 3, r, last, fact.note, styles.text)
+        heights[r] = max(ROW_HEIGHT, wrapped_lines(fact.note, note_width) * LINE_HEIGHT + 3)
+        ws.set_row(r, heights[r])
+    return heights
 
 
 def table_widths(table: Any) -> list[float]:
@@ -70,10 +105,10 @@ def table_widths(table: Any) -> list[float]:
     return [LABEL_WIDTH, UNIT_WIDTH] + [INPUT_VALUE_WIDTH] * 3 + [RESULT_WIDTH] * (len(table.header) - 5)
 
 
-def _write_rows(ws: Any, styles: Styles, table: Any) -> None:
+def _write_rows(ws: Any, styles: Styles, table: Any, head: int) -> None:
     """The rows: text as text (an n/a case with its reason), each number in its column's or its input's format."""
     for k, row in enumerate(table.rows):
-        r = TABLE_ROW + 1 + k
+        r = head + 1 + k
         for col, value in enumerate(row):
             fmt = table.row_formats[k] if 2 <= col <= 4 and table.row_formats else table.formats[col]
             if isinstance(value, float) and math.isnan(value):
@@ -113,11 +148,10 @@ def _case_width(shown: list[Any]) -> float:
 def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, values: dict[str, np.ndarray],
                site: str, paper: Paper, plans: dict[str, PagePlan]) -> None:
     """Rows of figures, one column per case; every cell is =name of a line, with its cached value."""
-    from workbook.excel.writer import cached
 
     ws.write(0, 0, f"{view.title}: {site}", styles.title)
     ws.write(1, 0, view.note, styles.subtitle)
-    head, first_col = TABLE_ROW - 1, 2
+    head, first_col = CURRENT_ROW, 2
     ws.write(head, 0, "Label", styles.header)
     ws.write(head, 1, "Unit", styles.header)
     ws.write(head + 1, 0, view.changes_label, styles.header_wrap)

@@ -7,7 +7,6 @@ the same inputs give the same bytes.
 from __future__ import annotations
 
 import io
-import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
 from workbook.excel import pages, sizing
+from workbook.excel.cells import CellContext, cached
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
 from workbook.excel.fast_formulas import write_formula
@@ -34,13 +34,14 @@ from workbook.excel.layout import (
     UNIT,
     VALUE,
     Layout,
+    has_total,
     plan,
 )
 from workbook.excel.output import write_atomically
 from workbook.excel.pages import PAPERS, Paper
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
-from workbook.formula.expr import MONTHS, Context
+from workbook.excel.timeline import write_headers, write_total
 from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.presentation import Section, Text
@@ -57,52 +58,6 @@ SUBTITLES = {
     SUMMARY: "Summary: the figures to read first; every cell is a formula linked to the workings.",
 }
 VALUE_NOTE = "Value, not a formula: it is computed from lines this copy does not hold."
-
-
-class CellContext(Context):
-    """How a formula in one cell names the lines it uses.
-
-    Single values go by their defined names, which read like the labels beside them. In a period column, a
-    row is the cell of its row in the same column (the previous column for prev()); a whole row (SUM, IRR)
-    goes by the row's defined name; a roll-up's year is the column's header cell.
-    """
-
-    def __init__(self, layout: Layout, sheet: str, col: int = VALUE):
-        self.layout, self.sheet, self.col = layout, sheet, col
-
-    def _cell(self, line: Line, col: int) -> str:
-        sheet, row, _ = self.layout.cells[line.id]
-        cell = xl_rowcol_to_cell(row, col)
-        return cell if sheet == self.sheet else f"'{sheet}'!{cell}"
-
-    def ref(self, line: Line) -> str:
-        if line.series:
-            if self.col < FIRST_PERIOD:
-                raise ValueError(f"{line.id} is a series, referenced outside a period column")
-            return self._cell(line, self.col)
-        return line.name
-
-    def prev_ref(self, line: Line) -> str:
-        return self._cell(line, self.col - 1)
-
-    def row_range(self, line: Line) -> str:
-        return line.name
-
-    def header(self) -> str:
-        if self.col < FIRST_PERIOD:
-            raise ValueError("a roll-up is written in a period column")
-        return xl_rowcol_to_cell(HEADER_ROW, self.col, row_abs=True)
-
-
-def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
-    """The value Excel shows before it recalculates: a number, TRUE/FALSE, or the guard's message."""
-    v = value[0, period] if value.ndim == 2 else value.reshape(-1)[period]
-    if line.is_bool:
-        return bool(v)
-    v = float(v)
-    if math.isnan(v) and line.guard_message is not None:
-        return line.guard_message
-    return v
 
 
 def write_book(book: Book, values: dict[str, np.ndarray], site: Site, out: Path,
@@ -145,7 +100,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         sheets[title] = ws
         if sl.tables:
             for table in sl.tables:
-                write_table(wb, ws, styles, table, paper, layout.pages)
+                write_table(wb, ws, styles, table, paper, layout.pages, values)
             continue
         if sl.views:
             for view in sl.views:
@@ -174,9 +129,7 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
     for col, head in enumerate(COLUMNS):
         ws.write(HEADER_ROW, col, head, styles.header)
     if sl.has_series:
-        header = styles.period_header(sl.axis == MONTHS)
-        for t in range(layout.widths[sl.axis]):
-            ws.write_number(HEADER_ROW, FIRST_PERIOD + t, t, header)
+        write_headers(ws, styles, layout, title, values)
     if title == INPUTS_SHEET and layout.settings:
         _write_settings(ws, styles, layout.settings)
     for row, item in sl.rows:
@@ -208,6 +161,8 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         ws.write_number(row, VALUE, float(value.reshape(-1)[0]), fmt)
         validate(ws, line, row)
         return
+    if line.series and has_total(line):
+        write_total(ws, styles, layout, sheet, line, value, row, frozen)
     if frozen:  # it reads lines this document does not hold: its value, computed from the full book
         for t in range(value.shape[1] if line.series else 1):
             v = cached(line, value, t)
@@ -275,14 +230,17 @@ def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper) -> None:
         if col < FIRST_PERIOD or charts:
             ws.set_column(col, col, width)
     if sl.has_series:
-        ws.set_column(FIRST_PERIOD, layout.last_column(title), sizing.PERIOD_WIDTH)
+        total = layout.total_column(sl.axis)
+        ws.set_column(FIRST_PERIOD, total - 1, sizing.PERIOD_WIDTH)
+        ws.set_column(total, total, sizing.TOTAL_WIDTH)
     for row, height in enumerate(heights):
         ws.set_row(row, height)
     last_row, last_col = sl.last_row, layout.last_column(title)
     if charts:
         last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
         last_row = max(last_row, HEADER_ROW + 1 + ROWS_PER_CHART * charts)
-    layout.pages[title] = plan = sizing.page_plan(sl, cols, heights, paper, charts, last_row, last_col)
+    layout.pages[title] = plan = sizing.page_plan(sl, cols, heights, paper, charts, last_row, last_col,
+                                                  dated=layout.calendar is not None)
     pages.apply(ws, paper, plan)
     ws.freeze_panes(HEADER_ROW + 1, 1)
 

@@ -127,7 +127,12 @@ class Context:
         raise NotImplementedError
 
     def header(self) -> str:  # pragma: no cover - interface
-        """The current column's header cell (its period number), for a roll-up's SUMIF criterion."""
+        """The current column's header cell (its period number, or its fiscal year), for a roll-up's SUMIF
+        criterion."""
+        raise NotImplementedError
+
+    def period(self) -> str:  # pragma: no cover - interface
+        """The current column's period number (0 at the start), as a cell: what a header's formula reads."""
         raise NotImplementedError
 
 
@@ -694,24 +699,55 @@ class RowAgg(Node):
         return f"{self.wrap[0]}{self.name}({','.join(args)}){self.wrap[1]}"
 
 
+class Period(Node):
+    """The column's number on a timeline axis: 0 at the start, then 1, 2... It renders as the cell that shows
+    the number over the column's header, so a header can be a formula of it."""
+
+    def __init__(self, axis: str):
+        if axis not in (MONTHS, YEARS):
+            raise FormulaError(f"period(): the axis is {MONTHS} or {YEARS}, not {axis!r}")
+        self.axis, self.unit = axis, DIMENSIONLESS
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        v = np.arange(env.sizes[self.axis], dtype=float)[None, :]
+        if env.column is not None:
+            return v[:, env.column : env.column + 1]
+        return v if env.window is None else v[:, env.window]
+
+    def render(self, ctx: Context) -> str:
+        return ctx.period()
+
+
 class Rollup(Node):
-    """A monthly row summed by year: SUMIF(year row, this column's year, row). Column 0 (the start) holds
-    what happens at time 0, then one column per year."""
+    """A monthly row summed by year: SUMIF(key row, this column's header, row). Column 0 (the start) holds
+    what happens at time 0, then one column per year. The header of each yearly column is `keys` (the key row's
+    `year_keys`: a fiscal year, from the calendar), or the column's number where the key row has none."""
 
     axis = YEARS
 
     LINES = ("line", "by")
+    NODES = ("keys",)
 
     def __init__(self, line: Line, by: Line, fn: Callable[[np.ndarray, float, np.ndarray], np.ndarray]):
         if line.axis != MONTHS or by.axis != MONTHS:
             raise FormulaError(f"rollup({line.id}) sums a monthly row by a monthly row of years")
         self.line, self.by, self.fn, self.unit = line, by, fn, line.unit
+        self.keys = by.year_keys if by.year_keys is not None else Period(YEARS)
+        if self.keys.axis != YEARS:
+            raise FormulaError(f"rollup({line.id}): the keys of {by.id} must run over the years")
 
     def evaluate(self, env: Env) -> np.ndarray:
         state = env.whole_rows()
         try:
-            keys, row = env.values[self.by.id], env.values[self.line.id]
-            return np.concatenate([self.fn(keys, float(k), row) for k in range(env.sizes[YEARS])], axis=1)
+            by, row = env.values[self.by.id], env.values[self.line.id]
+            keys = np.atleast_2d(np.asarray(self.keys.evaluate(env), dtype=float))
+            if keys.shape[0] == 1:  # the same headers for every case
+                return np.concatenate([self.fn(by, float(k), row) for k in keys[0]], axis=1)
+            rows = np.broadcast_shapes(by.shape[:1], row.shape[:1], keys.shape[:1])[0]
+            by, row = np.broadcast_to(by, (rows, by.shape[1])), np.broadcast_to(row, (rows, row.shape[1]))
+            keys = np.broadcast_to(keys, (rows, keys.shape[1]))
+            return np.concatenate([np.concatenate([self.fn(by[b : b + 1], float(k), row[b : b + 1])
+                                                   for k in keys[b]], axis=1) for b in range(rows)], axis=0)
         finally:
             env.restore(state)
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from workbook.formula import kernels, spreadsheet
+from workbook.formula import dates, kernels, spreadsheet
 from workbook.formula.expr import (
     DIMENSIONLESS,
     Const,
@@ -19,6 +19,7 @@ from workbook.formula.expr import (
     Guard,
     Lagged,
     Node,
+    Period,
     Prev,
     Rollup,
     RowAgg,
@@ -27,6 +28,9 @@ from workbook.formula.expr import (
     convert,
 )
 from workbook.formula.line import Line
+from workbook.units import unit
+
+DAY = unit("day")  # a date: days since 1899-12-30, as a spreadsheet stores it
 
 
 def _count(x: Any, name: str) -> Node:
@@ -49,6 +53,25 @@ def binomial_quantile(trials: Any, probability: Any, level: Any) -> Node:
     args = [convert(as_node(a), DIMENSIONLESS, f"binomial_quantile() takes a pure number ({what})")
             for a, what in ((trials, "trials"), (probability, "probability"), (level, "level"))]
     return Func("CRITBINOM", args, spreadsheet.crit_binom, DIMENSIONLESS)
+
+
+def eomonth(date: Any, months: Any) -> Node:
+    """EOMONTH(date, months): the last day of the month `months` months after the date's month (a date is days
+    since 1899-12-30; months are cut to a whole number toward zero). For month-end dates on the timeline."""
+    d = convert(as_node(date), DAY, "eomonth() takes a date")
+    m = convert(as_node(months), DIMENSIONLESS, "eomonth() takes a number of months (a pure number)")
+    return Func("EOMONTH", [d, m], dates.eomonth, DAY)
+
+
+def year_of(date: Any) -> Node:
+    """YEAR(date): the calendar year a date falls in, a pure number (2027)."""
+    return Func("YEAR", [convert(as_node(date), DAY, "year_of() takes a date")], dates.year, DIMENSIONLESS)
+
+
+def period(axis: str) -> Node:
+    """The column's number on a timeline axis (MONTHS or YEARS): 0 at the start, then 1, 2... It is the number
+    over the column's header, so a header can be a formula of it (a fiscal year: the first one + number - 1)."""
+    return Period(axis)
 
 
 def _twin(node: Func, scalar: Any) -> Func:

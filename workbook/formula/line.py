@@ -55,6 +55,7 @@ class Line(Operand):
     opening: Node | None = None  # a monthly row's value at time 0 (column 0), where it uses prev()
     recursive: bool = False  # uses its own previous period: evaluated one period at a time
     validity: bool = False  # a check the model's own numbers need (e.g. the life fits the timeline)
+    year_keys: Node | None = None  # a roll-up key row: each yearly column's key (its header); None: its number
 
     def node(self) -> Node:
         return Ref(self)
@@ -91,7 +92,7 @@ def as_stored(x: float) -> float:
 # Units columns show words a reader expects; pint reads the unit behind them.
 _SHOWN_AS = {
     "TRUE/FALSE": "", "TR": "ton_of_refrigeration", "share/year": "1/fyear", "FTE": "", "flag": "",
-    "months": "fmonth", "years": "fyear",
+    "months": "fmonth", "years": "fyear", "date": "day",  # a date: days since 1899-12-30
     "USD/month": "USD/fmonth",
     "USD/year": "USD/fyear", "GPU-h": "GPU*hour", "USD/GPU-h": "USD/GPU/hour", "kW-month": "kW*fmonth",
     "USD/kW-month": "USD/kW/fmonth", "GPU-h/month": "GPU*hour/fmonth",

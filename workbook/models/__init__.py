@@ -71,13 +71,15 @@ class Fleet:
     namespace: str = ""  # "" for the site's own fleet; e.g. `next` for an upgrade's next fleet
 
 
-def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Line | None = None) -> Fleet:
+def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Line | None = None,
+                 servers: fabric.Servers | None = None) -> Fleet:
     """The engineering models of one fleet, each fed the outputs it reads. Under a namespace, a second fleet.
-    `storage`: the shared storage's power where the Reliability sheet sizes it (else the power chain's input)."""
+    `storage`: the shared storage's power where the Reliability sheet sizes it (else the power chain's input);
+    `servers`: what the site's own fleet knows of its storage and servers, for the fabric's networks."""
     i = inputs
     power_scope = Scope(book, power.PREFIX, namespace)
     fabric_scope = Scope(book, fabric.PREFIX, namespace)
-    net = fabric.define(fabric_scope, i.fabric, i.power)
+    net = fabric.define(fabric_scope, i.fabric, i.power, servers)
     chain = power.define(power_scope, i.power, net, storage)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
@@ -88,10 +90,16 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Li
 
 def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.ReliabilityOut, Fleet]:
     """The site's own fleet: first the reliability model's interruptions, checkpoints and storage (from inputs
-    only), whose sized storage power feeds the power chain, then the engineering models. `inputs` holds the
-    reliability section besides the engineering ones."""
+    only), whose sized storage power feeds the power chain and whose appliances (with the BOM's head nodes and
+    fabric managers, and the nodes' storage bandwidth) size the storage and in-band networks, then the engineering
+    models. `inputs` holds the reliability and BOM sections besides the engineering ones."""
     rel = reliability.define(Scope(book, reliability.PREFIX), inputs)
-    return rel, define_fleet(book, inputs, storage=rel.storage_power)
+    r, b = inputs.reliability, inputs.bom
+    sized = rel.fast_appliances is not None
+    servers = fabric.Servers(b.management_nodes, b.fabric_managers, r.node_write_bandwidth, r.node_read_bandwidth,
+                             rel.fast_appliances, r.fast_storage_ports if sized else None,
+                             r.fast_inband_ports if sized else None)
+    return rel, define_fleet(book, inputs, storage=rel.storage_power, servers=servers)
 
 
 def define_upgrade(book: Book, site: Site, inputs: AllInputs,
@@ -176,7 +184,17 @@ def build_book(site: Site) -> Book:
     reliability.summarise(s, rel, spares)
     if upgrade is not None:
         generation.summarise(book, s, upgrade[0])
-    book.tables.append(sensitivity.tornado(
-        book, all_specs(), all_rules(), [money.owned_cost_per_gpu_hour.id, money.break_even_utilisation.id],
-        float(inputs.tco.choice("sensitivity_swing"))))
+    book.tables.append(_decision_tornado(book, inputs, money))
     return book
+
+
+def _decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:
+    """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
+    with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
+    specs = all_specs()
+    table = sensitivity.tornado(book, specs, all_rules(), [money.npv_advantage.id, money.break_even_utilisation.id],
+                                float(inputs.tco.choice("sensitivity_swing")), scale=money.npv_own.id)
+    rent = next(spec for spec in specs if spec.key == inputs.tco.rent_price_change.id)
+    table.facts = sensitivity.break_even_facts(book, rent, money.npv_advantage, money.break_even_utilisation,
+                                               "rent price change per year")
+    return table

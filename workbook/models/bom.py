@@ -58,6 +58,10 @@ INPUTS = with_limits([
          **_USD),
     Spec("bom.single_mode_cable_price", "Price per single-mode fibre cable", "USD", **_USD),
     Spec("bom.oob_cable_price", "Price per out-of-band copper patch cable", "USD", **_USD),
+    Spec("bom.inband_switch_price", "Price per in-band (front-end Ethernet) switch", "USD", **_USD),
+    Spec("bom.inband_transceiver_price", "Price per in-band transceiver (multimode)", "USD", **_USD),
+    Spec("bom.inband_single_mode_transceiver_price", "Price per in-band single-mode transceiver", "USD", **_USD),
+    Spec("bom.dac_price", "Price per passive copper (DAC) cable: in-band peer links", "USD", **_USD),
     Spec("bom.cable_length_step", "Cable length class: runs rounded up to a multiple of", "m", "a length", "5 m",
          lo=0.5, hi=100.0, fmt="#,##0.0"),
     Spec("bom.management_nodes", "Head and management nodes (cluster manager, login, scheduler)", "count",
@@ -238,16 +242,20 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
     qty = {item.key: line for item, line, _ in rows}
     optics = [line for key, line in qty.items() if key.endswith("_optics_mm") or key.endswith("_optics_sm")]
     single = [line for key, line in qty.items() if key.endswith("_optics_sm")]
-    cables = [line for key, line in qty.items() if key.endswith("_cables_mm") or key.endswith("_cables_sm")]
+    cables = [line for key, line in qty.items() if key.endswith(("_cables_mm", "_cables_sm", "_cables_dac"))]
     s.check("transceivers_tie_out", "The BOM's transceivers add up to the Fabric's count",
             added(optics).eq(fabric.transceivers_total),
-            "the BOM's transceiver rows added = [Transceivers (compute and storage)] (Fabric)")
+            "the BOM's transceiver rows added = [Transceivers (compute, storage, in-band)] (Fabric)")
     s.check("single_mode_tie_out", "The BOM's single-mode transceivers add up to the Fabric's count",
             added(single).eq(fabric.single_mode_transceivers_total),
-            "the BOM's single-mode transceiver rows added = [Single-mode transceivers (compute and storage)] (Fabric)")
-    s.check("cables_tie_out", "The BOM's fibre cables add up to the Fabric's count",
-            added(cables).eq(fabric.cables_total), "the BOM's fibre cable rows added = [Cables (compute and storage)] "
+            "the BOM's single-mode transceiver rows added = [Single-mode transceivers (compute, storage, in-band)] "
             "(Fabric)")
+    s.check("cables_tie_out", "The BOM's fibre and copper cables add up to the Fabric's count",
+            added(cables).eq(fabric.cables_total), "the BOM's fibre and peer-link copper rows added = [Cables "
+            "(compute, storage, in-band)] (Fabric)")
+    s.check("inband_switches_tie_out", "The BOM's in-band switches add up to the Fabric's count",
+            added([qty[f"inband_{tier}_switches"] for tier in ("leaf", "spine", "core")]).eq(fabric.inband_switches),
+            "in-band leaf + spine + core rows = [In-band network switches] (Fabric)")
     if q is None:
         return
     for key, quote in quotes.items():
@@ -329,13 +337,15 @@ def _spare_items(spares: tuple[Spare, ...]) -> list[Item]:
 
 def _network_items(i: Inputs, p: Inputs, t: Inputs, fi: Inputs, f: FabricOut, oob: OobOut,
                    part: Callable[[str, str], str], mm: Callable[[Any], Any]) -> list[Item]:
-    """Switches by network and tier, transceivers by end and type, fibre cables by tier, type and length."""
+    """Switches by network and tier, transceivers by end and type, cables by tier, type and length."""
     sw, st = part("switch", "fabric switch"), part("storage_switch", "storage switch")
+    ib = part("inband_switch", "in-band Ethernet switch")
     out = [Item(f"{net}{tier}_switches", "network", f"{name} {tier} switches", spec, count, "switches",
-                f"{name} fabric tiers (Fabric)", t.switch_price)
-           for net, name, spec, tiers in (("", "Compute", sw, (f.leaves, f.spines, f.cores)),
-                                          ("storage_", "Storage", st, (f.storage_leaves, f.storage_spines,
-                                                                      f.storage_cores)))
+                f"{name} network tiers (Fabric)", price)
+           for net, name, spec, tiers, price in (
+               ("", "Compute", sw, (f.leaves, f.spines, f.cores), t.switch_price),
+               ("storage_", "Storage", st, (f.storage_leaves, f.storage_spines, f.storage_cores), t.switch_price),
+               ("inband_", "In-band", ib, (f.inband_leaves, f.inband_spines, f.inband_cores), i.inband_switch_price))
            for tier, count in zip(("leaf", "spine", "core"), tiers, strict=True)]
     out.append(Item("oob_switches", "network", "Out-of-band switches", part("oob_switch", "management switch"),
                     oob.oob_switches, "switches", "ROUNDUP(out-of-band endpoints / ports per switch) (Fabric)",
@@ -343,36 +353,67 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, fi: Inputs, f: FabricOut, oo
     out.append(Item("fabric_managers", "network", "Fabric manager appliances", "fabric manager appliance (UFM "
                     "class), high-availability pair", i.fabric_managers, "appliances", "the site's choice (Inputs)",
                     i.fabric_manager_price))
+    out += _optic_items(i, t, fi, f, part, mm)
+    out += _cable_items(i, t, f, mm)
+    out.append(Item("oob_cables", "network", "Out-of-band copper cables", "Cat6 patch cable, RJ45",
+                    oob.oob_endpoints, "cables", "one per out-of-band endpoint (Fabric)", i.oob_cable_price))
+    return out
+
+
+def _optic_items(i: Inputs, t: Inputs, fi: Inputs, f: FabricOut, part: Callable[[str, str], str],
+                 mm: Callable[[Any], Any]) -> list[Item]:
+    """Transceivers by network, end and type: each row's multimode and single-mode split by its tier's flag."""
     flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)
+    ib_flags = (f.inband_node_leaf_single_mode, f.inband_leaf_spine_single_mode, f.inband_spine_core_single_mode)
     optic = part("optic", "switch-side transceiver")
+    ib_optic = f"100GbE-class in-band transceiver, multimode, {_first(fi.inband_optic_power):g} W"
     single = "single-mode transceiver for the tier's runs (beyond the multimode reach)"
-    optics = [  # (key, label, count, tier flag, multimode spec, multimode price, why)
+    compute_sm, ib_sm = t.single_mode_transceiver_price, i.inband_single_mode_transceiver_price
+    optics = [  # (key, label, count, tier flag, multimode spec, multimode price, single-mode price, why)
         ("node", "Host-side transceivers", f.node_transceivers, flags[0], f"host-side transceiver for the node's "
          f"NIC cages, {_first(fi.links_per_node_optic):g} x {_first(fi.nic_speed):g} Gbit/s ports, multimode, "
-         f"{_first(fi.node_optic_power):g} W", i.node_transceiver_price,
+         f"{_first(fi.node_optic_power):g} W", i.node_transceiver_price, compute_sm,
          "hosts x ROUNDUP(rails / links per host-side transceiver) (Fabric)"),
         ("leaf_host", "Leaf transceivers, host links", f.node_leaf_switch_transceivers, flags[0], optic,
-         t.transceiver_price, "ROUNDUP(host-leaf links / ports per cage) (Fabric)"),
+         t.transceiver_price, compute_sm, "ROUNDUP(host-leaf links / ports per cage) (Fabric)"),
         ("leaf_spine", "Leaf-spine transceivers (both ends)", f.leaf_spine_transceivers, flags[1], optic,
-         t.transceiver_price, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
+         t.transceiver_price, compute_sm, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
         ("spine_core", "Spine-core transceivers (both ends)", f.spine_core_transceivers, flags[2], optic,
-         t.transceiver_price, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
+         t.transceiver_price, compute_sm, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
         ("storage_port", "Storage endpoint transceivers (single-port)", f.storage_endpoints, flags[0],
          f"single-port transceiver at a node or storage system port, multimode, {_first(fi.storage_optic_power):g} W",
-         i.storage_port_transceiver_price,
-         "one per storage network endpoint port (Fabric)"),
+         i.storage_port_transceiver_price, compute_sm, "one per storage network endpoint port (Fabric)"),
         ("storage_leaf", "Storage leaf transceivers, endpoint links", f.storage_leaf_transceivers, flags[0], optic,
-         t.transceiver_price, "ROUNDUP(endpoint links / ports per cage) (Fabric)"),
+         t.transceiver_price, compute_sm, "ROUNDUP(endpoint links / ports per cage) (Fabric)"),
         ("storage_leaf_spine", "Storage leaf-spine transceivers (both ends)", f.storage_leaf_spine_transceivers,
-         flags[1], optic, t.transceiver_price, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
+         flags[1], optic, t.transceiver_price, compute_sm, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
         ("storage_spine_core", "Storage spine-core transceivers (both ends)", f.storage_spine_core_transceivers,
-         flags[2], optic, t.transceiver_price, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
+         flags[2], optic, t.transceiver_price, compute_sm, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
+        ("inband_port", "In-band endpoint transceivers (node and server ports)", f.inband_node_ports
+         + f.inband_server_ports, ib_flags[0], ib_optic, i.inband_transceiver_price, ib_sm,
+         "one per node and server in-band port; a site uplink's far end is the site's (Fabric)"),
+        ("inband_leaf", "In-band leaf transceivers, endpoint links", f.inband_leaf_transceivers, ib_flags[0],
+         ib_optic, i.inband_transceiver_price, ib_sm, "ROUNDUP(endpoint links / ports per cage) (Fabric)"),
+        ("inband_leaf_spine", "In-band leaf-spine transceivers (both ends)", f.inband_leaf_spine_transceivers,
+         ib_flags[1], ib_optic, i.inband_transceiver_price, ib_sm,
+         "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
+        ("inband_spine_core", "In-band spine-core transceivers (both ends)", f.inband_spine_core_transceivers,
+         ib_flags[2], ib_optic, i.inband_transceiver_price, ib_sm,
+         "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
     ]
-    for key, label, count, tier, spec, price, why in optics:
+    out = []
+    for key, label, count, tier, spec, price, sm_price, why in optics:
         out.append(Item(f"{key}_optics_mm", "network", f"{label}, multimode", spec, count * mm(tier), "modules",
                         f"{why}, on a multimode tier", price))
         out.append(Item(f"{key}_optics_sm", "network", f"{label}, single-mode", single, count * tier, "modules",
-                        f"{why}, on a tier whose runs need single-mode", t.single_mode_transceiver_price))
+                        f"{why}, on a tier whose runs need single-mode", sm_price))
+    return out
+
+
+def _cable_items(i: Inputs, t: Inputs, f: FabricOut, mm: Callable[[Any], Any]) -> list[Item]:
+    """Fibre cables by network, tier, type and length class; the in-band pairs' peer-link copper."""
+    flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)
+    ib_flags = (f.inband_node_leaf_single_mode, f.inband_leaf_spine_single_mode, f.inband_spine_core_single_mode)
     cables = [  # (key, label, links, tier flag, run)
         ("node_leaf", "Host-leaf cables", f.node_leaf_links, flags[0], f.node_leaf_run),
         ("leaf_spine", "Leaf-spine cables", f.leaf_spine_links, flags[1], f.leaf_spine_run),
@@ -380,8 +421,13 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, fi: Inputs, f: FabricOut, oo
         ("storage_endpoint", "Storage endpoint cables", f.storage_endpoints, flags[0], f.node_leaf_run),
         ("storage_leaf_spine", "Storage leaf-spine cables", f.storage_leaf_spine_links, flags[1], f.leaf_spine_run),
         ("storage_spine_core", "Storage spine-core cables", f.storage_spine_core_links, flags[2], f.spine_core_run),
+        ("inband_endpoint", "In-band endpoint cables (site uplinks included)", f.inband_endpoints, ib_flags[0],
+         f.node_leaf_run),
+        ("inband_leaf_spine", "In-band leaf-spine cables", f.inband_leaf_spine_links, ib_flags[1], f.leaf_spine_run),
+        ("inband_spine_core", "In-band spine-core cables", f.inband_spine_core_links, ib_flags[2], f.spine_core_run),
     ]
     step = i.cable_length_step
+    out = []
     for key, label, links, tier, run in cables:
         length = ceil(run / step) * step
         out.append(Item(f"{key}_cables_mm", "network", f"{label}, multimode fibre",
@@ -391,6 +437,7 @@ def _network_items(i: Inputs, p: Inputs, t: Inputs, fi: Inputs, f: FabricOut, oo
         out.append(Item(f"{key}_cables_sm", "network", f"{label}, single-mode fibre", "single-mode fibre cable, "
                         "OS2, MPO-12/APC", links * tier, "cables", "one per link (Fabric), on a single-mode tier",
                         i.single_mode_cable_price, length))
-    out.append(Item("oob_cables", "network", "Out-of-band copper cables", "Cat6 patch cable, RJ45",
-                    oob.oob_endpoints, "cables", "one per out-of-band endpoint (Fabric)", i.oob_cable_price))
+    out.append(Item("inband_peer_cables_dac", "network", "In-band peer-link cables, passive copper (DAC)",
+                    "passive copper (DAC) cable, in the leaf pair's rack", f.inband_peer_cables, "cables",
+                    "leaf pairs x peer links (Fabric)", i.dac_price))
     return out

@@ -658,12 +658,15 @@ def _move(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Line], bas
                          "IT power at the start x the hall's annual PUE x price x hours in a month", fmt=USD)
     capex = s.calc("move_capex", "Second site's capex", "USD", i.move_capex_per_mw * site["it_mw"],
                    "capex per MW x the next fleet's critical IT capacity", fmt=USD)
+    energy = s.calc("move_site_energy", "Second site a month of running: energy", "USD",
+                    site_power * site["pue"] * hall["price"] * MONTH,
+                    "IT power x its annual PUE (the next fleet's power chain) x the hall's price x hours", fmt=USD)
+    upkeep = s.calc("move_site_upkeep", "Second site a month of running: rent or running costs", "USD",
+                    i.move_running_cost * site["it_mw"] * MONTH, "running cost per kW-month x critical IT", fmt=USD)
+    staff = s.calc("move_site_staff", "Second site a month of running: staff", "USD",
+                   i.move_staff_fte * site["staff_cost"] * MONTH, "staff x cost per FTE", fmt=USD)
     running = s.calc("move_site_running", "Second site a month: energy, rent or running costs, staff", "USD",
-                     ready * (site_power * site["pue"] * hall["price"] * MONTH
-                              + i.move_running_cost * site["it_mw"] * MONTH + i.move_staff_fte * site["staff_cost"]
-                              * MONTH),
-                     "once it runs: IT power x its annual PUE (the next fleet's power chain) x the hall's price x "
-                     "hours + running cost per kW-month x critical IT + staff x cost per FTE", fmt=USD)
+                     ready * (energy + upkeep + staff), "once it runs: energy + running costs + staff", fmt=USD)
     cost = s.calc("move_cost_flow", "Cost this month, moving", "USD",
                   flag(month.eq(i.move_lead_time * MONTH)) * (capex + new.racks * i.new_rack_price) + hall_energy
                   + running, "when the site is ready: its capex and the racks; every month: the hall's energy and "

@@ -32,7 +32,7 @@ def define(scope: Scope, i: Inputs, fabric: FabricOut, power: PowerOut, cooling:
     bmc = s.calc("oob_node_ports", "Node BMC ports", "count", power.nodes * i.oob_ports_per_node,
                  "nodes x out-of-band ports per node", fmt=COUNT)
     mgmt = s.calc("oob_switch_ports_used", "Fabric switches' management ports", "count", fabric.switches_total,
-                  "one per compute and storage switch", fmt=COUNT)
+                  "one per compute, storage and in-band switch", fmt=COUNT)
     pdus = s.calc("oob_pdu_ports", "Rack PDU management ports", "count", power.pdus,
                   "every rack PDU (Power chain: compute, network, storage and management racks)", fmt=COUNT)
     cdus = s.calc("oob_cdu_ports", "CDU management ports", "count", cooling.cdus_installed,

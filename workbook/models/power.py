@@ -241,12 +241,12 @@ def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak:
     rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW", per_rack * node_peak)
     network = s.calc("network_racks", "Network racks", "racks",
                      ceil(fabric.switches_total / i.switches_per_network_rack),
-                     "ROUNDUP(compute and storage fabric switches / switches per network rack); out-of-band "
+                     "ROUNDUP(compute, storage and in-band switches / switches per network rack); out-of-band "
                      "switches sit in the racks they serve", fmt=COUNT)
     network_power = s.calc(
         "network_rack_power", "Power per network rack (average)", "kW",
-        (fabric.switches_power + fabric.optics_power) / max_(network, 1),
-        "fabric switch and transceiver power / network racks (node-side transceivers included: conservative)")
+        (fabric.switches_power + fabric.switch_optics_power) / max_(network, 1),
+        "(switch power + switch-side transceiver power) / network racks; node-side transceivers are in the nodes")
     storage = s.calc("storage_racks", "Storage racks", "racks", ceil(storage_power / i.support_rack_power),
                      "ROUNDUP(storage power / power per storage or management rack)", fmt=COUNT)
     mgmt = s.calc("management_racks", "Management racks", "racks",
@@ -324,17 +324,29 @@ def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, componen
     s.section("IT load")
     gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
-    network = s.calc("network_power", "Network switch power (compute and storage fabrics)", "kW",
+    network = s.calc("network_power", "Network switch power (compute, storage and in-band networks)", "kW",
                      fabric.switches_power, "from the Fabric sheet: switches x power each")
-    optics = s.calc("optics_power", "Optical transceiver power", "kW", fabric.optics_power,
-                    "from the Fabric sheet: transceivers x power each")
+    node_optics = s.calc("node_optics_wall_power", "Node-side transceivers at the nodes' wall", "kW",
+                         fabric.node_optics_power / i.psu_efficiency,
+                         "Fabric's node-side transceiver power / PSU efficiency: they draw the node's power")
+    added_optics = s.calc(
+        "node_optics_added_power", "Node-side transceivers the node design power does not hold", "kW",
+        max_(0, node_optics - nodes * (node - component)),
+        "MAX(0, node-side transceivers - nodes x (design power - component sum)): the vendor's maximum input holds "
+        "a node's transceivers where it covers them (DGX H100: 10.2 kW over a 9.46 kW component sum); the "
+        "component sum does not")
+    optics = s.calc("optics_power", "Optical transceiver power (switch side, and node side not in the nodes)", "kW",
+                    fabric.switch_optics_power + added_optics,
+                    "Fabric's switch-side transceivers (in the network racks) + node-side ones the node design "
+                    "power does not hold; each watt once")
     it = s.calc(
         "it_load", "IT load", "kW",
         compute + network + optics + storage + i.management_power,
         "compute + network switches + optics + storage + management")
     s.calc("it_energy_load", "IT load at the component sum (the energy bill's basis)", "kW",
-           it - nodes * (node - component),
-           "IT load with each node at its component sum, not the vendor's maximum: what the TCO bills")
+           it - nodes * (node - component) + (node_optics - added_optics),
+           "IT load with each node at its component sum, not the vendor's maximum, plus the node-side transceivers "
+           "that maximum held: what the TCO bills")
     return it, gpu_board
 
 

@@ -117,6 +117,10 @@ INPUTS = with_limits([
     Spec("tco.financing", "Financing of the capex", "", "a choice", "cash", choices=("cash", "loan")),
     Spec("tco.facility_price_basis", "Capacity the facility price is charged on", "", "a choice", "critical-it",
          choices=("critical-it", "feed")),
+    Spec("tco.start_date", "Start of the timeline: the order date (time 0)", "date", "a date", "2027-01-15",
+         date=True, fmt="yyyy-mm-dd"),
+    Spec("tco.fiscal_year_end", "Fiscal year ends in month (12 = December; FY named by the year it ends in)",
+         "month no.", "a month number", "6", lo=1, hi=12, integer=True, fmt="0"),
     Spec("tco.sensitivity_swing", "Sensitivity swing (+/- on each input)", "%", "a fraction", "0.2",
          lo=0.01, hi=0.9, structural=True),
     *_PRICES, *_FACILITY, *_TIMING_AND_MONEY, *_RUNNING, *_RENT,
@@ -125,9 +129,10 @@ INPUTS = with_limits([
 CONVENTIONS = [
     "Money: nominal USD. Costs and cash paid out are positive; money received (residual value, tax savings, "
     "loan draws) is negative.",
-    "Time: the Start column is time 0, the order date; each month's flow is at the month's end. Capex follows "
-    "the deployment schedule; service runs from the month after delivery for the useful life; utilisation ramps "
-    "up over its first months.",
+    "Time: the Start column is time 0, the order date; each month's flow is at the month's end (month t ends on "
+    "EOMONTH(start date, t - 1)). Capex follows the deployment schedule; service runs from the month after delivery "
+    "for the useful life; utilisation ramps up over its first months. The P&L sums the months by fiscal year, "
+    "named by the year it ends in.",
     "Decision: NPV, IRR, equivalent annual cost, cost per GPU-hour and break-even are on unlevered flows "
     "discounted at the cost of capital (WACC). The WACC is after tax: it already holds the debt's interest tax "
     "shield, which is therefore not added again. The financing is shown apart (the equity's cash flows and IRR).",

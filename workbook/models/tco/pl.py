@@ -15,6 +15,11 @@ from workbook.sheets import CASH as CASH_SHEET
 from workbook.sheets import PL as PL_SHEET
 
 
+def rollup_by(row: Line, when: Schedule) -> object:
+    """A monthly row summed by fiscal year (the P&L's columns; models.calendar)."""
+    return rollup(row, when.fiscal_year)
+
+
 def profit_and_loss(scope: Scope, i: Inputs, when: Schedule, own: Owning, debt: Debt | None) -> None:
     c = scope.sheet(CASH_SHEET)
     v = own.values
@@ -33,19 +38,19 @@ def profit_and_loss(scope: Scope, i: Inputs, when: Schedule, own: Owning, debt: 
                      added(tax_accrued) - added(tax_paid), "the tax lag's balance", fmt=USD)
     y = scope.sheet(PL_SHEET)
     y.section("P&L: the cost of the cluster by year (no revenue; costs positive)")
-    lines = [y.calc(f"pl_{key}", label, "USD", rollup(getattr(own, key), when.year), fmt=USD)
+    lines = [y.calc(f"pl_{key}", label, "USD", rollup_by(getattr(own, key), when), fmt=USD)
              for key, label in (("energy", "Energy"), ("facility_opex", "Colocation or facility maintenance"),
                                 ("support", "Hardware support"), ("staff", "Staff"))]
     opex = y.calc("pl_opex", "Operating costs (EBITDA-style cost)", "USD", added(lines), fmt=USD)
-    parts = [opex, y.calc("pl_depreciation", "Depreciation (straight line)", "USD", rollup(v.depreciation, when.year),
+    parts = [opex, y.calc("pl_depreciation", "Depreciation (straight line)", "USD", rollup_by(v.depreciation, when),
                           fmt=USD)]
     if debt is not None:
         parts += [y.calc("pl_interest", "Interest (from the start of service)", "USD",
-                         rollup(debt.interest_expensed, when.year), fmt=USD),
+                         rollup_by(debt.interest_expensed, when), fmt=USD),
                   y.calc("pl_capitalised_interest", "Depreciation of the capitalised interest", "USD",
-                         rollup(debt.capitalised_depreciation, when.year), fmt=USD),
-                  y.calc("pl_fee", "Arrangement fee", "USD", rollup(debt.fee, when.year), fmt=USD)]
-    parts.append(y.calc("pl_exit", "Loss (gain) at exit", "USD", rollup(v.book_exit_loss, when.year), fmt=USD))
+                         rollup_by(debt.capitalised_depreciation, when), fmt=USD),
+                  y.calc("pl_fee", "Arrangement fee", "USD", rollup_by(debt.fee, when), fmt=USD)]
+    parts.append(y.calc("pl_exit", "Loss (gain) at exit", "USD", rollup_by(v.book_exit_loss, when), fmt=USD))
     before_tax = y.calc("pl_cost", "Cost before tax", "USD", added(parts), fmt=USD)
     after_tax = y.calc("pl_cost_after_tax", "Cost after tax", "USD", before_tax * (1 - i.tax_rate),
                        "cost before tax - tax at the tax rate (the books' tax: straight-line depreciation)", fmt=USD)
@@ -55,32 +60,32 @@ def profit_and_loss(scope: Scope, i: Inputs, when: Schedule, own: Owning, debt: 
 
 def _cash_view(y: object, when: Schedule, own: Owning, capex_flow: Line, debt: Debt | None) -> Line:
     y.section("Cash view by year (what is paid; the decision's flows)")
-    y.calc("cash_capex", "Capex paid", "USD", rollup(capex_flow, when.year), fmt=USD)
+    y.calc("cash_capex", "Capex paid", "USD", rollup_by(capex_flow, when), fmt=USD)
     y.calc("cash_working_capital", "Working capital (in, then back at exit)", "USD",
-           rollup(own.working_capital, when.year), fmt=USD)
-    y.calc("cash_opex", "Running costs paid", "USD", rollup(own.opex, when.year), fmt=USD)
-    y.calc("cash_tax", "Tax saved, as paid", "USD", rollup(own.tax, when.year), fmt=USD)
-    y.calc("cash_residual", "Values received at exit, before tax", "USD", rollup(own.proceeds, when.year), fmt=USD)
-    cash = y.calc("cash_own", "Owning: cash out (unlevered)", "USD", rollup(own.own, when.year), fmt=USD)
+           rollup_by(own.working_capital, when), fmt=USD)
+    y.calc("cash_opex", "Running costs paid", "USD", rollup_by(own.opex, when), fmt=USD)
+    y.calc("cash_tax", "Tax saved, as paid", "USD", rollup_by(own.tax, when), fmt=USD)
+    y.calc("cash_residual", "Values received at exit, before tax", "USD", rollup_by(own.proceeds, when), fmt=USD)
+    cash = y.calc("cash_own", "Owning: cash out (unlevered)", "USD", rollup_by(own.own, when), fmt=USD)
     if debt is not None:
-        y.calc("cash_financing", "Financing: paid + fee - drawn - tax saved", "USD", rollup(debt.financing, when.year),
+        y.calc("cash_financing", "Financing: paid + fee - drawn - tax saved", "USD", rollup_by(debt.financing, when),
                fmt=USD)
-        cash = y.calc("cash_equity", "Equity: cash out", "USD", rollup(debt.equity, when.year), fmt=USD)
+        cash = y.calc("cash_equity", "Equity: cash out", "USD", rollup_by(debt.equity, when), fmt=USD)
     return cash
 
 
 def _tie_out(y: object, c: object, when: Schedule, after_tax: Line, cash: Line, assets: Line, deferred: Line,
              payable: Line, debt: Debt | None) -> None:
     y.section("Tie-out: cash out = cost after tax + change in assets - change in debt - change in tax balances")
-    asset_change = y.calc("pl_asset_change", "Change in assets' book value", "USD", rollup(assets, when.year),
+    asset_change = y.calc("pl_asset_change", "Change in assets' book value", "USD", rollup_by(assets, when),
                           fmt=USD)
     taxes = y.calc("pl_tax_balances_change", "Change in deferred tax and tax payable", "USD",
-                   rollup(deferred, when.year) + rollup(payable, when.year), fmt=USD)
+                   rollup_by(deferred, when) + rollup_by(payable, when), fmt=USD)
     explained = after_tax + asset_change - taxes
     if debt is not None:
         change = c.calc("debt_change_flow", "Change in debt", "USD", debt.drawn + debt.interest - debt.paid,
                         "drawn + interest - paid", fmt=USD)
-        explained = explained - y.calc("pl_debt_change", "Change in debt", "USD", rollup(change, when.year), fmt=USD)
+        explained = explained - y.calc("pl_debt_change", "Change in debt", "USD", rollup_by(change, when), fmt=USD)
     total = y.calc("pl_explained_cash", "Cost after tax + change in assets - change in debt - change in tax "
                    "balances", "USD", explained, "should equal the cash out above", fmt=USD)
     ties = y.calc("pl_ties", "Ties to the cash out, to the dollar", "TRUE/FALSE",

@@ -9,6 +9,7 @@ from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, flag, max_, prev, where
 from workbook.formula.line import COUNT, Line
+from workbook.models import calendar
 from workbook.models.base import Inputs
 
 MONTH = Const(1, "fmonth")  # one period of the timeline
@@ -32,15 +33,17 @@ class Schedule:
     discount: Line
     length: Line
     ramp: Line  # the share of the target utilisation each month of service reaches
+    fiscal_year: Line  # each month's fiscal year (the calendar): the key the P&L sums by
 
 
 def schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
     """The monthly timeline: flags for order, delivery, construction, service and exit; years; discounting."""
     c.section("Timeline (the Start column is time 0, the order date)")
     month = c.calc("month", "Month (end of period)", "months", lambda me: prev(me) + MONTH, opening=0, fmt=COUNT)
+    dates = calendar.define(c, i.start_date, i.fiscal_year_end, month)
     length = c.calc("period_length", "Period length", "months", flag(month > 0 * MONTH) * MONTH, fmt=COUNT)
     year = c.calc("year", "Year of the timeline", "count", ceil(month / (12 * MONTH)),
-                  "ROUNDUP(month / 12): 0 at the start, then 1, 2... (the P&L sums by it)", fmt=COUNT)
+                  "ROUNDUP(month / 12): 0 at the start, then 1, 2... (price indices step by it)", fmt=COUNT)
     life = i.useful_life
     end = lead + life
     in_service = c.calc("in_service", "In service (flag)", "flag", flag(month > lead) * flag(month <= end),
@@ -63,7 +66,7 @@ def schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
                   "in the ramp's months: first share + (1 - first share) x (month of service - 1) / ramp months "
                   "(3 months from 25%: 25%, 50%, 75%); the target after it", fmt="0%")
     return Schedule(month, year, lead, life, in_service, served, order, delivery, works, first, exit_, discount,
-                    length, ramp)
+                    length, ramp, dates.fiscal_year)
 
 
 def index(c: SheetBuilder, key: str, label: str, change: Line, year: Line) -> Line:

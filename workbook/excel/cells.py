@@ -1,0 +1,66 @@
+"""How a formula in a cell names the lines it reads, and the value a cell shows before it recalculates."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, VALUE, Layout
+from workbook.formula.expr import Context
+from workbook.formula.line import Line
+
+
+class CellContext(Context):
+    """How a formula in one cell names the lines it uses.
+
+    Single values go by their defined names, which read like the labels beside them. In a period column, a
+    row is the cell of its row in the same column (the previous column for prev()); a whole row (SUM, IRR)
+    goes by the row's defined name; a roll-up's year is the column's header cell.
+    """
+
+    def __init__(self, layout: Layout, sheet: str, col: int = VALUE):
+        self.layout, self.sheet, self.col = layout, sheet, col
+
+    def _cell(self, line: Line, col: int) -> str:
+        sheet, row, _ = self.layout.cells[line.id]
+        cell = xl_rowcol_to_cell(row, col)
+        return cell if sheet == self.sheet else f"'{sheet}'!{cell}"
+
+    def ref(self, line: Line) -> str:
+        if line.series:
+            if self.col < FIRST_PERIOD:
+                raise ValueError(f"{line.id} is a series, referenced outside a period column")
+            return self._cell(line, self.col)
+        return line.name
+
+    def prev_ref(self, line: Line) -> str:
+        return self._cell(line, self.col - 1)
+
+    def row_range(self, line: Line) -> str:
+        return line.name
+
+    def header(self) -> str:
+        if self.col < FIRST_PERIOD:
+            raise ValueError("a roll-up is written in a period column")
+        return xl_rowcol_to_cell(HEADER_ROW, self.col, row_abs=True)
+
+    def period(self) -> str:
+        """The column's period number: over the header on a dated timeline, else the header itself."""
+        if self.col < FIRST_PERIOD:
+            raise ValueError("a period number is read in a period column")
+        row = COUNTER_ROW if self.layout.calendar is not None else HEADER_ROW
+        return xl_rowcol_to_cell(row, self.col, row_abs=True)
+
+
+def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
+    """The value Excel shows before it recalculates: a number, TRUE/FALSE, or the guard's message."""
+    v = value[0, period] if value.ndim == 2 else value.reshape(-1)[period]
+    if line.is_bool:
+        return bool(v)
+    v = float(v)
+    if math.isnan(v) and line.guard_message is not None:
+        return line.guard_message
+    return v
