@@ -258,6 +258,10 @@ def test_the_new_catalog_nodes_add_up(tmp_path: Path, gpu: str, node: str, dc_wa
     assert bool(model.quantity("power.node_max_below_components")) is False
     assert bool(model.quantity("power.psus_carry_node")) is True  # N supplies x rating >= the DC power
     assert _node_item(model).spec == load_catalog()["nodes"][node]["description"]
+    # storage and in-band ports: 1024 / 8 = 128 nodes x 2 each; GB300: 1152 / 72 = 16 racks x 18 trays x 1 each
+    ports = 16 * 18 if node == "GB300-NVL72" else 128 * 2
+    assert model.quantity("fabric.storage_node_ports").magnitude == ports
+    assert model.quantity("fabric.inband_node_ports").magnitude == ports
 
 
 def test_every_new_catalog_value_has_a_source_with_its_confidence() -> None:
@@ -294,7 +298,7 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
     assert proc.returncode == 0, proc.stderr
     text = path.read_text()
     required = re.findall(r"^  ([a-z_0-9]+):$", text, flags=re.M)
-    assert len(required) == 39 and proc.stdout.splitlines()[0].startswith(f"wrote {path} (39 keys REQUIRED: "
+    assert len(required) == 38 and proc.stdout.splitlines()[0].startswith(f"wrote {path} (38 keys REQUIRED: "
                                                                          "power.gpus, power.rack_units, ")
     assert "  # gpu_tdp: 700 W" in text and "  # rack_width: 0.6 m" in text and "  # loan_share: 0.6" in text
     assert "  gpu: H200-SXM" in text and "  node: HGX-H200-Supermicro" in text and "  switch: QM9700" in text
@@ -317,7 +321,7 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
 def test_init_marks_required_exactly_what_a_build_finds_missing(tmp_path: Path) -> None:
     """The skeleton's REQUIRED keys, removed, are the keys the loader reports missing: two computations, one
     answer. With --node none every node key is among them."""
-    for node, count in (("DGX-H100", 39), ("none", 61)):
+    for node, count in (("DGX-H100", 38), ("none", 60)):
         path = tmp_path / f"{node}.yaml"
         assert run("init", "--gpu", "H200-SXM", "--node", node, "-o", path).returncode == 0
         text = path.read_text()
