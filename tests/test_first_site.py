@@ -99,6 +99,15 @@ def test_each_example_is_a_value_for_that_key(key: str, want: str, origin: str) 
     assert value == want and source.startswith(origin), (value, source)
 
 
+def test_a_choice_and_a_redundancy_have_an_example_of_their_own(tmp_path: Path) -> None:
+    """Not only the words for the kind: the example site's N+1 feed blocks, the default cash financing."""
+    path = site(tmp_path / "s.yaml", {"power.feed_redundancy": "3N+x", "tco.financing": "lease"})
+    assert [str(e) for e in problems(path)] == [
+        f"{path}: power.feed_redundancy = '3N+x': is not a redundancy scheme the tool knows; expected a redundancy "
+        "scheme such as N, N+1, N+2, 2N or 2N+1, e.g. feed_redundancy: N+1",
+        f"{path}: tco.financing = 'lease': is not a known choice; expected one of cash, loan, e.g. financing: cash"]
+
+
 def test_a_loan_without_its_keys_names_the_three_at_once_with_the_build_sites_values(tmp_path: Path) -> None:
     path = site(tmp_path / "loan.yaml", {"tco.financing": "loan"})
     assert [str(e) for e in problems(path)] == [

@@ -177,11 +177,11 @@ def _place(where: Where) -> dict[str, Any]:
 def expected_value(spec: Spec, key: str | None = None) -> str:
     """What a key's value must be, in words, with its unit and an example of that key's own (example_for);
     `key`: the key as the message names it, where it is not the spec's (a scenario's, a fleet's)."""
-    if spec.choices:
-        return f"one of {', '.join(spec.choices)}"
-    if spec.redundancy:
-        return "a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
     name = (key or spec.key).split(".")[-1]
+    if spec.choices:
+        return f"one of {', '.join(spec.choices)}, e.g. {name}: {example_for(spec)[0]}"
+    if spec.redundancy:
+        return f"a redundancy scheme such as N, N+1, N+2, 2N or 2N+1, e.g. {name}: {example_for(spec)[0]}"
     if spec.text:
         return f"{spec.expect} of at most {MAX_NAME} characters, e.g. {name}: {spec.example}"
     return f"{spec.expect}{_in_unit(spec)}, e.g. {name}: {example_for(spec)[0]}"
