@@ -15,6 +15,7 @@ import hashlib
 import math
 import operator
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,8 @@ class Spec:
     why: str = ""  # why lo..hi is the range a real site can have (templates/limits.yaml)
     optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
     date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
+    text: int = 0  # words of at most this many characters (an address, a contact), not a number: never a line
+    starts: tuple[str, ...] = ()  # a text that must begin with one of these words (an Incoterms rule)
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -155,6 +158,8 @@ def expected_value(spec: Spec) -> str:
     """What a key's value must be, in words, with its unit and an example."""
     if spec.choices:
         return f"one of {', '.join(spec.choices)}"
+    if spec.text:
+        return f"{spec.expect}, e.g. {spec.key.split('.')[-1]}: {spec.example}"
     if spec.redundancy:
         return "a redundancy scheme such as N, N+1, N+2, 2N or 2N+1"
     return f"{spec.expect}{_in_unit(spec)}, e.g. {spec.key.split('.')[-1]}: {spec.example}"
@@ -162,7 +167,7 @@ def expected_value(spec: Spec) -> str:
 
 def expected_unit(spec: Spec) -> str | None:
     """The unit a key's value is written in, or None for a pure number or a word."""
-    if spec.choices or spec.redundancy or not spec.pint_unit.dimensionality:
+    if spec.choices or spec.text or spec.redundancy or not spec.pint_unit.dimensionality:
         return None
     return writable_unit(spec)
 
@@ -277,6 +282,8 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
         if not isinstance(raw, str) or raw.strip().lower() not in spec.choices:
             raise _fail(where, key, raw, "is not a known choice", spec)
         return raw.strip().lower()
+    if spec.text:
+        return _words(raw, spec, where, key)
     if spec.redundancy:
         m = _REDUNDANCY.match(str(raw)) if isinstance(raw, str) else None
         if m is None or (m.group(1) and int(m.group(1)) < 1):
@@ -285,6 +292,35 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
     if spec.date:
         return _date(raw, spec, where, key)
     return _quantity(raw, spec, where, key)
+
+
+# Characters a site file's text may not hold: controls (whitespace is folded to single spaces first), format
+# characters (bidirectional overrides that make a text read other than it is), line and paragraph separators.
+_HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
+
+
+def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
+    """A text value (a site file is untrusted): one line of at most spec.text characters, no control or format
+    characters, beginning with one of spec.starts where given; a date text is a date written YYYY-MM-DD or one of
+    spec.starts."""
+    if isinstance(raw, datetime.date) and spec.date:
+        raw = raw.isoformat()
+    if not isinstance(raw, str):
+        raise _fail(where, key, raw, "is not text (write it in quotes)", spec)
+    text = " ".join(raw.split())  # tabs, newlines and runs of spaces: one space
+    if not text:
+        raise _fail(where, key, raw, "is empty", spec)
+    hidden = next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
+    if hidden is not None:
+        raise _fail(where, key, raw, f"holds the control or format character U+{ord(hidden):04X}", spec)
+    if len(text) > spec.text:
+        raise _fail(where, key, raw, f"is longer than {spec.text} characters", spec)
+    if spec.date:  # a date, or one of the words (e.g. "to be agreed")
+        if text not in spec.starts:
+            _date(text, spec, where, key)
+    elif spec.starts and not any(text == w or text.startswith(w + " ") for w in spec.starts):
+        raise _fail(where, key, raw, f"does not begin with one of {', '.join(spec.starts)}", spec)
+    return text
 
 
 EPOCH = datetime.date(1899, 12, 30)  # a spreadsheet's day 0: day 1 is 1900-01-01 after Excel's 1900 leap-day bug

@@ -68,6 +68,7 @@ class Inputs:
     def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec], namespace: str = ""):
         self._lines: dict[str, Line] = {}
         self._choices: dict[str, Any] = {}
+        self._sources: dict[str, str] = {}  # a text input's source
         builder = book.sheet(INPUTS, in_namespace(prefix, namespace))
         title = builder.group = instance_title(title, namespace)
         builder.section(title)
@@ -76,6 +77,10 @@ class Inputs:
             if value is None:
                 continue
             key = spec.key.split(".", 1)[1]
+            if spec.text:  # words (an address, a contact): the model that reads them shows them
+                self._choices[key] = value.magnitude
+                self._sources[key] = value.source
+                continue
             if spec.choices or spec.structural:
                 shown = str(value.magnitude) if spec.choices else shown_value(float(value.magnitude), spec.unit)
                 self._choices[key] = value.magnitude
@@ -109,6 +114,14 @@ class Inputs:
     def choice(self, key: str) -> Any:
         """A structural choice or number from the site file (it decides which rows or columns exist)."""
         return self._choices[key]
+
+    def words(self, key: str) -> str:
+        """A text input's words, or "" where the site gives none (an optional one)."""
+        return str(self._choices.get(key, ""))
+
+    def source(self, key: str) -> str:
+        """Where a text input's words come from (the site file, a default, a catalog entry)."""
+        return self._sources[key]
 
     def has(self, key: str) -> bool:
         return key in self._lines
