@@ -206,3 +206,24 @@ def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     assert v(m, "fabric.inband_switch_optics_power") - v(base, "fabric.inband_switch_optics_power") == \
         pytest.approx((276 + 192) * 1.0 / 1000)
     assert v(m, "fabric.inband_node_optics_power") == pytest.approx(256 * 4.5 / 1000)
+
+
+def test_end_of_row_length_classes(tmp_path: Path) -> None:
+    """Network racks at each row's end: host-leaf runs go along a row, 6 + 7.2 = 13.2 m at most, spread evenly:
+    class 1 6 + 7.2 / 3 = 8.4 -> 10 m, share (10 - 6) / 7.2 = 0.5556, ROUNDUP(1,024 x 0.5556 = 568.9) = 569;
+    class 2 10.8 -> 15 m holds the other 455, class 3 (13.2 -> 15 m) none. Leaf-spine runs go across the rows to
+    the spines at the hall's end, 6 + 9.6 = 15.6 m: class 1 6 + 3.2 = 9.2 -> 10 m, share 4 / 9.6,
+    ROUNDUP(426.7) = 427; class 2 6 + 6.4 = 12.4 -> 15 m, share 9 / 9.6 = 0.9375, 960 - 427 = 533; class 3
+    15.6 -> 20 m: the other 64. The cables still tie out with the Fabric's count."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["power"]["network_location"] = "end-of-row"
+    site = tmp_path / "end.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    m = load(site)
+    assert (v(m, "fabric.node_leaf_run"), v(m, "fabric.leaf_spine_run")) == pytest.approx((13.2, 15.6))
+    for tier, lengths, counts in (("node_leaf", (10, 15, 15), (569, 455, 0)),
+                                  ("leaf_spine", (10, 15, 20), (427, 533, 64))):
+        assert tuple(v(m, f"bom.{tier}_cables_mm_{k}_length") for k in (1, 2, 3)) == lengths, tier
+        assert tuple(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == counts, tier
+    assert v(m, "bom.leaf_spine_class_2_share") == pytest.approx(0.9375, rel=1e-12)
+    assert v(m, "bom.cables_tie_out") == 1

@@ -234,6 +234,7 @@ def _import_inputs(args: argparse.Namespace) -> int:
 def _quote(args: argparse.Namespace) -> int:
     """The vendor's copy (all its lines, or the groups and lines asked for), written all or nothing."""
     import re
+    import unicodedata
 
     from workbook import vendor_copy
     from workbook.api import load
@@ -241,7 +242,11 @@ def _quote(args: argparse.Namespace) -> int:
 
     vendor = " ".join(args.vendor.split())
     if len(vendor) > 100:
-        raise InputError("--vendor: a vendor's name of at most 100 characters", value=vendor[:40])
+        raise InputError("is longer than 100 characters", key="--vendor", value=vendor[:40] + "...",
+                         expected="a vendor's name of at most 100 characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in vendor):
+        raise InputError("holds a control or format character", key="--vendor", value=vendor,
+                         expected="a vendor's name in plain text")
     issued = _issue_date(args.date)
     slug = re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
     out = args.output or Path("outputs") / f"{args.site.stem}-quote{'-' + slug if slug else ''}.xlsx"
@@ -267,7 +272,7 @@ def _issue_date(text: str | None) -> Any:
     try:
         return datetime.date.fromisoformat(text)
     except ValueError:
-        raise InputError("--date: is not a date written YYYY-MM-DD", value=text) from None
+        raise InputError("is not a date written YYYY-MM-DD", key="--date", value=text) from None
 
 
 def _names(text: str, option: str, known: Any, what: str) -> list[str]:
