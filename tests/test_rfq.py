@@ -295,3 +295,38 @@ def test_a_quoted_support_line_is_the_tcos_support(site: Path, tmp_path: Path,
     assert v(before, "bom.support_compute_unit_price") == pytest.approx(0.08 * 34_660_000, rel=1e-12)
     assert v(before, "tco.support_cost") - v(after, "tco.support_cost") == pytest.approx(64_400, rel=1e-9)
     assert v(before, "tco.it_capex") - v(after, "tco.it_capex") == pytest.approx(346_600, rel=1e-12)
+
+
+def _write_in_heading(ws: Any) -> None:
+    row = next(r for r in range(FIRST, ws.max_row + 1) if str(ws.cell(r, KEY + 1).value).startswith("Network:"))
+    ws.cell(row, PRICE + 1).value = 1
+
+
+def _add_a_line(ws: Any, model: Any) -> None:
+    """A GPU node line, as the full copy has it, added to the network vendor's copy."""
+    nodes = next(r for r in quote_rows(model.book, model.values) if r.key == "nodes")
+    ws.insert_rows(FIRST)
+    for c, value in enumerate((nodes.key, nodes.item, nodes.spec, nodes.qty, nodes.unit, 250000, 8), start=1):
+        ws.cell(FIRST, c).value = value
+
+
+@pytest.mark.parametrize("attack", ["heading-written", "line-added"])
+def test_a_tampered_subset_is_refused(attack: str, site: Path, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A network copy with a price written in a group heading row, or with a GPU node line added (a vendor
+    pricing a line it was not asked for), is refused in one line and nothing is written."""
+    mine = site.parent / f"tampered-{attack}.yaml"
+    shutil.copy(site, mine)
+    path = fill(copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"), tmp_path / "q.xlsx",
+                {"leaf_switches": (28000, 20)})
+    wb = openpyxl.load_workbook(path)
+    if attack == "heading-written":
+        _write_in_heading(wb[QUOTE_SHEET])
+    else:
+        _add_a_line(wb[QUOTE_SHEET], load(mine))
+    wb.save(path)
+    assert main(["import-quote", str(path), "--site", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and path.name in err, err
+    assert ("heading row was written in" if attack == "heading-written" else "rows were added") in err, err
+    assert not quotes_path(mine).exists()
