@@ -20,9 +20,10 @@ workbook: $(STAMP)
 pdf: $(STAMP) libreoffice
 	$(PY) -m workbook pdf $(SITE)
 
-## the vendor's quoting copy of one site's bill of materials (VENDOR="Name" to name the vendor on its cover)
+## a request for quotation from one site's bill of materials (VENDOR="Name" names the vendor; GROUPS=network,services
+## asks for some groups only; DATE=YYYY-MM-DD is its issue date, default today)
 quote: $(STAMP)
-	$(PY) -m workbook quote $(SITE) $(if $(VENDOR),--vendor "$(VENDOR)")
+	$(PY) -m workbook quote $(SITE) $(if $(VENDOR),--vendor "$(VENDOR)") $(if $(GROUPS),--groups "$(GROUPS)") $(if $(DATE),--date "$(DATE)")
 
 ## build every site in inputs/, one process per core (JOBS=n to choose; a progress bar when on a terminal)
 workbooks: $(STAMP)

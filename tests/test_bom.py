@@ -60,18 +60,31 @@ def test_transceivers_by_end_and_type(example: Model) -> None:
 
 
 def test_cables_by_type_and_length_class(example: Model) -> None:
-    """Host-leaf runs are 14.4 m (Fabric), rounded up to the 5 m step: a 15 m class; 1,024 host-leaf and 1,024
-    leaf-spine fibres, 280 + 112 storage, 276 + 96 in-band and its 6 peer-link copper cables, 367 copper
-    out-of-band cables (one per OOB endpoint: 128 BMCs, 65 switches, 142 PDUs, 32 others)."""
+    """Length classes (network racks in the middle of the hall): the slack is 6 m, the hall 9.6 m deep and its rows
+    7.2 m long, so a host-leaf run is 6 + 4.8 + 3.6 = 14.4 m at most (Fabric), spread along half a row and across
+    half the rows; a leaf-spine run along the network row, 6 + 7.2 = 13.2 m at most.
+    Host-leaf class 1: 6 + 8.4 / 3 = 8.8 -> a 10 m class; u = 10 - 6 = 4, a = 4.8, b = 3.6: share
+    (4^2 - 0 - 0.4^2 + 0) / (2 x 4.8 x 3.6) = 15.84 / 34.56 = 0.458333; ROUNDUP(1,024 x 0.458333 = 469.3) = 470;
+    class 2: 6 + 5.6 = 11.6 -> 15 m, u = 9 > a + b: every run (81 - 4.2^2 - 5.4^2 + 0.6^2 = 34.56): the other 554;
+    class 3: 14.4 -> 15 m, the same length: empty. Leaf-spine class 1: 6 + 2.4 -> 10 m, share 4 / 7.2 = 0.5556,
+    ROUNDUP(568.9) = 569, class 2 (15 m) the other 455. Storage 280 endpoint links: ROUNDUP(128.3) = 129 + 151;
+    112 leaf-spine: ROUNDUP(62.2) = 63 + 49; in-band 276: ROUNDUP(126.5) = 127 + 149; 96: ROUNDUP(53.3) = 54 + 42;
+    6 peer-link copper cables, 367 copper out-of-band cables (one per OOB endpoint: 128 BMCs, 65 switches, 142
+    PDUs, 32 others). Every tier's classes add up to its links: 2,818 cables, the Fabric's count."""
     assert v(example, "fabric.node_leaf_run") == pytest.approx(14.4)
-    assert v(example, "bom.node_leaf_cables_mm_length") == 15
-    assert v(example, "bom.node_leaf_cables_mm_qty") == 1024
-    assert v(example, "bom.leaf_spine_cables_mm_qty") == 1024
-    assert v(example, "bom.storage_endpoint_cables_mm_qty") + v(example, "bom.storage_leaf_spine_cables_mm_qty") \
-        == 280 + 112
-    assert v(example, "bom.inband_endpoint_cables_mm_qty") == 276
-    assert v(example, "bom.inband_leaf_spine_cables_mm_qty") == 96
+    assert v(example, "bom.node_leaf_class_1_share") == pytest.approx(15.84 / 34.56, rel=1e-12)
+    classes = {"node_leaf": (470, 554), "leaf_spine": (569, 455), "storage_endpoint": (129, 151),
+               "storage_leaf_spine": (63, 49), "inband_endpoint": (127, 149), "inband_leaf_spine": (54, 42)}
+    for tier, (short, medium) in classes.items():
+        assert v(example, f"bom.{tier}_cables_mm_1_length") == 10, tier
+        assert v(example, f"bom.{tier}_cables_mm_2_length") == 15, tier
+        assert v(example, f"bom.{tier}_cables_mm_3_length") == 15, tier
+        got = [v(example, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)]
+        assert got == [short, medium, 0], tier
+        assert sum(v(example, f"bom.{tier}_cables_sm_{k}_qty") for k in (1, 2, 3)) == 0, tier
     assert v(example, "bom.inband_peer_cables_dac_qty") == 6
+    assert sum(map(sum, classes.values())) + 6 == 2818 == v(example, "fabric.cables_total")
+    assert v(example, "bom.cables_tie_out") == 1
     assert v(example, "bom.oob_cables_qty") == v(example, "fabric.oob_endpoints") == 367
 
 
@@ -79,37 +92,61 @@ def test_capex_is_the_bom_total(example: Model) -> None:
     """By hand: nodes 128 x 270,000 = 34,560,000 and 4 management nodes x 25,000; switches (32 + 16 + 7 + 2) x
     30,000 = 1,710,000 and in-band 8 x 30,000 = 240,000; OOB 8 x 8,000 = 64,000; fabric managers 2 x 25,000 =
     50,000; transceivers 512 x 1,000 (host side) + (512 + 1,024 + 140 + 112) x 1,000 + 280 x 700 = 2,496,000 and
-    in-band 740 x 150 = 111,000; fibre (2,048 + 392 + 372) x 150 = 421,800; peer-link copper 6 x 100 = 600;
-    out-of-band copper 367 x 8 = 2,936; power cords 128 x 6 x 25 = 19,200 and (65 + 8 + 2 + 4) x 2 x 25 = 3,950
-    for switches and appliances; the colocation supplies the 39 cabinets and 142 PDUs (counted, not bought).
-    Storage, sized on the Reliability sheet: 2 all-flash appliances x 350,000 + ROUNDUP(22.4) = 23 TB of capacity
-    tier x 100 = 702,300.
+    in-band 740 x 150 = 111,000; fibre (2,048 + 392 + 372) x 150 = 421,800 (every length class at the one price);
+    peer-link copper 6 x 100 = 600; out-of-band copper 367 x 8 = 2,936; power cords 128 x 6 x 25 = 19,200 and
+    (65 + 8 + 2 + 4) x 2 x 25 = 3,950 for switches and appliances; the colocation supplies the 39 cabinets and 142
+    PDUs (counted, not bought). Storage, sized on the Reliability sheet: 2 all-flash appliances x 350,000 +
+    ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
     Spares (Reliability sheet): 15 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + a
-    switch 30,000 (no PSU or fan: a redundant set waits for its part) = 4,086,300."""
+    switch 30,000 (no PSU or fan: a redundant set waits for its part) = 4,086,300.
+    Fabric manager licences: 128 hosts x 500 = 64,000 (not equipment: not shipped or supported).
+    Each group's shipping: 1% of its equipment (one lot). Services: 39 racks x 2,500 = 97,500 installation and
+    (2,818 fabric + 367 out-of-band) = 3,185 cables x 20 = 63,700 cabling."""
     network = 1_710_000 + 240_000 + 64_000 + 50_000 + 2_496_000 + 111_000 + 421_800 + 600 + 2_936
-    power = 19_200 + 3_950
-    storage = 2 * 350_000 + 23 * 100
-    spares = 15 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 30_000
-    assert v(example, "bom.total_storage") == pytest.approx(storage, rel=1e-12)
-    assert v(example, "bom.total_spares") == pytest.approx(spares, rel=1e-12)
-    total = 34_560_000 + 100_000 + network + power + storage + spares
-    assert v(example, "bom.total_network") == pytest.approx(network, rel=1e-12)
-    assert v(example, "bom.total_power") == pytest.approx(power, rel=1e-12)
+    equipment = {"compute": 34_560_000 + 100_000, "network": network, "power": 19_200 + 3_950,
+                 "storage": 2 * 350_000 + 23 * 100,
+                 "spares": 15 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 30_000}
+    licences = 128 * 500
+    for group, cost in equipment.items():
+        assert v(example, f"bom.equipment_{group}") == pytest.approx(cost, rel=1e-12), group
+        assert v(example, f"bom.shipping_{group}_cost") == pytest.approx(0.01 * cost, rel=1e-12), group
+        extra = licences if group == "network" else 0
+        assert v(example, f"bom.total_{group}") == pytest.approx(1.01 * cost + extra, rel=1e-12), group
+    assert v(example, "bom.fabric_manager_licences_cost") == licences
+    services = 39 * 2_500 + 3_185 * 20
+    assert v(example, "bom.total_services") == services == 161_200
+    total = 1.01 * sum(equipment.values()) + licences + services
     assert v(example, "bom.total") == pytest.approx(total, rel=1e-12)
     assert v(example, "tco.it_capex") == v(example, "bom.total")
     assert v(example, "bom.variance_total") == 0  # no quotes: every price is the budget's
     assert "bom.racks_cost" not in example.values and v(example, "bom.racks_qty") == 39
 
 
+def test_support_is_the_groups_support_lines_counted_once(example: Model) -> None:
+    """Each hardware group's support and warranty line, priced per year of cover: budget 8% a year x the group's
+    equipment (compute 34,660,000 -> 2,772,800), for ROUNDUP(60 months / 12) = 5 years. The TCO's hardware support
+    is their yearly prices added, 8% x 44,568,086 = 3,565,446.88 a year = 297,120.57 a month, and the support
+    lines are not in the capex (the total is the groups' equipment, shipping, licences and services)."""
+    equipment = 34_660_000 + 5_096_336 + 23_150 + 702_300 + 4_086_300
+    assert equipment == 44_568_086
+    assert v(example, "bom.support_compute_unit_price") == pytest.approx(0.08 * 34_660_000, rel=1e-12)
+    assert v(example, "bom.support_compute_qty") == 5
+    assert v(example, "bom.support_cooling_qty") == 0  # nothing to support on an air-cooled site
+    assert v(example, "bom.support_per_year") == pytest.approx(0.08 * equipment, rel=1e-12)
+    assert v(example, "tco.support_cost") == pytest.approx(0.08 * equipment / 12, rel=1e-12)
+    assert v(example, "bom.total") == pytest.approx(1.01 * equipment + 64_000 + 161_200, rel=1e-12)
+
+
 def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
-    """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more capex."""
+    """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more equipment, and 1% of it shipping: 528,735 more
+    capex."""
     data = yaml.safe_load(EXAMPLE.read_text())
     data["bom"]["cabinets"] = "buy"
     site = tmp_path / "buy.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))
     bought = load(site)
     assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 39 * 2500 + 142 * 3000
-    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500, rel=1e-12)
+    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500 * 1.01, rel=1e-12)
 
 
 def test_lead_times_set_the_service_start(tmp_path: Path) -> None:
@@ -145,7 +182,8 @@ def test_liquid_cooled_racks_have_manifolds_and_hoses() -> None:
 def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     """With a 10 m in-band optic the example's in-band runs (host-leaf 14.4 m, leaf-spine 7.2 + 6 = 13.2 m) go
     single-mode: its 272 endpoint, 276 leaf and 192 leaf-spine transceivers move to the single-mode rows at 400
-    instead of 150 USD, and their 276 + 96 fibres to single-mode cable at 120 instead of 150 USD; the compute and
+    instead of 150 USD, and their 276 + 96 fibres (every length class) to single-mode cable at 120 instead of 150
+    USD; the compute and
     storage rows stay multimode (50 m). The tie-outs hold: 740 single-mode transceivers, the Fabric's count."""
     data = yaml.safe_load(EXAMPLE.read_text())
     data["fabric"]["inband_optic_reach"] = "10 m"
@@ -155,14 +193,37 @@ def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     for key, n in (("inband_port", 272), ("inband_leaf", 276), ("inband_leaf_spine", 192)):
         assert (v(m, f"bom.{key}_optics_sm_qty"), v(m, f"bom.{key}_optics_mm_qty")) == (n, 0), key
     assert v(m, "bom.leaf_spine_optics_sm_qty") == 0 and v(m, "bom.storage_port_optics_sm_qty") == 0
-    assert (v(m, "bom.inband_endpoint_cables_sm_qty"), v(m, "bom.inband_leaf_spine_cables_sm_qty")) == (276, 96)
+    for tier, n in (("inband_endpoint", 276), ("inband_leaf_spine", 96)):
+        assert sum(v(m, f"bom.{tier}_cables_sm_{k}_qty") for k in (1, 2, 3)) == n, tier
+        assert sum(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == 0, tier
     assert v(m, "fabric.single_mode_transceivers_total") == 740
     for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out"):
         assert v(m, check) == 1
     base = load(EXAMPLE)
     assert v(m, "bom.total_network") - v(base, "bom.total_network") == pytest.approx(
-        740 * (400 - 150) + (276 + 96) * (120 - 150), rel=1e-12)
+        (740 * (400 - 150) + (276 + 96) * (120 - 150)) * 1.01, rel=1e-12)  # and 1% shipping on the difference
     # power: the single-mode modules at 4.5 W instead of 3.5 W, in the racks and (the node ports) in the nodes
     assert v(m, "fabric.inband_switch_optics_power") - v(base, "fabric.inband_switch_optics_power") == \
         pytest.approx((276 + 192) * 1.0 / 1000)
     assert v(m, "fabric.inband_node_optics_power") == pytest.approx(256 * 4.5 / 1000)
+
+
+def test_end_of_row_length_classes(tmp_path: Path) -> None:
+    """Network racks at each row's end: host-leaf runs go along a row, 6 + 7.2 = 13.2 m at most, spread evenly:
+    class 1 6 + 7.2 / 3 = 8.4 -> 10 m, share (10 - 6) / 7.2 = 0.5556, ROUNDUP(1,024 x 0.5556 = 568.9) = 569;
+    class 2 10.8 -> 15 m holds the other 455, class 3 (13.2 -> 15 m) none. Leaf-spine runs go across the rows to
+    the spines at the hall's end, 6 + 9.6 = 15.6 m: class 1 6 + 3.2 = 9.2 -> 10 m, share 4 / 9.6,
+    ROUNDUP(426.7) = 427; class 2 6 + 6.4 = 12.4 -> 15 m, share 9 / 9.6 = 0.9375, 960 - 427 = 533; class 3
+    15.6 -> 20 m: the other 64. The cables still tie out with the Fabric's count."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["power"]["network_location"] = "end-of-row"
+    site = tmp_path / "end.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    m = load(site)
+    assert (v(m, "fabric.node_leaf_run"), v(m, "fabric.leaf_spine_run")) == pytest.approx((13.2, 15.6))
+    for tier, lengths, counts in (("node_leaf", (10, 15, 15), (569, 455, 0)),
+                                  ("leaf_spine", (10, 15, 20), (427, 533, 64))):
+        assert tuple(v(m, f"bom.{tier}_cables_mm_{k}_length") for k in (1, 2, 3)) == lengths, tier
+        assert tuple(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == counts, tier
+    assert v(m, "bom.leaf_spine_class_2_share") == pytest.approx(0.9375, rel=1e-12)
+    assert v(m, "bom.cables_tie_out") == 1

@@ -44,8 +44,9 @@ def fresh_site(tmp_path: Path, issued: tuple[Path, Path]) -> Path:
 
 
 def rows(ws: Any) -> dict[str, int]:
-    """Line key -> openpyxl row."""
-    return {ws.cell(r, KEY + 1).value: r for r in range(FIRST, ws.max_row + 1) if ws.cell(r, KEY + 1).value}
+    """Line key -> openpyxl row (the group headings between them are not keys)."""
+    return {ws.cell(r, KEY + 1).value: r for r in range(FIRST, ws.max_row + 1)
+            if re.fullmatch(r"[a-z0-9_]+", str(ws.cell(r, KEY + 1).value or ""))}
 
 
 def filled(issued: tuple[Path, Path], out: Path, prices: dict[str, tuple[Any, Any, Any]],
@@ -103,10 +104,12 @@ def test_the_copy_is_protected_and_only_the_quote_cells_are_editable(issued: tup
                                                                   max_col=ws.max_column + 2)
                         for c in row if c.protection.locked is False}
             assert unlocked == (wanted if ws.title == QUOTE_SHEET else set()), (path.name, ws.title)
-        # 36 lines to quote on the example: 29 (8 of them the in-band network's: leaf and spine switches, endpoint,
-        # leaf and leaf-spine transceivers, endpoint and leaf-spine fibre, peer-link copper), 2 storage tiers, 5 spares
-        # (no PSU or fan: a redundant set waits for its part)
-        assert len(wanted) == 3 * 36
+        # 55 lines to quote on the example: compute 2 (nodes, head nodes); network 32 (9 switch rows, the fabric
+        # managers and their licences, 9 transceiver rows, 12 fibre rows: two length classes of each of 6 tiers, the
+        # peer-link copper and the out-of-band copper); power 2 cords; storage 2 tiers; spares 5 (no PSU or fan: a
+        # redundant set waits for its part); a shipping and a support line for each of those 5 groups (10);
+        # installation and cabling (2)
+        assert len(wanted) == 3 * 55
 
 
 def test_the_copy_holds_nothing_internal(issued: tuple[Path, Path]) -> None:
@@ -142,7 +145,7 @@ def test_the_copy_holds_nothing_internal(issued: tuple[Path, Path]) -> None:
 def test_the_copy_recalculates_in_libreoffice(issued: tuple[Path, Path]) -> None:
     report = verify_files([issued[1]])[0]
     assert not report.problems
-    assert report.compared == 37  # 36 line totals and the total
+    assert report.compared == 56  # 55 line totals and the total
 
 
 # ---------------------------------------------------------------- the round trip
@@ -151,9 +154,11 @@ def test_the_copy_recalculates_in_libreoffice(issued: tuple[Path, Path]) -> None
 def test_round_trip_prices_the_bom_at_the_quote(tmp_path: Path, issued: tuple[Path, Path],
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Nodes quoted at 262,000 (budget 270,000) in 14 weeks, leaf switches at 28,000 (budget 30,000) in 20 weeks:
-    variance 128 x -8,000 + 32 x -2,000 = -1,088,000; capex falls by as much; the network's 20 weeks set the
-    critical path: ROUNDUP(20 / (730 / 168)) = 5 months before service. The comment, which begins with =, stays
-    text in the quotes file and in the rebuilt workbook, which verifies in LibreOffice cell by cell."""
+    variance 128 x -8,000 + 32 x -2,000 = -1,088,000; capex falls by as much and by the 1% shipping budget on it
+    (1,088,000 x 1.01 = 1,098,880); the support budget (8% a year of the equipment) by 1,088,000 x 0.08 / 12 =
+    7,253.33 a month; the network's 20 weeks set the critical path: ROUNDUP(20 / (730 / 168)) = 5 months before
+    service. The comment, which begins with =, stays text in the quotes file and in the rebuilt workbook, which
+    verifies in LibreOffice cell by cell."""
     site = fresh_site(tmp_path, issued)
     before = load(site)
     injection = "=cmd|' /C calc'!A0 price valid 30 days"
@@ -165,7 +170,9 @@ def test_round_trip_prices_the_bom_at_the_quote(tmp_path: Path, issued: tuple[Pa
     after = load(site)
     assert v(after, "bom.nodes_unit_price") == 262000
     assert v(after, "bom.variance_total") == -1_088_000
-    assert v(after, "tco.it_capex") == pytest.approx(v(before, "tco.it_capex") - 1_088_000, rel=1e-12)
+    assert v(after, "tco.it_capex") == pytest.approx(v(before, "tco.it_capex") - 1_098_880, rel=1e-12)
+    assert v(after, "tco.support_cost") == pytest.approx(v(before, "tco.support_cost") - 1_088_000 * 0.08 / 12,
+                                                         rel=1e-12)
     assert v(after, "tco.service_lead") == 5
     assert v(after, "tco.owned_cost_per_gpu_hour") != v(before, "tco.owned_cost_per_gpu_hour")
     out = tmp_path / "rebuilt.xlsx"
@@ -185,8 +192,9 @@ def test_the_cheapest_quote_or_the_chosen_vendor(tmp_path: Path, issued: tuple[P
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     site = fresh_site(tmp_path, issued)
     first = filled(issued, tmp_path / "a.xlsx", {"nodes": (265000, 10, None)})
-    second = filled(issued, tmp_path / "b.xlsx", {"nodes": (261000, 30, None)},
-                    edit=lambda wb: wb["Instructions"].cell(6, 2).__setattr__("value", "Beta Systems"))
+    beta = tmp_path / "beta-copy.xlsx"
+    assert main(["quote", str(site), "--vendor", "Beta Systems", "-o", str(beta)]) == 0
+    second = filled((site, beta), tmp_path / "b.xlsx", {"nodes": (261000, 30, None)})
     assert run_import(first, site, capsys)[0] == 0
     assert run_import(second, site, capsys)[0] == 0  # the vendor named on the cover
     assert "vendor: Beta Systems" in quotes_path(site).read_text()

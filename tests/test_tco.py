@@ -53,12 +53,14 @@ HAND_TCO = {
     "electricity_escalation": 0.0, "facility_escalation": 0.0, "lead_time": "0 months", "tax_rate": 0.0,
     "staff_escalation": 0.0, "support_escalation": 0.0, "ramp_months": "0 months", "working_capital_months": "0 months",
 }
-# the BOM's other budget prices at 0, so the capex is the one node's 240,000 (the colocation supplies the cabinets)
+# the BOM's other budget prices at 0 (its services and shipping too), so the capex is the one node's 240,000 (the
+# colocation supplies the cabinets)
 HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
                                      "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
                                      "manifold_price", "hose_price", "management_node_price",
                                      "inband_switch_price", "inband_transceiver_price",
-                                     "inband_single_mode_transceiver_price", "dac_price")}
+                                     "inband_single_mode_transceiver_price", "dac_price", "licence_price",
+                                     "install_price", "cabling_price")} | {"shipping_share": 0.0}
 # the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
 # part, and with no lead time nothing is waited for (Reliability sheet)
 HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
@@ -501,8 +503,8 @@ def test_tornado_holds_every_input_that_moves_the_npv_advantage_by_more_than_1_p
     shown = {row[0] for row in table.rows}
     labels = {line.label: key for key, line in model.book.lines.items()}
     assert {"Colocation price per kW-month of capacity (see its basis)",
-            "Hardware support per year, share of IT capex", "Rent: on-demand price (today)",
-            "Rent: price change per year (negative: rent falls)"} <= shown
+            "Hardware support per year, share of the equipment's price (the BOM's budget)",
+            "Rent: on-demand price (today)", "Rent: price change per year (negative: rent falls)"} <= shown
     base, scale = v(model, "tco.npv_advantage"), v(model, "tco.npv_own")
     for row in table.rows:
         assert max(abs(row[5] - base), abs(row[6] - base)) > 0.01 * scale, row[0]

@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
                                      "and specs; cells for unit price, lead time and comment; protected)")
     q.add_argument("site", type=Path, metavar="SITE.yaml")
     q.add_argument("--vendor", default="", metavar="NAME", help="the vendor the copy is for (on its cover)")
+    q.add_argument("--groups", default="", metavar="G1,G2", help="ask only for these groups of lines (compute, "
+                   "network, power, cooling, storage, spares, services); with --lines, both")
+    q.add_argument("--lines", default="", metavar="KEY1,KEY2", help="ask only for these lines (their keys, as the "
+                   "BOM sheet's Line column shows them)")
+    q.add_argument("--date", default=None, metavar="YYYY-MM-DD", help="the copy's issue date, its one date "
+                   "(default: today, UTC); the same inputs and date give the same file")
     q.add_argument("-o", "--output", type=Path, help="output .xlsx; default outputs/<site>-quote[-<vendor>].xlsx")
     iq = sub.add_parser("import-quote", help="read a vendor's returned quoting copy (untrusted) and add its prices "
                                              "and lead times to the site's quotes file, for the next build")
@@ -254,9 +260,9 @@ def _import_inputs(args: argparse.Namespace) -> int:
 
 
 def _quote(args: argparse.Namespace) -> int:
-    """The vendor's copy, written all or nothing."""
-    import datetime
+    """The vendor's copy (all its lines, or the groups and lines asked for), written all or nothing."""
     import re
+    import unicodedata
 
     from workbook import vendor_copy
     from workbook.api import load
@@ -264,16 +270,51 @@ def _quote(args: argparse.Namespace) -> int:
 
     vendor = " ".join(args.vendor.split())
     if len(vendor) > 100:
-        raise InputError("--vendor: a vendor's name of at most 100 characters", value=vendor[:40])
+        raise InputError("is longer than 100 characters", key="--vendor", value=vendor[:40] + "...",
+                         expected="a vendor's name of at most 100 characters")
+    if any(unicodedata.category(ch).startswith("C") for ch in vendor):
+        raise InputError("holds a control or format character", key="--vendor", value=vendor,
+                         expected="a vendor's name in plain text")
+    issued = _issue_date(args.date)
     slug = re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
     out = args.output or Path("outputs") / f"{args.site.stem}-quote{'-' + slug if slug else ''}.xlsx"
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"{out}: -o/--output names the vendor's copy: a file name ending in .xlsx")
     model = load(args.site)
-    data = vendor_copy.render(model, vendor or "(vendor)", datetime.datetime.now(datetime.UTC).date())
-    write_atomically(out, data)
-    print(f"wrote {out} ({len(vendor_copy.quote_rows(model.book, model.values))} lines to quote)")
+    rows = vendor_copy.quote_rows(model.book, model.values)
+    asked = vendor_copy.chosen(rows, _names(args.groups, "--groups", vendor_copy.GROUPS, "a group"),
+                               _names(args.lines, "--lines", [r.key for r in rows], "a line to quote on this site"))
+    if not asked:
+        raise InputError(f"--groups {args.groups}: no line of this site to quote in these groups",
+                         expected=f"one of {', '.join(sorted({r.group for r in rows}))}")
+    write_atomically(out, vendor_copy.render(model, vendor or "(vendor)", issued, asked))
+    print(f"wrote {out} ({len(asked)} lines to quote)")
     return 0
+
+
+def _issue_date(text: str | None) -> Any:
+    import datetime
+
+    if text is None:
+        return datetime.datetime.now(datetime.UTC).date()
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise InputError("is not a date written YYYY-MM-DD", key="--date", value=text) from None
+
+
+def _names(text: str, option: str, known: Any, what: str) -> list[str]:
+    """A comma-separated list of names, each one of `known` (one-line refusal naming the option and the name)."""
+    import difflib
+
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, list(known), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise InputError(f"{option}: {name!r} is not {what}{hint}", expected=f"one of {', '.join(known)}"
+                             if len(known) <= 10 else "a key of the BOM sheet's Line column with a quantity")
+    return names
 
 
 def _import_quote(args: argparse.Namespace) -> int:

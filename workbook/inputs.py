@@ -15,6 +15,7 @@ import hashlib
 import math
 import operator
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,8 @@ class Spec:
     why: str = ""  # why lo..hi is the range a real site can have (templates/limits.yaml)
     optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
     date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
-    text: bool = False  # a name in words (a node's name in the BOM): shown beside the inputs, in no formula
+    text: int = 0  # words of at most this many characters (a node's name, an address): shown, in no formula
+    starts: tuple[str, ...] = ()  # a text that must begin with one of these words (an Incoterms rule)
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -183,7 +185,7 @@ def expected_value(spec: Spec, key: str | None = None) -> str:
     if spec.redundancy:
         return f"a redundancy scheme such as N, N+1, N+2, 2N or 2N+1, e.g. {name}: {example_for(spec)[0]}"
     if spec.text:
-        return f"{spec.expect} of at most {MAX_NAME} characters, e.g. {name}: {spec.example}"
+        return f"{spec.expect}, e.g. {name}: {spec.example}"
     return f"{spec.expect}{_in_unit(spec)}, e.g. {name}: {example_for(spec)[0]}"
 
 
@@ -252,7 +254,7 @@ def written(raw: Any) -> str:
 
 def expected_unit(spec: Spec) -> str | None:
     """The unit a key's value is written in, or None for a pure number or a word."""
-    if spec.choices or spec.redundancy or not spec.pint_unit.dimensionality:
+    if spec.choices or spec.text or spec.redundancy or not spec.pint_unit.dimensionality:
         return None
     return writable_unit(spec)
 
@@ -367,6 +369,8 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
         if not isinstance(raw, str) or raw.strip().lower() not in spec.choices:
             raise _fail(where, key, raw, "is not a known choice", spec)
         return raw.strip().lower()
+    if spec.text:
+        return _words(raw, spec, where, key)
     if spec.redundancy:
         m = _REDUNDANCY.match(str(raw)) if isinstance(raw, str) else None
         if m is None or (m.group(1) and int(m.group(1)) < 1):
@@ -374,13 +378,36 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
         return (int(m.group(1) or 1), int(m.group(2) or 0))
     if spec.date:
         return _date(raw, spec, where, key)
-    if spec.text:
-        if not isinstance(raw, str) or not raw.strip() or len(_one_line(raw)) > MAX_NAME:
-            problem = "is not text" if not isinstance(raw, str) else "is empty" if not raw.strip() else (
-                f"is longer than {MAX_NAME} characters")
-            raise _fail(where, key, raw, problem, spec)
-        return _one_line(raw)
     return _quantity(raw, spec, where, key)
+
+
+# Characters a site file's text may not hold: controls (whitespace is folded to single spaces first), format
+# characters (bidirectional overrides that make a text read other than it is), line and paragraph separators.
+_HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
+
+
+def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
+    """A text value (a site file is untrusted): one line of at most spec.text characters, no control or format
+    characters, beginning with one of spec.starts where given; a date text is a date written YYYY-MM-DD or one of
+    spec.starts."""
+    if isinstance(raw, datetime.date) and spec.date:
+        raw = raw.isoformat()
+    if not isinstance(raw, str):
+        raise _fail(where, key, raw, "is not text (write it in quotes)", spec)
+    text = " ".join(raw.split())  # tabs, newlines and runs of spaces: one space
+    if not text:
+        raise _fail(where, key, raw, "is empty", spec)
+    hidden = next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
+    if hidden is not None:
+        raise _fail(where, key, raw, f"holds the control or format character U+{ord(hidden):04X}", spec)
+    if len(text) > spec.text:
+        raise _fail(where, key, raw, f"is longer than {spec.text} characters", spec)
+    if spec.date:  # a date, or one of the words (e.g. "to be agreed")
+        if text not in spec.starts:
+            _date(text, spec, where, key)
+    elif spec.starts and not any(text == w or text.startswith(w + " ") for w in spec.starts):
+        raise _fail(where, key, raw, f"does not begin with one of {', '.join(spec.starts)}", spec)
+    return text
 
 
 EPOCH = datetime.date(1899, 12, 30)  # a spreadsheet's day 0: day 1 is 1900-01-01 after Excel's 1900 leap-day bug

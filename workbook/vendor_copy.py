@@ -1,8 +1,19 @@
-"""The vendor's quoting copy: a second document, made from the bill of materials, that goes outside.
+"""The vendor's quoting copy: a request for quotation, made from the bill of materials, that goes outside.
 
-It holds only what a vendor needs to quote: each priced line's key, item, spec and quantity (values, locked),
-empty unlocked cells for the unit price, the lead time and a comment, and the line totals and the grand total as
-live formulas. Nothing else of ours: no budget prices, no TCO, no notes or sources, no names but its own.
+Its first sheet is the request: the reference, the vendor, the one date it is issued, the lines asked for, the
+site's terms (delivery site and country, required-by date, quotes due by, buyer contact, Incoterms, payment
+terms: workbook.models.bom_terms), the quote validity asked for, and how to fill the quote in. Its second sheet
+holds only what a vendor needs to quote, in the BOM's groups: each line's key, item, spec and quantity (values,
+locked), empty unlocked cells for the unit price, the lead time and a comment, and the line totals and the grand
+total as live formulas. Nothing else of ours: no budget prices, no TCO, no notes or sources, no names but its own.
+
+A copy may ask for a subset of the lines (a network vendor is not asked for GPU nodes): `quote --groups network`
+or `--lines nodes,racks`. Its reference is unique to the site's bill of materials, the vendor, the issue date and
+the lines asked for, and cannot be made from the file's name: a keyed hash (HMAC-SHA-256) whose key is the
+SHA-256 of every line the site's bill of materials asks to quote (key, item, spec, quantity, unit) and the
+site's name, over the vendor, the date and the lines of this copy, shown as 12 hexadecimal digits. A vendor
+holding a subset cannot make another copy's reference; import-quote makes it again from the site as it is now
+and refuses a copy whose reference, vendor, date or lines do not match.
 
 The copy is a small book of its own, written by the same grid writer as the BOM sheet: each quantity is an
 input line shown as a locked value, each price and lead time an input line left blank for the vendor, each
@@ -13,7 +24,10 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import hmac
 import io
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,33 +40,40 @@ from workbook.excel.grids import write_grids
 from workbook.excel.layout import plan
 from workbook.excel.pages import PAPERS
 from workbook.excel.styles import Styles
-from workbook.excel.writer import FIXED_DATE
 from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
-from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn
+from workbook.models.bom import GROUPS
+from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn, Section
 from workbook.units import unit as parse_unit
 
 QUOTE_SHEET = "Quote"
 INSTRUCTIONS_SHEET = "Instructions"
 PREFIX = "quote"
 MAX_LEAD_WEEKS = 520.0  # ten years: a longer lead time is a typo
+TOTAL_KEY = "total"
 # the quote sheet's columns; the import reads them by these positions
 KEY, ITEM, SPEC, QTY, UNIT, PRICE, LEAD, COMMENT, TOTAL = range(9)
-COLUMNS = [GridColumn("Line", 24), GridColumn("Item", 34, wrap=True), GridColumn("Part / spec", 48, wrap=True),
-           GridColumn("Quantity", 11), GridColumn("Unit", 10),
-           GridColumn("Unit price (USD, excl. tax, delivered)", 16, wrap=True),
-           GridColumn("Lead time (weeks from order)", 15, wrap=True), GridColumn("Comment", 36, wrap=True),
+COLUMNS = [GridColumn("Line", 26), GridColumn("Item", 32, wrap=True), GridColumn("Part / spec", 52, wrap=True),
+           GridColumn("Quantity", 10), GridColumn("Unit", 12, wrap=True),
+           GridColumn("Unit price (USD, excl. tax)", 14, wrap=True),
+           GridColumn("Lead time (weeks from order)", 12, wrap=True), GridColumn("Comment", 36, wrap=True),
            GridColumn("Line total (USD)", 16)]
-INSTRUCTIONS = [
-    "Please quote the lines on the Quote sheet:",
-    "- Unit price: in US dollars per unit, excluding tax, delivered to site. Say in the comment whether installation "
-    "and support are included. Leave it empty for a line you do not supply; a price of 0 needs a comment saying "
-    "where the line is included.",
-    "- Lead time: in weeks from our order to delivery, for every line you price.",
-    "- Comment: anything we should know (part number offered, validity, minimum order). Text only.",
-    "The other cells are locked: the line items, specs and quantities are what we ask you to quote. Do not add, "
-    "remove or reorder rows; a changed quantity or spec cannot be read back.",
-    "Return the file as .xlsx (no macros, no links to other files).",
+# the request sheet: what is asked, on what terms, and how to answer (labels in column 0, the words in column 1)
+REFERENCE, VENDOR, ISSUED = "Reference", "Vendor", "Issued"
+HOW = [
+    ("Unit price", "In US dollars per unit, excluding taxes, on the delivery terms above. Leave it empty for a line "
+                   "you do not supply; a price of 0 needs a comment saying where the line is included."),
+    ("Shipping", "Each group ends with its shipping and insurance line (one lot): price it, or price it 0 with a "
+                 "comment where your unit prices include delivery."),
+    ("Support", "Each group's support and warranty line is priced per year of cover; its quantity is the years "
+                "asked for. Say in the comment what the cover includes."),
+    ("Lead time", "In weeks from our order to delivery at the delivery site, for every line you price."),
+    ("Comment", "Text only: the part number you offer where it differs from the spec, minimum order quantities, "
+                "anything we should know."),
+    ("Locked cells", "The lines, specs and quantities are what we ask you to quote. Do not add, remove or reorder "
+                     "rows: a changed quantity or spec cannot be read back."),
+    ("Returning it", "Fill the yellow cells on the Quote sheet and return this file as .xlsx (no macros, no links "
+                     "to other files) to the buyer contact by the date quotes are due."),
 ]
 
 
@@ -61,6 +82,7 @@ class QuoteRow:
     """One line a vendor is asked to quote: what the import checks the returned file against."""
 
     key: str
+    group: str
     item: str
     spec: str
     qty: float
@@ -68,44 +90,90 @@ class QuoteRow:
 
 
 def quote_rows(book: Book, values: dict[str, np.ndarray]) -> list[QuoteRow]:
-    """The BOM's priced lines with a quantity above zero, as built; a cable's spec says its length class.
-    (A lump sum such as the storage system is not a line a vendor quotes against a quantity.)"""
+    """The BOM's priced lines with a quantity above zero, as built, in its groups' order; a cable's spec says its
+    length class."""
     rows = []
     for item, qty, length in book.bom.rows:
         n = float(values[qty.id].reshape(-1)[0])
-        if item.price is None or item.unit == "lot" or not n > 0:
+        if item.price is None or not n > 0:
             continue
         spec = item.spec
         if length is not None:
             spec = f"{spec}, {float(values[length.id].reshape(-1)[0]):g} m length class"
-        rows.append(QuoteRow(item.key, item.label, spec, n, item.unit))
+        rows.append(QuoteRow(item.key, item.group, item.label, spec, n, item.unit))
     return rows
 
 
-def reference(site: Any) -> str:
-    """The quote's reference: a digest of the site file's name (it names neither the site nor the file; a site
-    file keeps its reference as it is edited)."""
-    return "RFQ-" + hashlib.sha256(site.path.stem.encode()).hexdigest()[:10].upper()
+def chosen(rows: list[QuoteRow], groups: Iterable[str] = (), lines: Iterable[str] = ()) -> list[QuoteRow]:
+    """The rows of the given groups and lines (every row when neither is given), in the BOM's order."""
+    groups, lines = set(groups), set(lines)
+    if not groups and not lines:
+        return list(rows)
+    return [r for r in rows if r.group in groups or r.key in lines]
 
 
-def render(model: Any, vendor: str, issued: datetime.date) -> bytes:
-    """The vendor's copy of a loaded model's bill of materials, as .xlsx bytes."""
-    rows = quote_rows(model.book, model.values)
-    book = Book(reference(model.site))
+def layout(rows: Sequence[QuoteRow]) -> list[QuoteRow | str]:
+    """The Quote sheet's rows below its header: each group's heading (where it has a line), its lines, and the
+    total (TOTAL_KEY). The import expects exactly this."""
+    out: list[QuoteRow | str] = []
+    for group, heading in GROUPS.items():
+        mine = [r for r in rows if r.group == group]
+        if mine:
+            out += [heading.split(" (")[0], *mine]  # a heading without our sheets' names
+    return [*out, TOTAL_KEY]
+
+
+def reference(site_name: str, everything: Sequence[QuoteRow], vendor: str, issued: datetime.date,
+              keys: Sequence[str]) -> str:
+    """The copy's reference (see the module's docstring): RFQ-XXXX-XXXX-XXXX."""
+    bom = json.dumps([site_name, [[r.key, r.item, r.spec, r.qty, r.unit] for r in everything]])
+    message = json.dumps([vendor, issued.isoformat(), list(keys)])
+    digest = hmac.new(hashlib.sha256(bom.encode()).digest(), message.encode(), hashlib.sha256).hexdigest()
+    short = digest[:12].upper()
+    return f"RFQ-{short[:4]}-{short[4:8]}-{short[8:]}"
+
+
+def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteRow] | None = None) -> bytes:
+    """The vendor's copy of a loaded model's bill of materials, as .xlsx bytes: `rows` (quote_rows, or a subset
+    of them, `chosen`), every line by default; `issued` is its one date."""
+    everything = quote_rows(model.book, model.values)
+    rows = list(everything if rows is None else rows)
+    ref = reference(model.site.name, everything, vendor, issued, [r.key for r in rows])
+    book = Book(ref)
     book.sheets[INSTRUCTIONS_SHEET] = []  # first: the sheets' order is the order they are made in
     lines = _quote_lines(book, rows)
-    cover = Grid(INSTRUCTIONS_SHEET, "Request for quotation", f"{reference(model.site)}, issued {issued.isoformat()}",
-                 [GridColumn("", 24), GridColumn("", 110, wrap=True)])
-    cover.rows = [["Reference", reference(model.site)], ["Vendor", vendor], ["Issued", issued.isoformat()],
-                  *([["", text]] for text in INSTRUCTIONS)]
-    grid = Grid(QUOTE_SHEET, "Quote", "Fill the yellow cells: unit price, lead time and comment.", COLUMNS)
-    for row, (qty, price, lead, total) in zip(rows, lines["rows"], strict=True):
-        grid.rows.append([row.key, row.item, row.spec, Fixed(qty), row.unit, Blank(price), Blank(lead),
-                          Entry(row.key), total])
-    grid.rows.append(["total", "Total", "", None, "", None, None, None, lines["total"]])
+    cover = Grid(INSTRUCTIONS_SHEET, "Request for quotation", f"Reference {ref}, issued {issued.isoformat()}",
+                 [GridColumn("Request", 30, wrap=True), GridColumn("Details", 96, wrap=True)],
+                 _cover_rows(model, ref, vendor, issued, rows))
+    grid = Grid(QUOTE_SHEET, "Quote", f"Reference {ref}: fill the yellow cells (unit price, lead time, comment).",
+                COLUMNS)
+    values = iter(lines["rows"])
+    for row in layout(rows):
+        if isinstance(row, str) and row != TOTAL_KEY:
+            grid.rows.append(Section(row))
+        elif isinstance(row, QuoteRow):
+            qty, price, lead, total = next(values)
+            grid.rows.append([row.key, row.item, row.spec, Fixed(qty), row.unit, Blank(price), Blank(lead),
+                              Entry(row.key), total])
+    grid.rows.append([TOTAL_KEY, "Total", "", None, "", None, None, None, lines["total"]])
     book.grids = [cover, grid]
     document = Document("quote", (INSTRUCTIONS_SHEET, QUOTE_SHEET), cover=False, protect=True)
-    return _write(book, book.evaluate(), document, vendor)
+    return _write(book, book.evaluate(), document, vendor, issued)
+
+
+def _cover_rows(model: Any, ref: str, vendor: str, issued: datetime.date,
+                rows: Sequence[QuoteRow]) -> list[Any]:
+    """The request: who and what, the site's terms, the validity asked for, how to answer."""
+    bom = model.book.bom
+    days = float(model.values["bom.quote_validity"].reshape(-1)[0])
+    asked = [GROUPS[g].split(":")[0] for g in GROUPS if any(r.group == g for r in rows)]
+    out: list[Any] = [Section("The request"), [REFERENCE, ref], [VENDOR, vendor], [ISSUED, issued.isoformat()],
+                      ["Lines to quote", f"{len(rows)} lines on the Quote sheet: {', '.join(asked)}"],
+                      Section("Delivery and commercial terms")]
+    out += [[term.label, term.text] for term in bom.terms]
+    out += [["Quote validity", f"At least {days:g} days from the date of your quote"],
+            ["Currency", "US dollars (USD), excluding taxes"], Section("How to quote")]
+    return out + [[label, text] for label, text in HOW]
 
 
 def _quote_lines(book: Book, rows: list[QuoteRow]) -> dict[str, Any]:
@@ -133,18 +201,19 @@ def _input(line_id: str, label: str, unit_text: str, value: float, fmt: str, bou
                 section=QUOTE_SHEET)
 
 
-def _write(book: Book, values: dict[str, np.ndarray], document: Document, vendor: str) -> bytes:
+def _write(book: Book, values: dict[str, np.ndarray], document: Document, vendor: str,
+           issued: datetime.date) -> bytes:
     buffer = io.BytesIO()
     wb = xlsxwriter.Workbook(buffer, {"strings_to_numbers": False, "strings_to_formulas": False,
                                       "in_memory": True})
-    wb.set_properties({"title": "Request for quotation", "author": "", "created": FIXED_DATE,
-                       "company": "", "comments": ""})
+    wb.set_properties({"title": "Request for quotation", "author": "", "company": "", "comments": "",
+                       "created": datetime.datetime.combine(issued, datetime.time())})  # its one date
     wb.set_calc_mode("auto")
     styles = Styles(wb, unlock_inputs=True)
-    layout = plan(book, document)
+    layout_ = plan(book, document)
     paper = PAPERS["a4"]
-    for title, sl in layout.sheets.items():
+    for title, sl in layout_.sheets.items():
         ws = wb.add_worksheet(title)
-        write_grids(wb, ws, styles, layout, sl.grids, values, vendor, paper)
+        write_grids(wb, ws, styles, layout_, sl.grids, values, vendor, paper)
     wb.close()
     return buffer.getvalue()

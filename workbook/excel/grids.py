@@ -17,6 +17,15 @@ from workbook.excel.styles import Styles
 from workbook.formula.line import Line
 from workbook.presentation import Blank, Entry, Fixed, Grid, Section
 
+# wrapped_lines counts 1.45 characters per unit of column width, lowercase prose; a grid's specs and sentences
+# (part numbers, capitals, digits) fit about 1.3 in LibreOffice 7.4's Carlito 10 pt, so a grid reckons its
+# wrapped text in 0.9 of the width: a line it counts one too many leaves space, one too few cuts the text.
+WRAP_SAFETY = 0.9
+
+
+def _lines(text: str, width: float) -> int:
+    return wrapped_lines(text, width * WRAP_SAFETY)
+
 
 def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grids: list[Grid],
                 values: dict[str, np.ndarray], site: str, paper: Paper) -> None:
@@ -34,7 +43,7 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
             ws.write(head - 1, 0, grid.title, styles.bold)
         for c, column in enumerate(grid.columns):
             ws.write_string(head, c, column.header, styles.header_wrap)
-        heights[head] = LINE_HEIGHT * max(wrapped_lines(col.header, widths[c]) for c, col in
+        heights[head] = LINE_HEIGHT * max(_lines(col.header, widths[c]) for c, col in
                                           enumerate(grid.columns)) + 3
         for r, row in enumerate(grid.rows, start=head + 1):
             if isinstance(row, Section):
@@ -94,5 +103,5 @@ def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout,
         wrap = grid.columns[c].wrap
         ws.write_string(r, c, text, styles.text if wrap else styles.label)
         if wrap:
-            lines = max(lines, wrapped_lines(text, widths[c]))
+            lines = max(lines, _lines(text, widths[c]))
     return max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)

@@ -100,6 +100,7 @@ _SHOWN_AS = {
     "nodes/rack": "", "GPU/MW": "GPU/MW", "switches": "", "links": "", "CDUs": "", "units": "", "rows": "",
     "hosts": "", "PDUs": "", "PDUs/rack": "", "CDUs/rack": "", "tiers": "",
     "cords": "", "manifolds": "", "hoses": "", "cables": "", "appliances": "", "lot": "", "modules": "",  # the BOM
+    "licences": "", "years of cover": "",  # the BOM's software licences and its support lines (priced per year)
     # delivered compute in H100-equivalents: GPUs weighted by their throughput relative to an H100 SXM
     "month no.": "", "no. of months": "",  # a month of the timeline, a count of months, as plans write them
     "H100-eq": "GPU", "H100-eq-months": "GPU*fmonth", "USD/H100-eq-month": "USD/GPU/fmonth", "H100-eq/MW": "GPU/MW",

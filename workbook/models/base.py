@@ -68,6 +68,7 @@ class Inputs:
     def __init__(self, book: Book, site: Site, title: str, prefix: str, specs: list[Spec], namespace: str = ""):
         self._lines: dict[str, Line] = {}
         self._choices: dict[str, Any] = {}
+        self._sources: dict[str, str] = {}  # a text input's source
         builder = book.sheet(INPUTS, in_namespace(prefix, namespace))
         title = builder.group = instance_title(title, namespace)
         builder.section(title)
@@ -76,6 +77,8 @@ class Inputs:
             if value is None:
                 continue
             key = spec.key.split(".", 1)[1]
+            if spec.text:  # words (a node's name, an address): shown beside the inputs, in no formula
+                self._sources[key] = value.source
             if spec.choices or spec.structural or spec.text:
                 shown = (str(value.magnitude) if spec.choices or spec.text
                          else shown_value(float(value.magnitude), spec.unit))
@@ -110,6 +113,14 @@ class Inputs:
     def choice(self, key: str) -> Any:
         """A structural choice or number from the site file (it decides which rows or columns exist)."""
         return self._choices[key]
+
+    def words(self, key: str) -> str:
+        """A text input's words, or "" where the site gives none (an optional one)."""
+        return str(self._choices.get(key, ""))
+
+    def source(self, key: str) -> str:
+        """Where a text input's words come from (the site file, a default, a catalog entry)."""
+        return self._sources[key]
 
     def has(self, key: str) -> bool:
         return key in self._lines

@@ -270,6 +270,10 @@ class FabricOut:
     node_leaf_run: Line
     leaf_spine_run: Line
     spine_core_run: Line
+    # the hall the runs cross (the BOM's length classes spread the runs over it) and the fabric's hosts
+    row_length: Line
+    hall_depth: Line
+    hosts: Line
     leaf_nodes: Line  # the nodes a leaf switch's failure takes out of a job (the reliability model's spares)
 
 

@@ -38,7 +38,7 @@ INPUTS = with_limits([
     Spec("power.gpu_throughput", "Throughput per GPU, in H100-equivalents (a named benchmark)", "H100-eq",
          "a throughput relative to an H100 SXM", "2.2", lo=0.0, lo_open=True, hi=100.0, fmt="0.00"),
     Spec("power.node_name", "Node name (the bill of materials and the quote; absent: the catalog node's)", "",
-         "a name", "Supermicro SYS-821GE-TNHR (8x H200 SXM)", text=True, optional=True),
+         "a name of at most 100 characters", "Supermicro SYS-821GE-TNHR (8x H200 SXM)", text=100, optional=True),
     Spec("power.cpus_per_node", "CPUs per node", "count", "a count of CPUs", "2", lo=0, integer=True,
          fmt=COUNT),
     Spec("power.cpu_tdp", "CPU TDP", "W", **_W),

@@ -1,12 +1,16 @@
 """`python -m workbook import-quote RETURNED.xlsx --site SITE.yaml`: a vendor's returned copy, read back safely.
 
 The returned file is untrusted (workbook.returned.safe_xlsx refuses macros, links, embedded objects, XML attacks
-and zip bombs). Then every row must be the row we sent, for the site as it is now: the same line, item, spec,
-quantity and unit (a tampered quantity or a changed spec is refused, as is a site whose bill of materials has
-changed since the copy was made); only the price, lead time and comment cells are read; a price is a finite
+and zip bombs). Then it must be a copy we issued, for the site as it is now: its lines are all or some of the
+site's bill of materials (a subset copy asks for some), each row the row we sent (the same line, item, spec,
+quantity and unit: a tampered quantity or a changed spec is refused, as is a site whose bill of materials has
+changed since the copy was made), in the copy's layout (group headings, lines, total), and its reference is the
+one the site, its vendor, its issue date and its lines make (workbook.vendor_copy.reference: a changed vendor,
+date or set of lines is refused). Only the price, lead time and comment cells are read; a price is a finite
 number of at least 0, typed, never a formula; a lead time comes with every price. Nothing is written unless the
 whole file passes; then the quote is added to the site's quotes file (workbook.quotes) with the vendor, the
-date and the file's SHA-256, and the next build prices those lines at the quote.
+date and the file's SHA-256, and the next build prices its lines at the quote (the lines it does not hold keep
+their budget or other vendors' quotes).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from workbook.vendor_copy import (
     COLUMNS,
     COMMENT,
     INSTRUCTIONS_SHEET,
+    ISSUED,
     ITEM,
     KEY,
     LEAD,
@@ -34,21 +39,24 @@ from workbook.vendor_copy import (
     PRICE,
     QTY,
     QUOTE_SHEET,
+    REFERENCE,
     SPEC,
     TOTAL,
     UNIT,
+    VENDOR,
     QuoteRow,
+    layout,
     quote_rows,
     reference,
 )
 from workbook.yaml_reader import read_yaml
 
 FIRST_ROW = GRID_HEADER_ROW + 1
-VENDOR_ROW = FIRST_ROW + 1  # on the Instructions sheet: Reference, Vendor, Issued, Site
 HEADER = "# Vendor quotes for {site}, added by `python -m workbook import-quote`. The build uses them.\n"
 
 
-KINDS = ("wrong-sheets", "tampered", "structure", "bad-price", "bad-lead", "formula", "no-prices", "duplicate")
+KINDS = ("wrong-sheets", "reference", "tampered", "structure", "bad-price", "bad-lead", "formula", "no-prices",
+         "duplicate")
 
 
 class QuoteRefused(InputError):
@@ -74,16 +82,15 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
         raise QuoteRefused(f"has the sheets {', '.join(got.sheets)}, not the quoting copy's {INSTRUCTIONS_SHEET} "
                            f"and {QUOTE_SHEET}", file=returned, kind="wrong-sheets")
     model = load(site_path)
-    expected = quote_rows(model.book, model.values)
-    cover = got.cells[INSTRUCTIONS_SHEET]
-    ref = _text(cover.get((FIRST_ROW, 1)))
-    if ref != reference(model.site):
-        raise QuoteRefused(f"is the quote {ref or '(no reference)'!r}, not one for {site_path.name}", file=returned,
-                           kind="wrong-sheets", key=f"{INSTRUCTIONS_SHEET}!B{FIRST_ROW + 1}")
-    lines = _read_lines(returned, got.cells[QUOTE_SHEET], expected)
+    everything = quote_rows(model.book, model.values)
+    cells = got.cells[QUOTE_SHEET]
+    asked = _asked(returned, cells, everything)
+    cover = _cover(got.cells[INSTRUCTIONS_SHEET])
+    _check_reference(returned, site_path, cover, model.site.name, everything, asked)
+    lines = _read_lines(returned, cells, asked)
     if not lines:
         raise QuoteRefused("has no unit price filled in", file=returned, kind="no-prices")
-    who = vendor or _text(cover.get((VENDOR_ROW, 1))) or "unnamed vendor"
+    who = vendor or cover[VENDOR] or "unnamed vendor"
     day = today or datetime.datetime.now(datetime.UTC).date()
     path = quotes_path(site_path)
     entries = _existing(path)
@@ -91,13 +98,39 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
         if isinstance(entry, dict) and entry.get("sha256") == got.sha256:
             raise QuoteRefused(f"was imported already (on {entry.get('date')})", file=returned, kind="duplicate")
     entry = {"vendor": " ".join(who.split())[:100], "date": day.isoformat(), "file": returned.name,
-             "sha256": got.sha256, "lines": lines}
+             "reference": cover[REFERENCE], "sha256": got.sha256, "lines": lines}
     text = HEADER.format(site=site_path.name) + yaml.safe_dump({"quotes": [*entries, entry]}, sort_keys=False,
                                                                allow_unicode=True, width=1000)
     parse_quotes(yaml.safe_load(text), path)  # what we write reads back, before it is written
     path.parent.mkdir(parents=True, exist_ok=True)
     write_all_atomically([(path, text.encode())])
     return path, entry
+
+
+def _cover(cells: dict[tuple[int, int], Cell]) -> dict[str, str]:
+    """The request sheet's reference, vendor and issue date, by their labels in its first column."""
+    out = {REFERENCE: "", VENDOR: "", ISSUED: ""}
+    for (r, c), cell in sorted(cells.items()):
+        label = _text(cell)
+        if c == 0 and label in out and not out[label]:
+            out[label] = _text(cells.get((r, 1)))
+    return out
+
+
+def _check_reference(file: Path, site_path: Path, cover: dict[str, str], site_name: str,
+                     everything: list[QuoteRow], asked: list[QuoteRow]) -> None:
+    """The reference on the cover is the one this site, the cover's vendor and date and the copy's lines make."""
+    try:
+        issued = datetime.date.fromisoformat(cover[ISSUED])
+    except ValueError:
+        raise QuoteRefused("has no issue date written YYYY-MM-DD beside Issued", file=file, kind="reference",
+                           key=f"{INSTRUCTIONS_SHEET}!{ISSUED}", value=cover[ISSUED]) from None
+    want = reference(site_name, everything, cover[VENDOR], issued, [r.key for r in asked])
+    if cover[REFERENCE] != want:
+        raise QuoteRefused(f"is the request {cover[REFERENCE] or '(no reference)'!r}, not one {site_path.name} "
+                           "issued to this vendor on this date for these lines (another site, a changed bill of "
+                           "materials, or a changed vendor, date or set of lines)", file=file, kind="reference",
+                           key=f"{INSTRUCTIONS_SHEET}!{REFERENCE}")
 
 
 def _existing(path: Path) -> list[Any]:
@@ -108,31 +141,46 @@ def _existing(path: Path) -> list[Any]:
     return list(data["quotes"])
 
 
-def _read_lines(file: Path, cells: dict[tuple[int, int], Cell], expected: list[QuoteRow]) -> dict[str, Any]:
-    """Check the sheet is the one we sent (headers, rows, quantities, specs; formulas only in line totals) and
-    read each filled price with its lead time and comment."""
+def _asked(file: Path, cells: dict[tuple[int, int], Cell], everything: list[QuoteRow]) -> list[QuoteRow]:
+    """The lines the copy asks for, read from its first column (a subset copy lists some of the site's lines):
+    the site's rows whose keys it holds, which must sit in the copy's layout (headings, lines, total)."""
     for c, column in enumerate(COLUMNS):
         if _text(cells.get((GRID_HEADER_ROW, c))) != column.header:
             raise QuoteRefused(f"column {column.header!r} is not where the quoting copy has it", file=file,
                                kind="structure", key=_where(GRID_HEADER_ROW, c))
-    last = FIRST_ROW + len(expected)  # the total row
+    listed = {_text(cell) for (r, c), cell in cells.items() if c == KEY and r >= FIRST_ROW}
+    asked = [row for row in everything if row.key in listed]
+    for r, want in enumerate(layout(asked), start=FIRST_ROW):
+        key = want.key if isinstance(want, QuoteRow) else want
+        if _text(cells.get((r, KEY))) != key:
+            raise QuoteRefused(f"reads {_text(cells.get((r, KEY)))!r} where the quoting copy has {key!r}: rows were "
+                               "added, removed or moved, or the bill of materials changed since the copy was made",
+                               file=file, kind="structure", key=_where(r, KEY))
+    return asked
+
+
+def _read_lines(file: Path, cells: dict[tuple[int, int], Cell], asked: list[QuoteRow]) -> dict[str, Any]:
+    """Check the sheet is the one we sent (rows, quantities, specs; formulas only in line totals; nothing in a
+    heading row or outside the table) and read each filled price with its lead time and comment."""
+    rows = layout(asked)
+    last = FIRST_ROW + len(rows) - 1  # the total row
+    at = {r: row for r, row in enumerate(rows, start=FIRST_ROW)}
     for (r, c), cell in cells.items():
-        if cell.formula is not None and not (c == TOTAL and FIRST_ROW <= r <= last):
+        row = at.get(r)
+        if cell.formula is not None and not (c == TOTAL and (isinstance(row, QuoteRow) or r == last)):
             raise QuoteRefused("holds a formula; type values only", file=file, kind="formula", key=_where(r, c),
                                value=cell.formula)
-        if (r > last or c > TOTAL) and cell.value not in (None, ""):
-            raise QuoteRefused("is outside the quote's rows and columns (rows or columns were added)", file=file,
-                               kind="structure", key=_where(r, c), value=cell.value)
-    if _text(cells.get((last, KEY))) != "total":
-        raise QuoteRefused("the rows are not the quoting copy's (rows were added, removed or moved, or the bill of "
-                           "materials changed since the copy was made)", file=file, kind="structure",
-                           key=_where(last, KEY))
+        stray = r > last or c > TOTAL or (isinstance(row, str) and r != last and c != KEY)
+        if stray and cell.value not in (None, ""):
+            raise QuoteRefused("is outside the quote's lines (rows or columns were added, or a heading row was "
+                               "written in)", file=file, kind="structure", key=_where(r, c), value=cell.value)
     out: dict[str, Any] = {}
-    for r, row in enumerate(expected, start=FIRST_ROW):
-        _same_row(file, cells, r, row)
-        quoted = _line(file, cells, r, row)
-        if quoted is not None:
-            out[row.key] = quoted
+    for r, row in at.items():
+        if isinstance(row, QuoteRow):
+            _same_row(file, cells, r, row)
+            quoted = _line(file, cells, r, row)
+            if quoted is not None:
+                out[row.key] = quoted
     return out
 
 

@@ -83,7 +83,7 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goo
     for text in CONVENTIONS:
         s.text(text)
     cap = owning.capex(s, i, power, bom)
-    run = owning.running_costs(s, i, power, cap)
+    run = owning.running_costs(s, i, power, cap, bom)
     today = renting.rent_today(s, i, p)
     s.section("Timing and the cost of capital")
     rate = s.calc("monthly_rate", "Cost of capital per month", "%", (1 + i.cost_of_capital) ** (Const(1) / 12) - 1,

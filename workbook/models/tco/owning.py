@@ -83,7 +83,7 @@ def capex(s: SheetBuilder, i: Inputs, power: PowerOut, bom: BomOut) -> Capex:
     return Capex(it, facility, total, capacity, lead)
 
 
-def running_costs(s: SheetBuilder, i: Inputs, power: PowerOut, cap: Capex) -> Running:
+def running_costs(s: SheetBuilder, i: Inputs, power: PowerOut, cap: Capex, bom: BomOut) -> Running:
     pue, load = power.pue_energy, power.it_energy_load
     s.section("Running costs per month in service, at today's prices and the target utilisation")
     idle = s.calc("energy_idle", "Energy at zero utilisation", "USD/month",
@@ -102,7 +102,9 @@ def running_costs(s: SheetBuilder, i: Inputs, power: PowerOut, cap: Capex) -> Ru
     else:
         facility = s.calc("facility_opex", "Facility maintenance", "USD/month", cap.facility * i.facility_opex_rate,
                           fmt=USD)
-    support = s.calc("support_cost", "Hardware support", "USD/month", cap.it * i.support_rate, fmt=USD)
+    support = s.calc("support_cost", "Hardware support and warranty", "USD/month", bom.support_per_year,
+                     "BOM sheet: every group's support and warranty price per year of cover (quoted, else the "
+                     "support rate x the group's equipment), a month's share; not in the IT capex", fmt=USD)
     staff = s.calc("staff", "Staff", "USD/month", i.staff_fte * i.staff_cost, fmt=USD)
     opex = s.calc("opex", "Running costs", "USD/month", energy + facility + support + staff, fmt=USD)
     return Running(idle, slope, energy, facility, support, staff, opex)
