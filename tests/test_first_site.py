@@ -240,7 +240,8 @@ def test_a_catalog_node_keeps_its_description_unless_the_site_names_it(tmp_path:
 @pytest.mark.parametrize("bad", ["", "x" * 101, 7])
 def test_a_bad_node_name_is_refused(tmp_path: Path, bad: Any) -> None:
     [e] = problems(site(tmp_path / "s.yaml", {"power.node_name": bad}))
-    assert e.key == "power.node_name" and e.problem in ("is empty", "is longer than 100 characters", "is not text (write it in quotes)")
+    assert e.key == "power.node_name"
+    assert e.problem in ("is empty", "is longer than 100 characters", "is not text (write it in quotes)")
     assert e.expected == "a name of at most 100 characters, e.g. node_name: Supermicro SYS-821GE-TNHR (8x H200 SXM)"
 
 
