@@ -186,6 +186,8 @@ def test_a_defined_name_for_every_line_points_at_its_cell(built: Built) -> None:
 
 
 def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
+    """Each input's validation is its range as the site file enforces it: the bounds of its Spec with
+    templates/limits.yaml, a count above 0 from 1, a decimal above 0 from the least magnitude a site file takes."""
     ws = built.formulas[INPUTS_SHEET]
     dvs = ws.data_validations.dataValidation
     validated = 0
@@ -202,12 +204,15 @@ def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
         assert len(covering) == 1, f"{line.id} ({coord}): {len(covering)} validations"
         dv = covering[0]
         assert dv.type == ("whole" if line.integer else "decimal"), line.id
+        low = lo
+        if lo is not None and lo_open:
+            low = lo + 1 if line.integer else lo + 1e-9
         if lo is not None and hi is not None:
             assert dv.operator in (None, "between"), line.id  # between is the OOXML default
-            assert float(dv.formula1) == lo and float(dv.formula2) == hi, line.id
+            assert float(dv.formula1) == low and float(dv.formula2) == hi, line.id
         elif lo is not None:
-            assert dv.operator == ("greaterThan" if lo_open else "greaterThanOrEqual"), line.id
-            assert float(dv.formula1) == lo, line.id
+            assert dv.operator == "greaterThanOrEqual", line.id
+            assert float(dv.formula1) == low, line.id
         else:
             assert dv.operator == "lessThanOrEqual" and float(dv.formula1) == hi, line.id
         assert dv.showInputMessage and dv.prompt, f"{line.id}: the allowed range is not shown on hover"
@@ -217,6 +222,45 @@ def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
     pue = built.model.book.lines.get("power.pue")
     if pue is not None:
         assert pue.bounds[:2] == (1.0, 3.0)
+
+
+def test_no_count_validation_allows_zero_where_the_site_file_refuses_it(built: Built) -> None:
+    """GPUs and GPUs per node are counts above 0: their cells take 1 to the limit of templates/limits.yaml (1,000,000
+    GPUs: 5x the largest cluster announced; 576 GPUs per node: the largest scale-up domain), not 0."""
+    ws = built.formulas[INPUTS_SHEET]
+    for key, hi in (("power.gpus", 1_000_000), ("power.gpus_per_node", 576)):
+        sheet, row, col = built.layout.cells[key]
+        coord = cell(built.formulas, sheet, row, col).coordinate
+        [dv] = [dv for dv in ws.data_validations.dataValidation if coord in dv.sqref]
+        assert (dv.type, float(dv.formula1), float(dv.formula2)) == ("whole", 1.0, hi), key
+        assert "between 1 and" in dv.prompt, dv.prompt
+    zero_ok = [line.id for line in built.model.book.lines.values() if line.kind == "input"
+               and line.bounds[0] == 0 and line.bounds[2]]
+    assert "power.gpus" in zero_ok and "tco.on_demand_price" in zero_ok  # an open bound at 0: none of them takes 0
+    for key in zero_ok:
+        sheet, row, col = built.layout.cells[key]
+        coord = cell(built.formulas, sheet, row, col).coordinate
+        [dv] = [dv for dv in ws.data_validations.dataValidation if coord in dv.sqref]
+        assert float(dv.formula1) > 0, key
+
+
+def test_the_master_check_is_false_not_an_error_when_an_input_breaks_the_model(libreoffice: str, built: Built,
+                                                                            tmp_path: Path) -> None:
+    """0 GPUs per node pasted past the validation: LibreOffice fills the workings with #DIV/0!, and the master check
+    (on the Checks sheet and on the Summary) shows FALSE."""
+    from workbook.verify import load_values, recalculate
+
+    wb = openpyxl.load_workbook(built.path)
+    sheet, row, col = built.layout.cells["power.gpus_per_node"]
+    wb[sheet].cell(row + 1, col + 1).value = 0
+    edited = tmp_path / "zero.xlsx"
+    wb.save(edited)
+    lo = load_values(recalculate([edited], tmp_path / "lo")[edited.resolve()])
+    nodes = built.layout.cells["power.nodes"]
+    assert str(lo[nodes[0]].cell(nodes[1] + 1, nodes[2] + 1).value).startswith("#DIV/0")
+    for key in ("checks.all_pass", "summary.all_checks_pass"):
+        sheet, row, col = built.layout.cells[key]
+        assert lo[sheet].cell(row + 1, col + 1).value in (False, 0), key
 
 
 def test_percent_inputs_show_their_allowed_range_in_percent(built: Built) -> None:

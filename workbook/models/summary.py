@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbook.book import Book, SheetBuilder
-from workbook.formula.functions import all_
+from workbook.formula.functions import all_, false_on_error
 from workbook.formula.line import BOOL, Line
 from workbook.models.base import Scope
 from workbook.models.power import PowerOut
@@ -23,9 +23,10 @@ def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
     checks = [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)]
     s = book.sheet(CHECKS, "checks")
     s.section("All checks")
-    return s.calc("all_pass", "All checks pass", "TRUE/FALSE", all_(*checks),
+    return s.calc("all_pass", "All checks pass", "TRUE/FALSE", false_on_error(all_(*checks)),
                   "AND of every check below but the Sensitivity section's (whether a build-time table is current: "
-                  "a notice, not a check of the design)", fmt=BOOL)
+                  "a notice, not a check of the design); FALSE, not an error, where a check is an error (an input "
+                  "pasted past its validation)", fmt=BOOL)
 
 
 def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut) -> SheetBuilder:
