@@ -531,9 +531,9 @@ def test_tornado_case_that_the_timeline_cannot_hold_is_not_a_number(tmp_path: Pa
 def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) -> None:
     model = load(EXAMPLE)
     [table] = model.book.tables
-    labels = {model.book.lines[k].label: k for k in model.book.lines}
-    for row in table.rows[:3]:
-        key = labels[row[0]]
+    assert len(table.inputs) == len(table.rows)  # each row's input, as the Summary's list of estimates reads it
+    for key, row in zip(table.inputs[:3], table.rows[:3], strict=True):
+        assert model.book.lines[key].label == row[0] and model.book.lines[key].kind == "input"
         single = model.book.evaluate({key: np.array([row[2]])})
         assert row[5] == pytest.approx(single["tco.npv_advantage"].item(), rel=1e-12)
         assert row[7] == pytest.approx(single["tco.break_even_utilisation"].item(), rel=1e-12)

@@ -160,8 +160,22 @@ def test_every_line_row_has_label_name_and_unit(built: Built) -> None:
         assert cell(built.formulas, sheet, row, LABEL).value == line.label, line.id
         assert cell(built.formulas, sheet, row, NAME).value == line.name, line.id
         unit = cell(built.formulas, sheet, row, UNIT).value
-        assert unit == line.unit_text and unit, f"{line.id}: unit column {unit!r}"
+        assert unit and unit_as_shown(unit, line, built.model.values[line.id]), f"{line.id}: unit column {unit!r}"
         assert line.label.strip(), line.id
+
+
+def unit_as_shown(unit: str, line: Line, value: Any) -> bool:
+    """The unit column says the line's unit; money in thousands (kUSD) from 10,000 or a timeline, in millions (MUSD)
+    from 1,000,000 (the number format divides); a count of one in the singular (1 NIC, 1 switch)."""
+    v = np.abs(np.asarray(value, dtype=float).reshape(-1))
+    biggest = float(np.max(v[np.isfinite(v)], initial=0.0))
+    if unit == line.unit_text:
+        return True
+    if line.unit_text in ("USD", "USD/month", "USD/year") and line.kind != "input":
+        if unit == "M" + line.unit_text:
+            return biggest >= 1e6 and not line.series
+        return unit == "k" + line.unit_text and (line.series or 1e4 <= biggest < 1e6)
+    return v.size == 1 and v[0] == 1 and line.unit_text in (unit + "s", unit + "es")
 
 
 def test_every_sheet_has_the_same_column_headers(built: Built) -> None:
@@ -463,9 +477,9 @@ def charts(built: Built) -> dict[str, str]:
 def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None:
     """USD axes read 90,000,000 (not 90000000); the utilisation axis of the cost curve reads 0-100%."""
     formats = {title: re.findall(r'<c:numFmt formatCode="([^"]*)"', xml) for title, xml in charts(built).items()}
-    assert "#,##0" in formats["NPV of owning and renting by scenario (USD)"]
+    assert formats["NPV of owning and renting by scenario"] == ['#,##0.0,,_);(#,##0.0,,);&quot;-&quot;_)']  # MUSD
     assert "#,##0" in formats["Cumulative cash out: owning vs renting (USD)"]
-    assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.000"]
+    assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.00"]
 
 
 def column_width(ws: Any, column: int) -> float:

@@ -19,7 +19,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
-from workbook.excel import pages, sizing
+from workbook.excel import formats, pages, sizing
 from workbook.excel.cells import CellContext, cached
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
@@ -49,6 +49,7 @@ from workbook.presentation import Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.sheets import SUMMARY
+from workbook.unit_constants import is_constant
 
 FIXED_DATE = datetime(2026, 1, 1)
 SUBTITLES = {
@@ -150,20 +151,25 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
 def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
                 values: dict[str, np.ndarray], row: int) -> None:
     value = values[line.id]
+    shown = formats.shown(line, value, constant=is_constant(line))
     ws.write_string(row, LABEL, line.label, styles.line_label)
     ws.write_string(row, NAME, line.name, styles.name)
-    ws.write_string(row, UNIT, line.unit_text, styles.unit)
+    ws.write_string(row, UNIT, shown.unit, styles.unit)
     frozen = line.id in layout.as_values
-    note = _note(line, layout)
-    if note:
-        ws.write_string(row, NOTE, note, styles.note)
-    fmt = styles.value(line.fmt, line.kind)
+    if formats.worded(line.fmt) and not line.series:  # a sentence: across the value and note columns
+        fmt = styles.sentence_value(shown.fmt)
+        ws.merge_range(row, VALUE, row, NOTE, "", fmt)
+    else:
+        note = _note(line, layout)
+        if note:
+            ws.write_string(row, NOTE, note, styles.note)
+        fmt = styles.value(shown.fmt, line.kind)
     if line.kind == "input":
         ws.write_number(row, VALUE, float(value.reshape(-1)[0]), fmt)
         validate(ws, line, row)
         return
     if line.series and has_total(line):
-        write_total(ws, styles, layout, sheet, line, value, row, frozen)
+        write_total(ws, styles, layout, sheet, line, value, row, frozen, shown.fmt)
     if frozen:  # it reads lines this document does not hold: its value, computed from the full book
         for t in range(value.shape[1] if line.series else 1):
             v = cached(line, value, t)

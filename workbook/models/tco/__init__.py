@@ -171,5 +171,5 @@ def _comparison(book: Book, tco: TcoOut) -> None:
         "are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
         [line.label for line in lines], [line.unit_text for line in lines], [line.fmt for line in lines],
         columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
-        chart_title="NPV of owning and renting by scenario (USD)"))
+        chart_title="NPV of owning and renting by scenario"))
 

@@ -11,7 +11,7 @@ from workbook.formula.expr import Node
 from workbook.formula.functions import flag, irr, largest, prev, safe_div, total
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.models.base import Inputs
-from workbook.models.tco.inputs import USD
+from workbook.models.tco.inputs import PER_GPU_HOUR, USD
 from workbook.models.tco.owning import Capex, Owning, Running
 from workbook.models.tco.renting import Rent, Renting
 from workbook.models.tco.schedule import MONTH, Schedule
@@ -131,7 +131,7 @@ def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_ren
                             ("rented_cost_per_gpu_hour_pretax", "Rented cost per GPU-hour used, before tax", rent_pre)):
         s.calc(key, label, "USD/GPU-h", safe_div(npv, hours, NO_HOURS),
                "its NPV / discounted GPU-hours used (rent with its extras: the same hours, the same months)",
-               fmt="0.000")
+               fmt=PER_GPU_HOUR)
     s.section("Break-even utilisation (against renting on demand)")
     timing = s.calc("tax_timing", "A tax payment the tax lag later, per USD today (discounted)", "ratio",
                     1 / (1 + rate) ** (i.tax_lag / MONTH), "1 / (1 + monthly rate)^lag", fmt="0.0000")
@@ -186,7 +186,7 @@ def useful(s: SheetBuilder, used: Line, npv_own: Line, goodput: Line) -> Line:
     return s.calc("owned_cost_per_useful_gpu_hour", "Owned cost per useful GPU-hour (levelised, after tax)",
                   "USD/GPU-h", safe_div(npv_own, hours, "no useful GPU-hours (utilisation or goodput is 0)"),
                   "NPV of owning / discounted useful GPU-hours: the rent-vs-buy comparison stays on GPU-hours used, "
-                  "since renting the same job loses the same share", fmt="0.000")
+                  "since renting the same job loses the same share", fmt=PER_GPU_HOUR)
 
 
 def delay_operational(s: SheetBuilder, i: Inputs, cap: Capex, run: Running, rent: Rent, rate: Line) -> Line:
@@ -219,9 +219,9 @@ def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ..
         owned.append(s.calc(f"curve_owned_{k}", f"Owned cost per GPU-hour at point {k}", "USD/GPU-h",
                             safe_div(ans.fixed + u * ans.energy, u * ans.full_hours, NO_SERVICE),
                             "(NPV of owning at zero utilisation + utilisation x NPV per unit) / (utilisation x "
-                            "discounted GPU-hours at full use)", fmt="0.000"))
+                            "discounted GPU-hours at full use)", fmt=PER_GPU_HOUR))
     rent = s.calc("curve_on_demand", "On-demand rent per GPU-hour, levelised", "USD/GPU-h",
                   safe_div(ans.on_demand, ans.full_hours, NO_SERVICE),
                   "NPV of on-demand rent per unit of utilisation / discounted GPU-hours at full use: today's price "
-                  "with its yearly change, after tax", fmt="0.000")
+                  "with its yearly change, after tax", fmt=PER_GPU_HOUR)
     return tuple(points), tuple(owned), rent
