@@ -19,9 +19,12 @@ from workbook.sheets import NOT_PRINTED
 SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / "example-b200-upgrade.yaml"]
 # The reviewer's pack: fewer pages than this. Issue 25 (the fourth network, in-band Ethernet, with the storage
 # network's taper and the balanced spine search) added 2 Fabric pages, a BOM page and an Inputs page: 37 -> 41;
-# issue 26 (the TCO's sources and uses, facility methods, costs per GPU-hour) 3 more TCO pages. Issue 27 replans it.
-PACK_PAGES = {"example": 46, "b200-liquid-build": 46,
-              "example-b200-upgrade": 64}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
+# issue 26 (the TCO's sources and uses, facility methods, costs per GPU-hour) 3 more TCO pages. Merged with the
+# calendar and the tornado on the decision (0becc8c) the packs printed 46, 46 and 65 pages. Issue 27 item 8 adds the
+# cost curve's rented points (10 rows) and the NPV of the rent extras to the TCO sheet: a page more on the example
+# (its TCO: 47) and on the upgrade (66); the B200 build's TCO still fits its pages (46). Items 5, 6 and 9 replan it.
+PACK_PAGES = {"example": 48, "b200-liquid-build": 47,
+              "example-b200-upgrade": 67}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
 SUMMARY_PAGES = 2
 
 

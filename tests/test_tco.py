@@ -597,3 +597,20 @@ def test_monthly_rate_is_the_annual_rate_compounded(tmp_path: Path) -> None:
     assert v(m, "tco.monthly_rate") == pytest.approx(1.12 ** (1 / 12) - 1, rel=1e-14)
     assert v(m, "tco.discount_factor")[12] == pytest.approx(1 / 1.12, rel=1e-12)
     assert math.isclose(v(m, "tco.discount_factor")[0], 1.0)
+
+
+def test_the_cost_curves_are_the_costs_at_each_utilisation_and_cross_at_the_break_even() -> None:
+    """The Summary's chart: each point of the owned and the rented (on demand) curves is the cost per GPU-hour the
+    TCO sheet computes, through its monthly timeline, with that utilisation typed in (two computations: the
+    curve's closed form (fixed + u x per unit) / (u x hours at full use), and the NPVs' over the months). On the
+    example the two curves cross at the break-even (92.8%): owning costs more at 90%, less at 100%."""
+    base = EXAMPLE_BOOK.evaluate()
+    for k in (3, 7, 10):
+        at = EXAMPLE_BOOK.evaluate({"tco.utilisation": np.array([k / 10])})
+        assert base[f"tco.curve_owned_{k}"].item() == pytest.approx(at["tco.owned_cost_per_gpu_hour"].item(), rel=1e-9)
+        assert base[f"tco.curve_rented_{k}"].item() == pytest.approx(at["tco.rented_cost_per_gpu_hour"].item(),
+                                                                     rel=1e-9)
+    assert round(base["tco.curve_owned_7"].item(), 2) == 3.30 and round(base["tco.curve_rented_7"].item(), 2) == 2.52
+    assert round(base["tco.break_even_utilisation"].item(), 3) == 0.928
+    assert base["tco.curve_owned_9"].item() > base["tco.curve_rented_9"].item()
+    assert base["tco.curve_owned_10"].item() < base["tco.curve_rented_10"].item()

@@ -311,13 +311,11 @@ def test_freeze_panes_and_print_areas(built: Built) -> None:
 
 
 def test_the_summary_has_a_chart_of_live_cells(built: Built) -> None:
+    """The pie of where the facility power goes reads the Summary's own rows, and the Summary holds the drawing."""
+    pie = charts(built)["Where the facility power goes (kW, design load)"]
+    refs = re.findall(r"<c:f>([^<]+)</c:f>", pie)
+    assert refs and all(r.startswith("Summary!") for r in refs), refs
     with zipfile.ZipFile(built.path) as z:
-        names = z.namelist()
-        assert "xl/charts/chart1.xml" in names
-        chart = z.read("xl/charts/chart1.xml").decode()
-        assert "Summary" in chart
-        refs = re.findall(r"<c:f>([^<]+)</c:f>", chart)
-        assert refs and all("Summary" in r for r in refs), refs
         workbook_xml = z.read("xl/workbook.xml").decode()
         rels = z.read("xl/_rels/workbook.xml.rels").decode()
     # which worksheet part is the Summary, and does it hold the drawing?
@@ -474,12 +472,47 @@ def charts(built: Built) -> dict[str, str]:
     return out
 
 
+COST_CURVE = "Cost per GPU-hour used against utilisation: owning and renting on demand"
+CUMULATIVE = "Cumulative cash out: owning vs renting"
+MUSD = '#,##0.0,,_);(#,##0.0,,);&quot;-&quot;_)'  # millions to 0.1, negatives in parentheses, zero as -
+
+
 def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None:
-    """USD axes read 90,000,000 (not 90000000); the utilisation axis of the cost curve reads 0-100%."""
+    """Money axes in the scale of their largest value (the example's NPVs and cumulative cash, up to about 90
+    million USD: MUSD, 90.0); the cost curve's utilisation from 0% to 100% and its cost to the cent."""
     formats = {title: re.findall(r'<c:numFmt formatCode="([^"]*)"', xml) for title, xml in charts(built).items()}
-    assert formats["NPV of owning and renting by scenario"] == ['#,##0.0,,_);(#,##0.0,,);&quot;-&quot;_)']  # MUSD
-    assert "#,##0" in formats["Cumulative cash out: owning vs renting (USD)"]
-    assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.00"]
+    assert formats["NPV of owning and renting by scenario"] == [MUSD]
+    assert formats[CUMULATIVE] == ["mmm yyyy", MUSD]
+    assert formats[COST_CURVE] == ["0%_);(0%)", "0.00_);(0.00)"]
+    assert re.search(r"<c:title>.*?<a:t>MUSD</a:t>", charts(built)[CUMULATIVE].split("<c:valAx>")[1])
+
+
+def test_bar_charts_start_from_zero(built: Built) -> None:
+    """Bars compare by their lengths: every bar or column chart's value axis starts at 0 (the Power envelope's two
+    fleets, 420 and 450 GPUs per MW, once started at 420 and read as six times apart)."""
+    bars = {title: xml for title, xml in charts(built).items() if "<c:barChart>" in xml
+            and not any(float(x) < 0 for x in re.findall(r"<c:v>(-?[\d.eE+-]+)</c:v>", xml))}  # a tornado spans 0
+    assert len(bars) >= 4, list(bars)
+    for title, xml in bars.items():
+        assert '<c:min val="0"/>' in xml.split("<c:valAx>")[1], title
+
+
+def test_the_cost_curve_shows_the_rent_and_the_operating_point(built: Built) -> None:
+    """Owning's curve, renting's on demand (the same GPU-hours: they cross at the break-even) and the site's
+    point: its utilisation (70%) and owned cost (3.30 USD/GPU-h). The value axis runs from 0 to twice the larger of
+    the point and renting at full use (2 x 3.30 = 6.60), rounded up to 10, so the decision is not squeezed under
+    the curve's steep end at 10% (22.55 USD/GPU-h)."""
+    xml = charts(built)[COST_CURVE]
+    refs = re.findall(r"<c:f>([^<]+)</c:f>", xml)
+    for line in ("tco.utilisation", "tco.owned_cost_per_gpu_hour"):  # the point: one cell each, where the line is
+        sheet, row, col = built.layout.cells[line]
+        where = sheet if re.fullmatch(r"\w+", sheet) else f"'{sheet}'"
+        assert f"{where}!${get_column_letter(col + 1)}${row + 1}" in refs, (line, refs)
+    assert re.findall(r"<c:tx><c:v>([^<]*)</c:v></c:tx>", xml) == [
+        "Owned cost per GPU-hour", "Rented cost per GPU-hour on demand", "This site: owned, at its utilisation"]
+    value_axis = xml.split("<c:valAx>")[-1]
+    assert '<c:max val="10.0"/>' in value_axis and '<c:min val="0"/>' in value_axis
+    assert '<c:max val="1"/>' in xml.split("<c:valAx>")[1]  # utilisation to 100%
 
 
 def column_width(ws: Any, column: int) -> float:
@@ -514,12 +547,12 @@ def test_every_name_label_and_note_reads_whole(built: Built) -> None:
 def test_the_cumulative_chart_ends_with_the_useful_life_and_the_share_axis_at_100_percent(built: Built) -> None:
     lead, life = (float(built.model.values[k].reshape(-1)[0]) for k in ("tco.lead_time", "tco.useful_life"))
     by_title = charts(built)
-    cumulative = by_title["Cumulative cash out: owning vs renting (USD)"]
+    cumulative = by_title[CUMULATIVE]
     ranges = re.findall(r"<c:f>'[^']+'!\$([A-Z]+)\$\d+:\$([A-Z]+)\$\d+</c:f>", cumulative)
     assert ranges
     columns = {column_index_from_string(b) - column_index_from_string(a) + 1 for a, b in ranges}
     assert columns == {round(lead + life) + 1}  # the start and every month to the end of the useful life
-    curve = by_title["Owned cost per GPU-hour against utilisation (levelised, USD)"]
+    curve = by_title[COST_CURVE]
     assert "<c:max val=\"1\"/>" in curve and "<c:min val=\"0\"/>" in curve
 
 

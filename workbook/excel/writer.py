@@ -117,7 +117,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         _size_and_print(ws, layout, title, paper)
         if document.protect:
             ws.protect()
-    add_charts(wb, sheets, layout)
+    add_charts(wb, sheets, layout, values)
     wb.close()
 
 

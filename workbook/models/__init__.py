@@ -166,7 +166,7 @@ def build_book(site: Site) -> Book:
     s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
     cooling.summarise(s, fleet.cooling)
-    tco.summarise(book, s, money)
+    tco.summarise(book, s, money, inputs.tco)
     reliability.summarise(s, rel, spares)
     if upgrade is not None:
         generation.summarise(book, s, upgrade[0])

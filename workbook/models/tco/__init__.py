@@ -60,6 +60,7 @@ class TcoOut:
     rent_cumulative: Line
     curve_utilisation: tuple[Line, ...]
     curve_owned: tuple[Line, ...]
+    curve_rented: tuple[Line, ...]  # on demand, with the extras: it crosses the owned curve at the break-even
     curve_on_demand: Line
     service_months: int  # lead time + useful life at build time: the months the cumulative chart shows
     equity_irr: Line | None = None  # with a loan only
@@ -109,10 +110,11 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goo
     financing.equity_views(s, c, i, when, rate, cap, run, own, rents.rent, scope.defined["irr_buy"], debt)
     profit_and_loss(scope, i, when, own, debt)
     useful = answers.useful(s, ans.hours, ans.npv_own, goodput) if goodput is not None else None
-    points, owned, on_demand = answers.cost_curve(s, i, ans)
+    points, owned, rented, on_demand = answers.cost_curve(s, i, ans)
     lead = scope.book.evaluate(lines=[cap.lead.id])[cap.lead.id]
     shown = float(lead.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
-    return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_on_demand=on_demand,
+    return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_rented=rented,
+                         curve_on_demand=on_demand,
                          service_months=round(shown), owned_cost_per_useful_gpu_hour=useful,
                          capex=cap.capex)
 
@@ -122,9 +124,11 @@ def delay_changes(i: Inputs) -> dict[str, str]:
     return {"tco.delay_months": f"{int(i.delay_months.value.reshape(-1)[0]) + 1} months"}
 
 
-def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
+def summarise(book: Book, s: SheetBuilder, tco: TcoOut, i: Inputs) -> None:
     """The answers on the Summary, the decision's cost of a month of delay (from the built-in scenario), the
-    scenario comparison (a view of live lines), and the Summary's charts."""
+    scenario comparison (a view of live lines), and the Summary's charts: the cost per GPU-hour used against
+    utilisation, owning and renting on demand, with the site's operating point (its utilisation, `i`: the TCO's
+    inputs), and the cumulative cash out."""
     late = book.scenarios.get(DELAY_SCENARIO, {})
     if tco.npv_advantage.id in late:
         t = book.sheet(TITLE, PREFIX)
@@ -145,12 +149,14 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
         if line is not None:
             s.show(line)
     _comparison(book, tco)
-    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting (USD)", "line",
+    book.charts.append(Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning and renting on demand",
+                             "scatter", list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
+                             categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented)],
+                             highlight=(i.utilisation, tco.owned_cost_per_gpu_hour),
+                             highlight_name="This site: owned, at its utilisation", zoom=2.0))
+    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line",
                              [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
                              periods=tco.service_months))
-    book.charts.append(Chart(SUMMARY, "Owned cost per GPU-hour against utilisation (levelised, USD)", "scatter",
-                             list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
-                             categories=list(tco.curve_utilisation)))
 
 
 def _comparison(book: Book, tco: TcoOut) -> None:

@@ -34,6 +34,7 @@ class Answers:
     hours: Line
     savings: Line  # renting's cash out - owning's, monthly (the IRRs' flows)
     after_tax: Line  # 1 - tax rate x the tax lag's discount: what a deductible USD costs after tax, in PV
+    extras: Line  # NPV of the rent extras, after tax (paid whatever the utilisation)
 
 
 def present_values(c: SheetBuilder, i: Inputs, p: Inputs, when: Schedule, run: Running, own: Owning,
@@ -145,14 +146,17 @@ def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_ren
     fixed = s.calc("npv_own_without_utilisation", "NPV of owning at zero utilisation", "USD",
                    npv_own - i.utilisation * energy,
                    "NPV of owning - utilisation x NPV of owning per unit of utilisation", fmt=USD)
+    extras = s.calc("npv_rent_extras", "NPV of rent extras (storage, egress), after tax", "USD",
+                    total(pv["extras"]) * after, "paid whatever the utilisation: discounted extras x after-tax share",
+                    fmt=USD)
     gap = s.calc("break_even_denominator", "NPV per unit of utilisation: on-demand rent - owning", "USD",
                  on_demand - energy, "what one more unit of utilisation saves by owning", fmt=USD)
     s.calc("break_even_utilisation", "Break-even utilisation (vs on-demand rent)", "%",
-           safe_div(fixed - total(pv["extras"]) * after, gap, "none: energy costs as much as on-demand rent"),
+           safe_div(fixed - extras, gap, "none: energy costs as much as on-demand rent"),
            "the utilisation at which the NPVs of owning and of renting on demand are equal: (NPV of owning at zero "
            "utilisation - NPV of rent extras) / (on-demand rent - owning, per unit); above 100%: never",
            fmt=BREAK_EVEN)
-    return Answers(npv_own, npv_rent, advantage, fixed, energy, on_demand, full, hours, savings, after)
+    return Answers(npv_own, npv_rent, advantage, fixed, energy, on_demand, full, hours, savings, after, extras)
 
 
 def facility_methods(s: SheetBuilder, i: Inputs, when: Schedule, rate: Line, cap: Capex, own: Owning,
@@ -206,8 +210,10 @@ def delay_operational(s: SheetBuilder, i: Inputs, cap: Capex, run: Running, rent
     return hours
 
 
-def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ...], tuple[Line, ...], Line]:
-    """Utilisation points and the owned cost at each (the Summary's chart), and renting on demand."""
+def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ...], tuple[Line, ...],
+                                                                   tuple[Line, ...], Line]:
+    """Utilisation points, the owned cost at each and the rented cost on demand at each (the Summary's chart: the two
+    cross at the break-even utilisation), and the levelised on-demand rent."""
     s.section("Cost per GPU-hour against utilisation (levelised, as the answers above)")
     step = i.utilisation_step
     points: list[Line] = []
@@ -220,8 +226,14 @@ def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ..
                             safe_div(ans.fixed + u * ans.energy, u * ans.full_hours, NO_SERVICE),
                             "(NPV of owning at zero utilisation + utilisation x NPV per unit) / (utilisation x "
                             "discounted GPU-hours at full use)", fmt=PER_GPU_HOUR))
+    rented = []
+    for k, u in enumerate(points, start=1):
+        rented.append(s.calc(f"curve_rented_{k}", f"Rented cost per GPU-hour on demand at point {k}", "USD/GPU-h",
+                             safe_div(u * ans.on_demand + ans.extras, u * ans.full_hours, NO_SERVICE),
+                             "(utilisation x NPV of on-demand rent per unit + NPV of rent extras) / (utilisation x "
+                             "discounted GPU-hours at full use): equal to owning at the break-even", fmt=PER_GPU_HOUR))
     rent = s.calc("curve_on_demand", "On-demand rent per GPU-hour, levelised", "USD/GPU-h",
                   safe_div(ans.on_demand, ans.full_hours, NO_SERVICE),
                   "NPV of on-demand rent per unit of utilisation / discounted GPU-hours at full use: today's price "
                   "with its yearly change, after tax", fmt=PER_GPU_HOUR)
-    return tuple(points), tuple(owned), rent
+    return tuple(points), tuple(owned), tuple(rented), rent
