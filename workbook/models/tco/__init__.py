@@ -26,9 +26,9 @@ from workbook.models.power import PowerOut
 from workbook.models.tco import answers, financing, owning, renting, schedule
 from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD  # noqa: F401 (the package's keys)
 from workbook.models.tco.pl import profit_and_loss
-from workbook.presentation import Chart, View
+from workbook.presentation import View
 from workbook.sheets import CASH as CASH_SHEET
-from workbook.sheets import COMPARISON, SUMMARY
+from workbook.sheets import COMPARISON
 from workbook.sheets import TCO as TITLE
 
 PREFIX = "tco"
@@ -124,11 +124,9 @@ def delay_changes(i: Inputs) -> dict[str, str]:
     return {"tco.delay_months": f"{int(i.delay_months.value.reshape(-1)[0]) + 1} months"}
 
 
-def summarise(book: Book, s: SheetBuilder, tco: TcoOut, i: Inputs) -> None:
-    """The answers on the Summary, the decision's cost of a month of delay (from the built-in scenario), the
-    scenario comparison (a view of live lines), and the Summary's charts: the cost per GPU-hour used against
-    utilisation, owning and renting on demand, with the site's operating point (its utilisation, `i`: the TCO's
-    inputs), and the cumulative cash out."""
+def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
+    """The decision's cost of a month of delay (from the built-in scenario), the TCO's figures on the Summary besides
+    the answer (which heads it: models.summary) and the scenario comparison (a view of live lines)."""
     late = book.scenarios.get(DELAY_SCENARIO, {})
     if tco.npv_advantage.id in late:
         t = book.sheet(TITLE, PREFIX)
@@ -139,24 +137,19 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut, i: Inputs) -> None:
                         "n/a: the timeline has no month to spare for the delay (lengthen tco.horizon)"),
                f"the NPV advantage with one more month of lead time (scenario {DELAY_SCENARIO}, live on the Scenarios "
                "sheet) - as planned: the capex, the service and the rent all move a month", fmt=USD)
-    s.section("Rent vs buy (TCO sheet)")
+    s.section("Rent vs buy, the other figures (TCO sheet)")
+    answered = {tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
+                tco.break_even_utilisation, tco.irr_buy}  # on the Summary's first rows, the answer
     for line in [*tco.key_figures, tco.owned_cost_per_gpu_hour_pretax, tco.rented_cost_per_gpu_hour_pretax,
                  tco.capex, tco.owned_annual_cost, tco.delay_cost]:
-        s.show(line)
+        if line not in answered:
+            s.show(line)
     if "tco.delay_npv_effect" in book.lines:
         s.show(book.lines["tco.delay_npv_effect"])
     for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.sources_equity, tco.peak_funding):
         if line is not None:
             s.show(line)
     _comparison(book, tco)
-    book.charts.append(Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning and renting on demand",
-                             "scatter", list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
-                             categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented)],
-                             highlight=(i.utilisation, tco.owned_cost_per_gpu_hour),
-                             highlight_name="This site: owned, at its utilisation", zoom=2.0))
-    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line",
-                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
-                             periods=tco.service_months))
 
 
 def _comparison(book: Book, tco: TcoOut) -> None:
