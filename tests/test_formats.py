@@ -49,7 +49,7 @@ def test_money_is_in_millions_or_thousands_by_its_size(example: Model) -> None:
 def test_no_false_precision_and_no_scientific_notation(example: Model) -> None:
     """Air flow 174,725.28 CFM shows no decimals (a calculated row of 1,000 or more), 123.45 one at most; the
     interruption rate, 419 / 21,233,664 GPU-hours = 1.973e-5 a GPU-hour, reads 19.73 per million GPU-hours; an input
-    shows the decimals it has (1,200 kg/m², not 1,200.00; 2.99 USD, not 2.990)."""
+    shows the decimals it has (1,200 kg/m², not 1,200.00; 2.99 USD, not 2.990), a price at least its cents."""
     assert shown(example, "cooling.air_flow") == formats.Shown("#,##0_);(#,##0)", "CFM")
     assert formats.capped(2, np.array([123.45]), percent=False) == 1
     assert formats.capped(2, np.array([99.5]), percent=False) == 2
@@ -58,6 +58,9 @@ def test_no_false_precision_and_no_scientific_notation(example: Model) -> None:
     assert round(float(example.values["reliability.rate_total"].reshape(-1)[0]), 2) == 19.73
     assert shown(example, "cooling.floor_rating") == formats.Shown("#,##0_);(#,##0)", "kg/m²")
     assert shown(example, "tco.on_demand_price").fmt == "0.00_);(0.00)"
+    price = example.book.lines["tco.on_demand_price"]  # the B200 build's 5.5 USD/GPU-h reads 5.50; 2.995 all three
+    assert formats.shown(price, np.array([5.5])).fmt == "0.00_);(0.00)"
+    assert formats.shown(price, np.array([2.995])).fmt == "0.000_);(0.000)"
     assert formats.decimals_needed(np.array([0.125]), 3, percent=False) == 3
     assert formats.decimals_needed(np.array([0.125]), 1, percent=True) == 1  # 12.5%
 

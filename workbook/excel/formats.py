@@ -9,7 +9,7 @@ The conventions (stated on the Cover):
   a value typed into a kUSD cell would be read as USD.
 - Negatives in parentheses, zero money as "-": `#,##0_);(#,##0);"-"_)` (the `_)` keeps the figures aligned).
 - No false precision: a calculated row of 1,000 or more shows no decimals, of 100 or more at most one (176,367 CFM,
-  not 176,367.27); an input shows every decimal its value has, up to its format's.
+  not 176,367.27); an input shows every decimal its value has, up to its format's (a price at least its cents).
 - A count of one thing in the singular (1 NIC, 1 switch), where a single figure is 1 at the build.
 Formats with sections of their own (dates, TRUE/FALSE, a guard's words, the break-even's "never") are kept.
 """
@@ -113,7 +113,11 @@ def shown(line: Line, value: np.ndarray, scale_money: bool = True, constant: boo
         scale = money_scale(value, line.series)
         return Shown(money(scale), scaled_unit(line.unit_text, scale))
     decimals, percent = len(m.group("dec") or ""), bool(m.group("pct"))
-    decimals = decimals_needed(value, decimals, percent) if _shows_input(line) else capped(decimals, value, percent)
+    if _shows_input(line):  # as typed; a price keeps its cents where its format has them (5.50 USD, not 5.5)
+        cents = min(decimals, 2) if line.unit_text.startswith("USD/") else 0
+        decimals = max(decimals_needed(value, decimals, percent), cents)
+    else:
+        decimals = capped(decimals, value, percent)
     return Shown(plain(decimals, percent, grouped=bool(m.group("group")) or (not percent and decimals == 0)), unit)
 
 
