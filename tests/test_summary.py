@@ -15,7 +15,8 @@ import yaml
 
 from tests.conftest import EXAMPLE
 from workbook import sheets
-from workbook.api import Model, build, load
+from workbook.api import Model, build, load, save
+from workbook.document import engineering_copy
 from workbook.excel.layout import VALUE
 from workbook.formula.expr import Ref
 
@@ -111,3 +112,20 @@ def test_the_workbook_opens_on_the_answer_and_puts_the_inputs_behind_the_results
     cell = wb[sheet].cell(row + 1, VALUE + 1)
     assert cell.value == "=tco_npv_advantage"
     assert '"Rent: owning costs "#,##0.0,," MUSD more than renting (NPV)"' in cell.number_format
+
+
+def test_the_cover_repeats_the_answer_live(tmp_path: Path) -> None:
+    """The pack's first page is the Cover: under its title, the answer, a reference to the Summary's row
+    (=summary_answer) in that row's format, in the row that was blank (the upgrade's Cover fits its page at 45%);
+    the engineering copy, which has no Summary, has no answer."""
+    out = tmp_path / "example.xlsx"
+    model, _ = build(EXAMPLE, out)
+    ws = openpyxl.load_workbook(out)[sheets.COVER]
+    assert [ws.cell(r, 1).value for r in range(1, 5)] == ["GPU site workbook", "The answer", "Site", "Description"]
+    assert ws.cell(2, 2).value == "=summary_answer"
+    assert '"Rent: owning costs "#,##0.0,," MUSD more than renting (NPV)"' in ws.cell(2, 2).number_format
+    cached = openpyxl.load_workbook(out, data_only=True)[sheets.COVER]
+    assert cached.cell(2, 2).value == pytest.approx(-18_774_057, abs=1)
+    save(model, tmp_path / "engineering.xlsx", engineering_copy(model.book))
+    cover = openpyxl.load_workbook(tmp_path / "engineering.xlsx")[sheets.COVER]
+    assert "The answer" not in {cover.cell(r, 1).value for r in range(1, 10)}

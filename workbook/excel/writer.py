@@ -95,7 +95,8 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     styles = Styles(wb, unlock_inputs=document.protect)
     paper = paper_of(site)
     if document.cover:
-        write_cover(wb, styles, site, layout, paper)
+        headline = [(line, values[line.id]) for line in book.headline if line.id in layout.cells]
+        write_cover(wb, styles, site, layout, paper, headline)
     sheets = {}
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)

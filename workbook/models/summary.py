@@ -59,12 +59,13 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     the answer. Returns the sheet, on which each model then summarises itself. `t`: the TCO's inputs."""
     s = scope.sheet(SUMMARY)
     s.section("The answer: rent or buy (TCO sheet; after tax, unlevered, at the cost of capital)")
-    s.calc("answer", "The answer", "USD", tco.npv_advantage, fmt=ANSWER)
+    answer = s.calc("answer", "The answer", "USD", tco.npv_advantage, fmt=ANSWER)
     for line in (tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
                  tco.break_even_utilisation, tco.irr_buy, t.utilisation, t.on_demand_price):
         s.show(line)
     s.section("The master check")
     s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
+    scope.book.headline.append(answer)  # the pack's first page too: the Cover repeats it under its title, live
     _confirm(s, confirm)
     _decision_charts(scope.book, t, tco)
     s.section("The cluster and its power")
