@@ -20,7 +20,8 @@ from workbook.sheets import COVER
 
 SHEET_PURPOSE = {
     sheets.INPUTS: "every typed-in number, with its unit and source; the only place to change anything",
-    sheets.SUMMARY: "key figures, the master check and charts",
+    sheets.SUMMARY: "the answer (rent or buy) and its figures, the master check, the estimates to confirm first, "
+                    "key figures and charts",
     sheets.COMPARISON: "the key figures of the base case and of each scenario side by side (live references)",
     sheets.POWER: "GPU -> node -> rack -> IT load -> facility -> utility feed",
     sheets.FABRIC: "compute rails, leaf/spine/core counts, links, transceivers and their power; storage and OOB "
