@@ -98,8 +98,8 @@ def test_the_engineering_copy_holds_no_prices_and_resolves_inside_itself(example
     out = tmp_path / "engineering.xlsx"
     layout = save(example, out, engineering_copy(example.book))
     wb = openpyxl.load_workbook(out)
-    assert wb.sheetnames == [sheets.COVER, sheets.INPUTS, sheets.POWER, sheets.FABRIC, sheets.COOLING,
-                             sheets.CHECKS]
+    assert wb.sheetnames == [sheets.COVER, sheets.POWER, sheets.FABRIC, sheets.COOLING, sheets.INPUTS,
+                             sheets.CHECKS]  # the Inputs behind the results, as in the full workbook
     units = {str(c.value) for ws in wb.worksheets for row in ws.iter_rows(max_col=3) for c in row if c.value}
     assert not any("USD" in u for u in units), "a price or a cost reached the engineering copy"
     # the generator inputs (their rows are on the Power chain), and the unit conversion factors (units.*) read

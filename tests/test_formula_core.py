@@ -308,6 +308,8 @@ class PintEvaluator:
             return any(args)
         if name == "NOT":
             return not args[0]
+        if name == "IFERROR":  # a condition in Python is never an error
+            return args[0]
         if name == "CRITBINOM":  # the smallest k with P(X <= k) >= level, from its definition in exact rationals
             n, p, level = (_mag(a.to("")) for a in args)
             return Q_(float(binomial_quantile_exactly(round(n), p, level)), "")

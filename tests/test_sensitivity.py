@@ -18,6 +18,7 @@ import yaml
 
 from tests.conftest import EXAMPLE
 from workbook.api import Model, build
+from workbook.excel.formats import negatives_in_parentheses
 from workbook.excel.layout import Layout
 from workbook.excel.pages import LINE_HEIGHT, wrapped_lines
 from workbook.formula.line import Line
@@ -81,24 +82,27 @@ def test_headers_are_distinct_and_each_reads_whole_at_its_width(example: Built) 
         assert wrapped_lines(c.value, width) * LINE_HEIGHT <= height, (c.value, width, height)
     results = texts[5:]
     for text in results:  # each names its result, its unit and its case in full
-        assert re.search(r"\((USD|%|percentage points)\): (change )?at (low|high)$", text), text
-    assert "NPV advantage of buying (renting - owning) (USD): change at high" in results
+        assert re.search(r"\((MUSD|%|percentage points)\): (change )?at (low|high)$", text), text
+    assert "NPV advantage of buying (MUSD): change at high" in results
 
 
 def test_each_input_row_is_in_that_inputs_format_and_each_result_in_its_own(example: Built) -> None:
+    """An input's low, base and high in its format (negatives in parentheses); the results in MUSD (the NPV
+    advantage: 18,774,057 USD reads 18.8) or as their line shows them (the break-even: 0.0%, or never), the changes
+    signed (+2.4 MUSD, -10.9 pp: a change's sign is the news)."""
     by_label = inputs_by_label(example.model)
-    formats = {example.model.book.lines[out].fmt for out in OUTPUTS}
+    levels = {'#,##0.0,,_);(#,##0.0,,);"-"_)', example.model.book.lines["tco.break_even_utilisation"].fmt}
+    changes = {"+#,##0.0,,;-#,##0.0,,;#,##0.0,,", '+#,##0.0" pp";-#,##0.0" pp";#,##0.0" pp"'}
     rows = table_rows(example.sheet)
     assert len(rows) >= 5
     seen = set()
     for row in rows:
         line = by_label[row[0].value]
-        assert [c.number_format for c in row[2:5]] == [line.fmt] * 3, line.id
+        assert [c.number_format for c in row[2:5]] == [negatives_in_parentheses(line.fmt)] * 3, line.id
         assert row[3].value == pytest.approx(float(line.value.reshape(-1)[0]), rel=1e-12), line.id
         seen.add(line.fmt)
-        for c in row[5:]:
-            if isinstance(c.value, float | int):
-                assert c.number_format in formats, (line.id, c.coordinate, c.number_format)
+        assert {c.number_format for c in row[5:9] if isinstance(c.value, float | int)} <= levels, line.id
+        assert {c.number_format for c in row[9:13] if isinstance(c.value, float | int)} <= changes, line.id
     assert len(seen) >= 3  # shares, counts and currencies each in their own format
 
 
@@ -118,7 +122,7 @@ def test_the_charts_put_labels_at_the_low_end_and_name_what_changes_and_its_unit
         title = "".join(re.findall(r"<a:t>([^<]*)</a:t>", xml.split("<c:title>")[1].split("</c:title>")[0]))
         assert not re.search(r"\d", title), title
         titles.append(title)
-    assert "Change in NPV advantage of buying (renting - owning) from the base case (USD)" in titles
+    assert "Change in NPV advantage of buying from the base case (MUSD)" in titles
 
 
 def test_the_sheet_says_where_its_currency_check_is(example: Built) -> None:

@@ -533,9 +533,9 @@ def test_tornado_case_that_the_timeline_cannot_hold_is_not_a_number(tmp_path: Pa
 def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) -> None:
     model = load(EXAMPLE)
     [table] = model.book.tables
-    labels = {model.book.lines[k].label: k for k in model.book.lines}
-    for row in table.rows[:3]:
-        key = labels[row[0]]
+    assert len(table.inputs) == len(table.rows)  # each row's input, as the Summary's list of estimates reads it
+    for key, row in zip(table.inputs[:3], table.rows[:3], strict=True):
+        assert model.book.lines[key].label == row[0] and model.book.lines[key].kind == "input"
         single = model.book.evaluate({key: np.array([row[2]])})
         assert row[5] == pytest.approx(single["tco.npv_advantage"].item(), rel=1e-12)
         assert row[7] == pytest.approx(single["tco.break_even_utilisation"].item(), rel=1e-12)
@@ -599,3 +599,20 @@ def test_monthly_rate_is_the_annual_rate_compounded(tmp_path: Path) -> None:
     assert v(m, "tco.monthly_rate") == pytest.approx(1.12 ** (1 / 12) - 1, rel=1e-14)
     assert v(m, "tco.discount_factor")[12] == pytest.approx(1 / 1.12, rel=1e-12)
     assert math.isclose(v(m, "tco.discount_factor")[0], 1.0)
+
+
+def test_the_cost_curves_are_the_costs_at_each_utilisation_and_cross_at_the_break_even() -> None:
+    """The Summary's chart: each point of the owned and the rented (on demand) curves is the cost per GPU-hour the
+    TCO sheet computes, through its monthly timeline, with that utilisation typed in (two computations: the
+    curve's closed form (fixed + u x per unit) / (u x hours at full use), and the NPVs' over the months). On the
+    example the two curves cross at the break-even (92.8%): owning costs more at 90%, less at 100%."""
+    base = EXAMPLE_BOOK.evaluate()
+    for k in (3, 7, 10):
+        at = EXAMPLE_BOOK.evaluate({"tco.utilisation": np.array([k / 10])})
+        assert base[f"tco.curve_owned_{k}"].item() == pytest.approx(at["tco.owned_cost_per_gpu_hour"].item(), rel=1e-9)
+        assert base[f"tco.curve_rented_{k}"].item() == pytest.approx(at["tco.rented_cost_per_gpu_hour"].item(),
+                                                                     rel=1e-9)
+    assert round(base["tco.curve_owned_7"].item(), 2) == 3.30 and round(base["tco.curve_rented_7"].item(), 2) == 2.52
+    assert round(base["tco.break_even_utilisation"].item(), 3) == 0.928
+    assert base["tco.curve_owned_9"].item() > base["tco.curve_rented_9"].item()
+    assert base["tco.curve_owned_10"].item() < base["tco.curve_rented_10"].item()

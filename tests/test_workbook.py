@@ -160,8 +160,22 @@ def test_every_line_row_has_label_name_and_unit(built: Built) -> None:
         assert cell(built.formulas, sheet, row, LABEL).value == line.label, line.id
         assert cell(built.formulas, sheet, row, NAME).value == line.name, line.id
         unit = cell(built.formulas, sheet, row, UNIT).value
-        assert unit == line.unit_text and unit, f"{line.id}: unit column {unit!r}"
+        assert unit and unit_as_shown(unit, line, built.model.values[line.id]), f"{line.id}: unit column {unit!r}"
         assert line.label.strip(), line.id
+
+
+def unit_as_shown(unit: str, line: Line, value: Any) -> bool:
+    """The unit column says the line's unit; money in thousands (kUSD) from 10,000 or a timeline, in millions (MUSD)
+    from 1,000,000 (the number format divides); a count of one in the singular (1 NIC, 1 switch)."""
+    v = np.abs(np.asarray(value, dtype=float).reshape(-1))
+    biggest = float(np.max(v[np.isfinite(v)], initial=0.0))
+    if unit == line.unit_text:
+        return True
+    if line.unit_text in ("USD", "USD/month", "USD/year") and line.kind != "input":
+        if unit == "M" + line.unit_text:
+            return biggest >= 1e6 and not line.series
+        return unit == "k" + line.unit_text and (line.series or 1e4 <= biggest < 1e6)
+    return v.size == 1 and v[0] == 1 and line.unit_text in (unit + "s", unit + "es")
 
 
 def test_every_sheet_has_the_same_column_headers(built: Built) -> None:
@@ -186,6 +200,8 @@ def test_a_defined_name_for_every_line_points_at_its_cell(built: Built) -> None:
 
 
 def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
+    """Each input's validation is its range as the site file enforces it: the bounds of its Spec with
+    templates/limits.yaml, a count above 0 from 1, a decimal above 0 from the least magnitude a site file takes."""
     ws = built.formulas[INPUTS_SHEET]
     dvs = ws.data_validations.dataValidation
     validated = 0
@@ -202,12 +218,15 @@ def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
         assert len(covering) == 1, f"{line.id} ({coord}): {len(covering)} validations"
         dv = covering[0]
         assert dv.type == ("whole" if line.integer else "decimal"), line.id
+        low = lo
+        if lo is not None and lo_open:
+            low = lo + 1 if line.integer else lo + 1e-9
         if lo is not None and hi is not None:
             assert dv.operator in (None, "between"), line.id  # between is the OOXML default
-            assert float(dv.formula1) == lo and float(dv.formula2) == hi, line.id
+            assert float(dv.formula1) == low and float(dv.formula2) == hi, line.id
         elif lo is not None:
-            assert dv.operator == ("greaterThan" if lo_open else "greaterThanOrEqual"), line.id
-            assert float(dv.formula1) == lo, line.id
+            assert dv.operator == "greaterThanOrEqual", line.id
+            assert float(dv.formula1) == low, line.id
         else:
             assert dv.operator == "lessThanOrEqual" and float(dv.formula1) == hi, line.id
         assert dv.showInputMessage and dv.prompt, f"{line.id}: the allowed range is not shown on hover"
@@ -217,6 +236,45 @@ def test_inputs_have_data_validation_with_their_bounds(built: Built) -> None:
     pue = built.model.book.lines.get("power.pue")
     if pue is not None:
         assert pue.bounds[:2] == (1.0, 3.0)
+
+
+def test_no_count_validation_allows_zero_where_the_site_file_refuses_it(built: Built) -> None:
+    """GPUs and GPUs per node are counts above 0: their cells take 1 to the limit of templates/limits.yaml (1,000,000
+    GPUs: 5x the largest cluster announced; 576 GPUs per node: the largest scale-up domain), not 0."""
+    ws = built.formulas[INPUTS_SHEET]
+    for key, hi in (("power.gpus", 1_000_000), ("power.gpus_per_node", 576)):
+        sheet, row, col = built.layout.cells[key]
+        coord = cell(built.formulas, sheet, row, col).coordinate
+        [dv] = [dv for dv in ws.data_validations.dataValidation if coord in dv.sqref]
+        assert (dv.type, float(dv.formula1), float(dv.formula2)) == ("whole", 1.0, hi), key
+        assert "between 1 and" in dv.prompt, dv.prompt
+    zero_ok = [line.id for line in built.model.book.lines.values() if line.kind == "input"
+               and line.bounds[0] == 0 and line.bounds[2]]
+    assert "power.gpus" in zero_ok and "tco.on_demand_price" in zero_ok  # an open bound at 0: none of them takes 0
+    for key in zero_ok:
+        sheet, row, col = built.layout.cells[key]
+        coord = cell(built.formulas, sheet, row, col).coordinate
+        [dv] = [dv for dv in ws.data_validations.dataValidation if coord in dv.sqref]
+        assert float(dv.formula1) > 0, key
+
+
+def test_the_master_check_is_false_not_an_error_when_an_input_breaks_the_model(libreoffice: str, built: Built,
+                                                                            tmp_path: Path) -> None:
+    """0 GPUs per node pasted past the validation: LibreOffice fills the workings with #DIV/0!, and the master check
+    (on the Checks sheet and on the Summary) shows FALSE."""
+    from workbook.verify import load_values, recalculate
+
+    wb = openpyxl.load_workbook(built.path)
+    sheet, row, col = built.layout.cells["power.gpus_per_node"]
+    wb[sheet].cell(row + 1, col + 1).value = 0
+    edited = tmp_path / "zero.xlsx"
+    wb.save(edited)
+    lo = load_values(recalculate([edited], tmp_path / "lo")[edited.resolve()])
+    nodes = built.layout.cells["power.nodes"]
+    assert str(lo[nodes[0]].cell(nodes[1] + 1, nodes[2] + 1).value).startswith("#DIV/0")
+    for key in ("checks.all_pass", "summary.all_checks_pass"):
+        sheet, row, col = built.layout.cells[key]
+        assert lo[sheet].cell(row + 1, col + 1).value in (False, 0), key
 
 
 def test_percent_inputs_show_their_allowed_range_in_percent(built: Built) -> None:
@@ -253,13 +311,11 @@ def test_freeze_panes_and_print_areas(built: Built) -> None:
 
 
 def test_the_summary_has_a_chart_of_live_cells(built: Built) -> None:
+    """The pie of where the facility power goes reads the Summary's own rows, and the Summary holds the drawing."""
+    pie = charts(built)["Where the facility power goes (kW, design load)"]
+    refs = re.findall(r"<c:f>([^<]+)</c:f>", pie)
+    assert refs and all(r.startswith("Summary!") for r in refs), refs
     with zipfile.ZipFile(built.path) as z:
-        names = z.namelist()
-        assert "xl/charts/chart1.xml" in names
-        chart = z.read("xl/charts/chart1.xml").decode()
-        assert "Summary" in chart
-        refs = re.findall(r"<c:f>([^<]+)</c:f>", chart)
-        assert refs and all("Summary" in r for r in refs), refs
         workbook_xml = z.read("xl/workbook.xml").decode()
         rels = z.read("xl/_rels/workbook.xml.rels").decode()
     # which worksheet part is the Summary, and does it hold the drawing?
@@ -416,12 +472,47 @@ def charts(built: Built) -> dict[str, str]:
     return out
 
 
+COST_CURVE = "Cost per GPU-hour used against utilisation: owning and renting on demand"
+CUMULATIVE = "Cumulative cash out: owning vs renting"
+MUSD = '#,##0.0,,_);(#,##0.0,,);&quot;-&quot;_)'  # millions to 0.1, negatives in parentheses, zero as -
+
+
 def test_chart_axes_carry_the_number_formats_of_their_rows(built: Built) -> None:
-    """USD axes read 90,000,000 (not 90000000); the utilisation axis of the cost curve reads 0-100%."""
+    """Money axes in the scale of their largest value (the example's NPVs and cumulative cash, up to about 90
+    million USD: MUSD, 90.0); the cost curve's utilisation from 0% to 100% and its cost to the cent."""
     formats = {title: re.findall(r'<c:numFmt formatCode="([^"]*)"', xml) for title, xml in charts(built).items()}
-    assert "#,##0" in formats["NPV of owning and renting by scenario (USD)"]
-    assert "#,##0" in formats["Cumulative cash out: owning vs renting (USD)"]
-    assert formats["Owned cost per GPU-hour against utilisation (levelised, USD)"] == ["0.0%", "0.000"]
+    assert formats["NPV of owning and renting by scenario"] == [MUSD]
+    assert formats[CUMULATIVE] == ["mmm yyyy", MUSD]
+    assert formats[COST_CURVE] == ["0%_);(0%)", "0.00_);(0.00)"]
+    assert re.search(r"<c:title>.*?<a:t>MUSD</a:t>", charts(built)[CUMULATIVE].split("<c:valAx>")[1])
+
+
+def test_bar_charts_start_from_zero(built: Built) -> None:
+    """Bars compare by their lengths: every bar or column chart's value axis starts at 0 (the Power envelope's two
+    fleets, 420 and 450 GPUs per MW, once started at 420 and read as six times apart)."""
+    bars = {title: xml for title, xml in charts(built).items() if "<c:barChart>" in xml
+            and not any(float(x) < 0 for x in re.findall(r"<c:v>(-?[\d.eE+-]+)</c:v>", xml))}  # a tornado spans 0
+    assert len(bars) >= 4, list(bars)
+    for title, xml in bars.items():
+        assert '<c:min val="0"/>' in xml.split("<c:valAx>")[1], title
+
+
+def test_the_cost_curve_shows_the_rent_and_the_operating_point(built: Built) -> None:
+    """Owning's curve, renting's on demand (the same GPU-hours: they cross at the break-even) and the site's
+    point: its utilisation (70%) and owned cost (3.30 USD/GPU-h). The value axis runs from 0 to twice the larger of
+    the point and renting at full use (2 x 3.30 = 6.60), rounded up to 10, so the decision is not squeezed under
+    the curve's steep end at 10% (22.55 USD/GPU-h)."""
+    xml = charts(built)[COST_CURVE]
+    refs = re.findall(r"<c:f>([^<]+)</c:f>", xml)
+    for line in ("tco.utilisation", "tco.owned_cost_per_gpu_hour"):  # the point: one cell each, where the line is
+        sheet, row, col = built.layout.cells[line]
+        where = sheet if re.fullmatch(r"\w+", sheet) else f"'{sheet}'"
+        assert f"{where}!${get_column_letter(col + 1)}${row + 1}" in refs, (line, refs)
+    assert re.findall(r"<c:tx><c:v>([^<]*)</c:v></c:tx>", xml) == [
+        "Owned cost per GPU-hour", "Rented cost per GPU-hour on demand", "This site: owned, at its utilisation"]
+    value_axis = xml.split("<c:valAx>")[-1]
+    assert '<c:max val="10.0"/>' in value_axis and '<c:min val="0"/>' in value_axis
+    assert '<c:max val="1"/>' in xml.split("<c:valAx>")[1]  # utilisation to 100%
 
 
 def column_width(ws: Any, column: int) -> float:
@@ -456,12 +547,12 @@ def test_every_name_label_and_note_reads_whole(built: Built) -> None:
 def test_the_cumulative_chart_ends_with_the_useful_life_and_the_share_axis_at_100_percent(built: Built) -> None:
     lead, life = (float(built.model.values[k].reshape(-1)[0]) for k in ("tco.lead_time", "tco.useful_life"))
     by_title = charts(built)
-    cumulative = by_title["Cumulative cash out: owning vs renting (USD)"]
+    cumulative = by_title[CUMULATIVE]
     ranges = re.findall(r"<c:f>'[^']+'!\$([A-Z]+)\$\d+:\$([A-Z]+)\$\d+</c:f>", cumulative)
     assert ranges
     columns = {column_index_from_string(b) - column_index_from_string(a) + 1 for a, b in ranges}
     assert columns == {round(lead + life) + 1}  # the start and every month to the end of the useful life
-    curve = by_title["Owned cost per GPU-hour against utilisation (levelised, USD)"]
+    curve = by_title[COST_CURVE]
     assert "<c:max val=\"1\"/>" in curve and "<c:min val=\"0\"/>" in curve
 
 

@@ -57,6 +57,7 @@ class Book:
     tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
     scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
     views: list[View] = field(default_factory=list)
+    headline: list[Line] = field(default_factory=list)  # the lines the Cover repeats under the site (the answer)
     grids: list[Grid] = field(default_factory=list)  # tables of lines, one cell each (the bill of materials)
     bom: Any = None  # the bill of materials' rows (models.bom.BomOut): the vendor's copy lists them
     calendar: Any = None  # the timeline's dates (models.calendar.Calendar): column headers, fiscal-year keys

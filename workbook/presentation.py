@@ -40,6 +40,9 @@ class Chart:
     marker: Line | None = None  # a series line drawn as columns over a line chart (e.g. break-even)
     periods: int | None = None  # a timeline chart's last period shown (the end of the useful life), else all
     highlight: tuple[Line, Line] | None = None  # one (x, y) point drawn as its own marked series (an optimum)
+    highlight_name: str = ""  # the point's name in the legend (default: its x line's label)
+    zoom: float | None = None  # the value axis up to this many times the larger of the highlighted point and the
+    # `extra` series' last points (a cost curve's steep end at low utilisation runs off the top; the decision reads)
 
 
 @dataclass

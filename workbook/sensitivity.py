@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from workbook.book import Book
+from workbook.excel import formats as formats_
 from workbook.formula.evaluation import evaluate, non_finite_cases
 from workbook.formula.functions import all_
 from workbook.formula.line import PERCENT, Line
@@ -58,6 +59,9 @@ class Table:
     charts: list[dict[str, Any]] = field(default_factory=list)  # {"title", "columns": [(name, col)], "fmt"}
     current: str = ""  # where the live check that these values are still current is, for the sheet's top
     facts: list[Fact] = field(default_factory=list)  # figures shown above the table (the break-even points)
+    inputs: list[str] = field(default_factory=list)  # each row's input line id (a tornado's)
+    outputs: list[str] = field(default_factory=list)  # the result line ids, in the columns' order (a tornado's)
+    swing: float = 0.0  # the share each input moves either way (a tornado's)
 
 
 @dataclass(frozen=True)
@@ -127,9 +131,11 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
               zip(_broken_rules(book, overrides, rules, n), non_finite_cases(book, values),
                   _broken_validity(validity, values, n), strict=True)]
     limit = THRESHOLD * abs(float(_cases_of(values[scale], n)[-1]))
-    rows, formats = _rows(lines, low_high, outputs, result, broken, limit)
+    shown = {out: _change_shown(book.lines[out]) for out in outputs}
+    rows, formats, ids = _rows(lines, low_high, outputs, result, broken, limit, shown)
     table = _table(book, outputs, {out: float(result[out][-1]) for out in outputs}, rows, formats, swing,
                    len(lines), book.lines[scale])
+    table.inputs, table.outputs, table.swing = ids, list(outputs), swing
     check = current_check(book, [book.lines[k] for k in values if book.lines[k].kind == "input"])
     table.current = (f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while "
                      f"every input they were computed from is as built; FALSE: rebuild the workbook.")
@@ -137,12 +143,13 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
 
 
 def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: dict[str, np.ndarray],
-          broken: list[str], limit: float) -> tuple[list[list[Any]], list[str]]:
-    """The rows of the inputs that move the first output by more than `limit` either way, widest bar first, and
-    each row's number format (its input's)."""
+          broken: list[str], limit: float, shown: dict[str, tuple[float, int | None]],
+          ) -> tuple[list[list[Any]], list[str], list[str]]:
+    """The rows of the inputs that move the first output by more than `limit` either way, widest bar first, each
+    row's number format (its input's) and its input's id. Each change is as `shown` says (_change_shown)."""
     first = outputs[0]
     base = {out: float(result[out][-1]) for out in outputs}
-    rows, formats = [], []
+    rows, formats, ids = [], [], []
     for j, line in enumerate(lines):
         lo_case, hi_case = 2 * j, 2 * j + 1
         moved = [result[first][c] for c in (lo_case, hi_case) if not broken[c]]
@@ -153,12 +160,32 @@ def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: d
         for out in outputs:
             row += [_shown(result[out][c], broken[c]) for c in (lo_case, hi_case)]
         for out in outputs:
-            row += [_shown(result[out][c] - base[out], broken[c]) for c in (lo_case, hi_case)]
+            row += [_change(result[out][c] - base[out], broken[c], *shown[out]) for c in (lo_case, hi_case)]
         rows.append(row)
-        formats.append(line.fmt)
+        formats.append(formats_.negatives_in_parentheses(line.fmt))
+        ids.append(line.id)
     width = 5 + 2 * len(outputs)
     order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
-    return [rows[r] for r in order], [formats[r] for r in order]
+    return [rows[r] for r in order], [formats[r] for r in order], [ids[r] for r in order]
+
+
+def _change_shown(line: Line) -> tuple[float, int | None]:
+    """How a change in a result is shown: a percentage's in percentage points (x 100, to 0.1), money's to 0.1 MUSD
+    (the table's unit), any other's as computed: (factor, decimals to round to, or None)."""
+    if _named(line)[2] == POINTS:
+        return 100.0, 1
+    if line.unit_text == "USD":
+        return 1.0, -5
+    return 1.0, None
+
+
+def _change(value: float, broken: str, factor: float, decimals: int | None) -> Any:
+    """A change from the base case as the table shows it (_change_shown), rounded to the precision it is shown at
+    so that float noise never reads as -0.0; n/a with its reason for a broken case."""
+    if broken or not np.isfinite(value):
+        return _shown(value, broken)
+    v = value * factor
+    return (v if decimals is None else round(v, decimals)) + 0.0
 
 
 def break_even(book: Book, input_id: str, output_id: str, lo: float, hi: float) -> float | None:
@@ -289,18 +316,18 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
     named = {out: _named(book.lines[out]) for out in outputs}
     for out in outputs:
         header += [f"{named[out][0]} ({named[out][1]}): at low", f"{named[out][0]} ({named[out][1]}): at high"]
-        column_formats += [book.lines[out].fmt] * 2
+        column_formats += [_level_format(book.lines[out])] * 2
     for out in outputs:
         header += [f"{named[out][0]} ({named[out][2]}): change at low",
                    f"{named[out][0]} ({named[out][2]}): change at high"]
-        column_formats += [book.lines[out].fmt] * 2
+        column_formats += [_change_format(book.lines[out])] * 2
     charts = []
     for k, out in enumerate(outputs):
         col = 5 + 2 * len(outputs) + 2 * k
         short, _, change_unit = named[out]
         charts.append({"title": f"Change in {_lower_first(short)} from the base case ({change_unit})",
                        "columns": [(f"input {swing:.0%} lower", col), (f"input {swing:.0%} higher", col + 1)],
-                       "fmt": book.lines[out].fmt})
+                       "fmt": _change_format(book.lines[out])})
     first = book.lines[outputs[0]]
     what = _lower_first(first.label.split(" (")[0])
     by = "of its base value" if scale is first else f"of the {_lower_first(scale.label.split(' (')[0])}"
@@ -314,17 +341,38 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
     return Table(SHEET, f"Sensitivity: what moves the {what}", note, header, rows, column_formats, formats, charts)
 
 
+def _level_format(line: Line) -> str:
+    """A result's value in a case: money in MUSD (the header says so), a percentage as its line shows it, any
+    other with its negatives in parentheses."""
+    if line.unit_text == "USD":
+        return formats_.money(",,")
+    return formats_.negatives_in_parentheses(line.fmt)
+
+
+def _change_format(line: Line) -> str:
+    """A change from the base case, its sign always shown: +1.2 MUSD, -10.9 pp (percentage points)."""
+    if _named(line)[2] == POINTS:
+        return formats_.signed(1, "pp")
+    if line.unit_text == "USD":
+        return formats_.signed(1, scale=",,")
+    return formats_.signed(formats_.decimals(line.fmt))
+
+
 def _figure(value: float, line: Line) -> str:
-    """A value in words with its unit: money as whole units with separators (-12,345,678 USD)."""
-    shown = f"{value:,.0f}" if line.unit_text == "USD" else f"{value:.4g}"
-    return f"{shown} {line.unit_text}"
+    """A value in words with its unit: money in MUSD to 0.1 (-18.8 MUSD)."""
+    return f"{value / 1e6:,.1f} MUSD" if line.unit_text == "USD" else f"{value:.4g} {line.unit_text}"
+
+
+POINTS = "percentage points"
 
 
 def _named(line: Line) -> tuple[str, str, str]:
-    """A result's short name (its label without the parenthesis), its unit, and the unit of a change in it: a
-    change in a percentage is in percentage points, which a finance reader expects said."""
+    """A result's short name (its label without the parenthesis), its unit as the table shows it (money in MUSD),
+    and the unit of a change in it: a change in a percentage is in percentage points, which a finance reader
+    expects said."""
     percent = line.fmt == PERCENT or line.unit_text == "%"
-    return line.label.split(" (")[0], line.unit_text, "percentage points" if percent else line.unit_text
+    unit = "MUSD" if line.unit_text == "USD" else line.unit_text
+    return line.label.split(" (")[0], unit, POINTS if percent else unit
 
 
 def _lower_first(text: str) -> str:

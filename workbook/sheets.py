@@ -27,10 +27,23 @@ UPGRADE_PLANS = "Upgrade plans"  # moving instead, and each plan's compute by mo
 UPGRADE = "Upgrade"  # one plan: `Upgrade (staged_swap)`
 CHECKS = "Checks"
 
-# The order a full workbook shows them in (after the Cover); a model instance's sheets follow its model's.
-ORDER = (INPUTS, SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
+# The order a full workbook shows them in (after the Cover): the answer first (the Summary), then the models that
+# make it, and the Inputs behind the results, before the Checks. A model instance's sheets follow its model's.
+ORDER = (SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
          UPGRADE_PLANS, BOM,
-         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, CHECKS)
+         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, INPUTS, CHECKS)
+
+
+def ordered(titles: list[str]) -> list[str]:
+    """Sheet titles in the workbook's order: those of ORDER in its order, each followed by the sheets of its model's
+    other instances (`Power chain (next)` after `Power chain`), then any other in the order given."""
+    def base(title: str) -> str:
+        return title.split(" (")[0] if title not in ORDER else title
+
+    plans = ORDER.index(UPGRADE_PLANS) + 1  # a plan's own sheets (`Upgrade (staged_swap)`) after the plans'
+    rank = {title: k for k, title in enumerate((*ORDER[:plans], UPGRADE, *ORDER[plans:]))}
+    given = {title: k for k, title in enumerate(titles)}
+    return sorted(titles, key=lambda t: (rank.get(base(t), len(ORDER)), base(t) != t, given[t]))
 
 
 MAX_TITLE = 31  # Excel's limit on a sheet name

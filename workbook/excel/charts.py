@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import xlsxwriter
 
+from workbook.excel import formats
 from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
 from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
@@ -16,28 +18,82 @@ WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
 CHART_COLUMNS = 12  # default-width columns a chart spans (720 px / 64 px), plus a margin
 
 
-def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout) -> None:
+def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout,
+               values: dict[str, np.ndarray]) -> None:
     placed: dict[str, int] = {}
     for chart in layout.charts:
         c = _timeline_chart(wb, chart, layout) if chart.lines[0].series else _value_chart(wb, chart, layout)
         c.set_title({"name": chart.title, "name_font": {"size": 11}})
-        if chart.kind != "pie":  # axes in the number formats of the rows they show (USD, %, counts)
-            c.set_y_axis({"name": chart.y_title, "num_format": chart.lines[0].fmt, "num_font": {"size": 9}})
-            x_fmt = chart.categories[0].fmt if chart.categories else "General"
-            x_axis = {"name": chart.x_title, "num_format": x_fmt, "num_font": {"size": 9}}
-            if chart.categories and "%" in x_fmt:
-                x_axis.update(min=0, max=1)  # a share runs from 0% to 100%, not to the next tick past it
-            if chart.lines[0].series and layout.calendar is not None and chart.lines[0].axis == MONTHS:
-                # the months' headers are their end dates: a date axis, a label a year
-                x_axis.update(date_axis=True, major_unit=1, major_unit_type="years", num_format=MONTH_SHOWN)
-            elif chart.lines[0].series:
-                x_axis.update(interval_unit=12, interval_tick=12)  # a label a year: month 0, 12, 24...
-            c.set_x_axis(x_axis)
+        if chart.kind != "pie":
+            _axes(c, chart, layout, values)
         c.set_size({"width": WIDTH, "height": HEIGHT})
         slot = placed.get(chart.sheet, 0)
         placed[chart.sheet] = slot + 1
         # a little below the row's top edge, where a page may break
         sheets[chart.sheet].insert_chart(4 + slot * ROWS_PER_CHART, NOTE + 1, c, {"y_offset": 3})
+
+
+def _axes(c: Any, chart: Chart, layout: Layout, values: dict[str, np.ndarray]) -> None:
+    """Axes in the number formats of the rows they show (money in kUSD or MUSD as its size asks, %, counts), the
+    value axis of a bar or column chart from zero (so the bars' lengths compare)."""
+    shown = value_format(chart, values)
+    y_axis = {"name": shown.unit if chart.y_title in formats.MONEY else chart.y_title, "num_format": shown.fmt,
+              "num_font": {"size": 9}}
+    x_fmt = formats.shown(chart.categories[0], values[chart.categories[0].id]).fmt if chart.categories else "General"
+    x_axis = {"name": chart.x_title, "num_format": x_fmt, "num_font": {"size": 9}}
+    if chart.categories and "%" in x_fmt:
+        x_axis.update(min=0, max=1)  # a share runs from 0% to 100%, not to the next tick past it
+    if chart.lines[0].series and layout.calendar is not None and chart.lines[0].axis == MONTHS:
+        # the months' headers are their end dates: a date axis, a label a year
+        x_axis.update(date_axis=True, major_unit=1, major_unit_type="years", num_format=MONTH_SHOWN)
+    elif chart.lines[0].series:
+        x_axis.update(interval_unit=12, interval_tick=12)  # a label a year: month 0, 12, 24...
+    if chart.zoom is not None:
+        y_axis.update(min=0, max=nice_ceiling(chart.zoom * _zoomed(chart, values)))
+    if chart.kind in ("bar", "column") and _smallest(chart, values) >= 0:
+        y_axis.update(min=0)
+    if chart.kind == "bar":  # its values run across: xlsxwriter's x axis is then the value axis
+        x_axis, y_axis = y_axis, {**x_axis, "num_format": "General"}
+    c.set_x_axis(x_axis)
+    c.set_y_axis(y_axis)
+
+
+def value_format(chart: Chart, values: dict[str, np.ndarray]) -> formats.Shown:
+    """The number format and unit of a chart's value axis: its first row's, money scaled by the size of every
+    value the chart shows (a chart reads one scale, a timeline's MUSD as a figure's)."""
+    first = chart.lines[0]
+    shown = formats.shown(first, values[first.id])
+    if first.unit_text in formats.MONEY and first.kind != "input":
+        scale = formats.money_scale(np.concatenate([np.ravel(values[x.id]) for x in _series_lines(chart)]), False)
+        return formats.Shown(formats.money(scale), formats.scaled_unit(first.unit_text, scale))
+    return shown
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2, 2.5 and 5 times a power of ten at or above x (an axis's end): 6.6 -> 10, 0.42 -> 0.5."""
+    if not np.isfinite(x) or x <= 0:
+        return 1.0
+    power = 10.0 ** np.floor(np.log10(x))
+    return float(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= x * (1 - 1e-12)))
+
+
+def _zoomed(chart: Chart, values: dict[str, np.ndarray]) -> float:
+    """The larger of the highlighted point's value and each `extra` series' last (at full utilisation: a rent
+    that falls as the fixed extras spread): the values a zoom keeps in view."""
+    lines = [extra[-1] for extra in chart.extra] + ([chart.highlight[1]] if chart.highlight else [])
+    v = np.concatenate([np.ravel(values[x.id]) for x in lines]).astype(float) if lines else np.zeros(1)
+    v = v[np.isfinite(v)]
+    return float(v.max()) if v.size else 0.0
+
+
+def _series_lines(chart: Chart) -> list[Line]:
+    return [*chart.lines, *(x for extra in chart.extra for x in extra)]
+
+
+def _smallest(chart: Chart, values: dict[str, np.ndarray]) -> float:
+    v = np.concatenate([np.ravel(values[x.id]) for x in _series_lines(chart)]).astype(float)
+    v = v[np.isfinite(v)]
+    return float(v.min()) if v.size else 0.0
 
 
 def _rows(lines: list[Line], layout: Layout, what: str) -> tuple[str, list[int], int]:
@@ -66,7 +122,7 @@ def _value_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
     if chart.highlight is not None:  # one point, its own series: x and y each one cell
         (xs, xr, xc), (ys, yr, yc) = (layout.cells[line.id] for line in chart.highlight)
         c.add_series({"categories": [xs, xr, xc, xr, xc], "values": [ys, yr, yc, yr, yc],
-                      "name": chart.highlight[0].label.split(" (")[0],
+                      "name": chart.highlight_name or chart.highlight[0].label.split(" (")[0],
                       "marker": {"type": "diamond", "size": 11, "fill": {"color": "#C00000"},
                                  "border": {"color": "#C00000"}},
                       "line": {"none": True}})

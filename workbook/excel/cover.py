@@ -4,18 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import xlsxwriter
 
 from workbook import __version__, sheets
+from workbook.excel import formats
+from workbook.excel.cells import cached
+from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout
 from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
 from workbook.excel.styles import Styles
+from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.sheets import COVER
 
 SHEET_PURPOSE = {
     sheets.INPUTS: "every typed-in number, with its unit and source; the only place to change anything",
-    sheets.SUMMARY: "key figures, the master check and charts",
+    sheets.SUMMARY: "the answer (rent or buy) and its figures, the master check, the estimates to confirm first, "
+                    "key figures and charts",
     sheets.COMPARISON: "the key figures of the base case and of each scenario side by side (live references)",
     sheets.POWER: "GPU -> node -> rack -> IT load -> facility -> utility feed",
     sheets.FABRIC: "compute rails, leaf/spine/core counts, links, transceivers and their power; storage and OOB "
@@ -57,7 +63,10 @@ HOW_TO_READ = [
 ]
 
 
-def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout, paper: Paper) -> None:
+def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout, paper: Paper,
+                headline: list[tuple[Line, np.ndarray]] | None = None) -> None:
+    """`headline`: lines repeated under the title (the answer), each a live reference (=its name) to its row, so
+    the pack's first page answers the decision."""
     ws: Any = wb.add_worksheet(COVER)
     tall: dict[int, float] = {0: TITLE_HEIGHT}  # rows taller than one line of text
     ws.set_column(0, 0, 58)  # the longest setting's label whole
@@ -72,7 +81,7 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ]
     for setting in layout.settings:
         rows.append((setting.label, f"{setting.value} ({_origin(setting.source)})"))
-    r = 2
+    r = max(2, _headline(ws, styles, headline or [], 1))  # under the title, where a blank row was: the answer
     for label, text in rows:
         ws.write(r, 0, label, styles.bold_top)
         tall[r] = _wrapped(ws, r, text, styles)
@@ -99,6 +108,18 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     heights = [tall.get(k, ROW_HEIGHT) for k in range(r + 1)]
     layout.pages[COVER] = plan = one_page_wide(paper, [58, TEXT_WIDTH], heights, None, one_page=True)
     apply(ws, paper, plan)
+
+
+def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], r: int) -> int:
+    """The headline's rows from `r`, each =its line's name in the number format of its row (the answer's sentence);
+    returns the next row."""
+    for line, value in headline:
+        ws.write(r, 0, line.label, styles.bold_top)
+        shown = formats.shown(line, value)
+        fmt = styles.sentence_value(shown.fmt) if formats.worded(line.fmt) else styles.value(shown.fmt, line.kind)
+        write_formula(ws, r, 1, f"={line.name}", fmt, cached(line, value))
+        r += 1
+    return r
 
 
 def _origin(source: str) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from workbook.excel import formats
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout, grid_first_row
 from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
@@ -25,6 +26,8 @@ WRAP_SAFETY = 0.9
 
 def _lines(text: str, width: float) -> int:
     return wrapped_lines(text, width * WRAP_SAFETY)
+
+UNIT_HEADER = "Unit"  # a grid's unit column: after the quantity it names, in the singular for one
 
 
 def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grids: list[Grid],
@@ -79,16 +82,17 @@ def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout,
             continue
         if isinstance(cell, Fixed | Blank):
             line = cell.line
+            shown = formats.shown(line, values[line.id], scale_money=False).fmt
             if isinstance(cell, Fixed):
-                ws.write_number(r, c, float(values[line.id].reshape(-1)[0]), styles.value(line.fmt, "calc"))
+                ws.write_number(r, c, float(values[line.id].reshape(-1)[0]), styles.value(shown, "calc"))
             else:
-                ws.write_blank(r, c, None, styles.value(line.fmt, "input"))
+                ws.write_blank(r, c, None, styles.value(formats.negatives_in_parentheses(line.fmt), "input"))
                 validate(ws, line, r, c)
             wb.define_name(line.name, f"='{ws.name}'!{xl_rowcol_to_cell(r, c, row_abs=True, col_abs=True)}")
             continue
         if isinstance(cell, Line):
             value = values[cell.id]
-            fmt = styles.value(cell.fmt, cell.kind)
+            fmt = styles.value(formats.shown(cell, value, scale_money=False).fmt, cell.kind)
             if cell.kind == "input":
                 ws.write_number(r, c, float(value.reshape(-1)[0]), fmt)
                 validate(ws, cell, r, c)
@@ -100,6 +104,9 @@ def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout,
             wb.define_name(cell.name, f"='{ws.name}'!{xl_rowcol_to_cell(r, c, row_abs=True, col_abs=True)}")
             continue
         text = str(cell)
+        quantity = row[c - 1].line if c and isinstance(row[c - 1], Fixed) else row[c - 1] if c else None
+        if grid.columns[c].header == UNIT_HEADER and isinstance(quantity, Line):  # 1 switch, 2 switches
+            text = formats.singular(text, values[quantity.id])
         wrap = grid.columns[c].wrap
         ws.write_string(r, c, text, styles.text if wrap else styles.label)
         if wrap:

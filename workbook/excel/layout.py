@@ -10,6 +10,7 @@ from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from workbook import sheets
 from workbook.book import Book
 from workbook.document import Document, appendix_sheets, full_workbook
 from workbook.formula.expr import MONTHS, YEARS
@@ -17,7 +18,6 @@ from workbook.formula.line import Line
 from workbook.presentation import Chart, Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.sheets import SUMMARY
 from workbook.units import unit
 
 HEADER_ROW = 3  # title, subtitle, blank, then the column headers
@@ -101,10 +101,9 @@ class Layout:
 
 
 def sheet_order(book: Book, document: Document) -> list[str]:
-    """Cover, Inputs, Summary, the model sheets in definition order, Checks: those the document holds."""
-    models = [t for t in book.sheets if t not in (INPUTS_SHEET, CHECKS_SHEET, SUMMARY)]
-    order = [INPUTS_SHEET, SUMMARY, *models, CHECKS_SHEET]
-    return [t for t in order if t in book.sheets and t in document.sheets]
+    """The sheets the document holds in the workbook's order (workbook.sheets.ordered): the Summary first, the
+    models, the Inputs behind the results, the Checks last."""
+    return sheets.ordered([t for t in book.sheets if t in document.sheets])
 
 
 def plan(book: Book, document: Document | None = None) -> Layout:

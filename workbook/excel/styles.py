@@ -122,6 +122,13 @@ class Styles:
                                                    "num_format": BOOLEAN_SHOWN})
         return self._cache[key]
 
+    def sentence_value(self, fmt: str) -> Any:
+        """A figure worded by its number format (the Summary's answer), bold and read from the left."""
+        key = ("sentence", fmt)
+        if key not in self._cache:
+            self._cache[key] = self.wb.add_format({**self.base, "bold": True, "align": "left", "num_format": fmt})
+        return self._cache[key]
+
     def value(self, fmt: str, kind: str) -> Any:
         """Number format for a value cell; inputs get the input colours."""
         key = (fmt, kind)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import xlsxwriter
 
+from workbook.excel import formats
 from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.pages import (
@@ -145,6 +146,13 @@ def _case_width(shown: list[Any]) -> float:
     return min(VIEW_TEXT_MAX, max([VIEW_WIDTH, *words]))
 
 
+def _row_shown(view: Any, r: int, values: dict[str, np.ndarray]) -> formats.Shown:
+    """How a view's row is shown: as its first case's line would be, money scaled by every case's value (one
+    scale along the row, the chart's too)."""
+    lines = [lines[r] for _, _, lines in view.columns]
+    return formats.shown(lines[0], np.concatenate([np.ravel(values[x.id]) for x in lines]))
+
+
 def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, values: dict[str, np.ndarray],
                site: str, paper: Paper, plans: dict[str, PagePlan]) -> None:
     """Rows of figures, one column per case; every cell is =name of a line, with its cached value."""
@@ -164,17 +172,18 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
                                                 zip(view.columns, widths, strict=True)) + 3)
     ws.set_row(head + 1, changes_height)
     first_row = head + 2
-    for r, (label, unit, fmt) in enumerate(zip(view.rows, view.units, view.fmts, strict=True)):
+    shown = [_row_shown(view, r, values) for r in range(len(view.rows))]
+    for r, label in enumerate(view.rows):
         ws.write_string(first_row + r, 0, label, styles.label)
-        ws.write_string(first_row + r, 1, unit, styles.unit)
+        ws.write_string(first_row + r, 1, shown[r].unit, styles.unit)
         for k, (_, _, lines) in enumerate(view.columns):
             line = lines[r]
-            write_formula(ws, first_row + r, first_col + k, f"={line.name}", styles.value(fmt, "calc"),
+            write_formula(ws, first_row + r, first_col + k, f"={line.name}", styles.value(shown[r].fmt, "calc"),
                           cached(line, values[line.id]))
     last_col = first_col + len(view.columns) - 1
     last_row = first_row + len(view.rows) - 1
     ws.set_column(0, 0, 52)
-    unit_width = max([12, *(len(u) + 2 for u in view.units)])
+    unit_width = max([12, *(len(x.unit) + 2 for x in shown)])
     ws.set_column(1, 1, unit_width)
     for k, width in enumerate(widths):
         ws.set_column(first_col + k, first_col + k, width)
@@ -187,7 +196,8 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
                 "values": [ws.name, first_row + r, first_col, first_row + r, last_col],
             })
         chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
-        chart.set_y_axis({"name": view.units[view.chart_rows[0]], "num_format": view.fmts[view.chart_rows[0]],
+        axis = shown[view.chart_rows[0]]
+        chart.set_y_axis({"name": axis.unit, "num_format": axis.fmt,
                           "num_font": {"size": 9}, "min": 0})  # bars from zero: their lengths compare
         chart.set_x_axis({"name": view.cases})
         chart.set_legend({"position": "bottom"})

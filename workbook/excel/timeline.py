@@ -68,12 +68,12 @@ def _reads(node: Node) -> list[Line]:
 
 
 def write_total(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line, value: np.ndarray, row: int,
-                frozen: bool) -> None:
+                frozen: bool, fmt_text: str | None = None) -> None:
     """A flow row's total after its last period: =SUM(its row), or its value where the row is written as
-    values."""
+    values; in the row's number format (`fmt_text`, the line's own by default)."""
     col = layout.total_column(line.axis)
     v = float(kernels.row_sum(np.atleast_2d(value)[:1])[0, 0])
-    fmt = styles.total(line.fmt)
+    fmt = styles.total(fmt_text or line.fmt)
     if frozen:
         ws.write_number(row, col, v, fmt)
     else:

@@ -7,6 +7,7 @@ the same inputs give the same bytes.
 from __future__ import annotations
 
 import io
+import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
-from workbook.excel import pages, sizing
+from workbook.excel import formats, pages, sizing
 from workbook.excel.cells import CellContext, cached
 from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
 from workbook.excel.cover import write_cover
@@ -43,11 +44,12 @@ from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.excel.timeline import write_headers, write_total
 from workbook.formula.line import Line
-from workbook.inputs import Site
+from workbook.inputs import TINY, Site
 from workbook.presentation import Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.sheets import SUMMARY
+from workbook.unit_constants import is_constant
 
 FIXED_DATE = datetime(2026, 1, 1)
 SUBTITLES = {
@@ -93,7 +95,8 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     styles = Styles(wb, unlock_inputs=document.protect)
     paper = paper_of(site)
     if document.cover:
-        write_cover(wb, styles, site, layout, paper)
+        headline = [(line, values[line.id]) for line in book.headline if line.id in layout.cells]
+        write_cover(wb, styles, site, layout, paper, headline)
     sheets = {}
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)
@@ -115,7 +118,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         _size_and_print(ws, layout, title, paper)
         if document.protect:
             ws.protect()
-    add_charts(wb, sheets, layout)
+    add_charts(wb, sheets, layout, values)
     wb.close()
 
 
@@ -149,20 +152,25 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
 def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
                 values: dict[str, np.ndarray], row: int) -> None:
     value = values[line.id]
+    shown = formats.shown(line, value, constant=is_constant(line))
     ws.write_string(row, LABEL, line.label, styles.line_label)
     ws.write_string(row, NAME, line.name, styles.name)
-    ws.write_string(row, UNIT, line.unit_text, styles.unit)
+    ws.write_string(row, UNIT, shown.unit, styles.unit)
     frozen = line.id in layout.as_values
-    note = _note(line, layout)
-    if note:
-        ws.write_string(row, NOTE, note, styles.note)
-    fmt = styles.value(line.fmt, line.kind)
+    if formats.worded(line.fmt) and not line.series:  # a sentence: across the value and note columns
+        fmt = styles.sentence_value(shown.fmt)
+        ws.merge_range(row, VALUE, row, NOTE, "", fmt)
+    else:
+        note = _note(line, layout)
+        if note:
+            ws.write_string(row, NOTE, note, styles.note)
+        fmt = styles.value(shown.fmt, line.kind)
     if line.kind == "input":
         ws.write_number(row, VALUE, float(value.reshape(-1)[0]), fmt)
         validate(ws, line, row)
         return
     if line.series and has_total(line):
-        write_total(ws, styles, layout, sheet, line, value, row, frozen)
+        write_total(ws, styles, layout, sheet, line, value, row, frozen, shown.fmt)
     if frozen:  # it reads lines this document does not hold: its value, computed from the full book
         for t in range(value.shape[1] if line.series else 1):
             v = cached(line, value, t)
@@ -179,8 +187,26 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         write_formula(ws, row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
 
 
+def allowed(line: Line) -> tuple[float | None, float | None] | None:
+    """The closed range a value typed into an input's cell must lie in (None: no bound that side), as strict as the
+    site file: the input's bounds (the model's, tightened by templates/limits.yaml), an open lower bound closed at the
+    next whole number for a count (GPUs per node: at least 1) or at the smallest magnitude a site file accepts
+    otherwise (inputs.TINY). None for an input with no bounds at all (the Sensitivity table's record of the inputs
+    as built)."""
+    lo, hi, lo_open = line.bounds
+    if lo is None and hi is None:
+        return None
+    low = None if lo is None else float(lo)
+    if low is not None and lo_open:
+        low = math.floor(low) + 1 if line.integer else low + max(abs(low), 1.0) * TINY
+    return low, None if hi is None else float(hi)
+
+
 def validate(ws: Any, line: Line, row: int, col: int = VALUE) -> None:
-    """An input cell's data validation: its bounds, in words when a typed value is refused."""
+    """An input cell's data validation: its allowed range (allowed), in words when a typed value is refused."""
+    span = allowed(line)
+    if span is None:
+        return
     lo, hi, lo_open = line.bounds
     kind = "integer" if line.integer else "decimal"
     percent = "%" in line.fmt
@@ -188,17 +214,19 @@ def validate(ws: Any, line: Line, row: int, col: int = VALUE) -> None:
     def shown(x: float) -> str:
         return f"{x * 100:g}%" if percent else f"{x:g}"
 
-    if lo is not None and hi is not None:
-        rule = {"criteria": "between", "minimum": lo, "maximum": hi}
+    if lo is not None and lo_open and line.integer:  # a count above 0 is at least 1
+        lo, lo_open = span[0], False
+    parts = [f"{'greater than' if lo_open else 'at least'} {shown(lo)}" if lo is not None else "",
+             f"at most {shown(hi)}" if hi is not None else ""]
+    words = " and ".join(p for p in parts if p)
+    if lo is not None and hi is not None and not lo_open:
         words = f"between {shown(lo)} and {shown(hi)}"
-    elif lo is not None:
-        rule = {"criteria": ">" if lo_open else ">=", "value": lo}
-        words = f"{'greater than' if lo_open else 'at least'} {shown(lo)}"
-    elif hi is not None:
-        rule = {"criteria": "<=", "value": hi}
-        words = f"at most {shown(hi)}"
+    if span[0] is not None and span[1] is not None:
+        rule = {"criteria": "between", "minimum": span[0], "maximum": span[1]}
+    elif span[0] is not None:
+        rule = {"criteria": ">=", "value": span[0]}
     else:
-        return
+        rule = {"criteria": "<=", "value": span[1]}
     unit = f" {line.unit_text}" if line.unit_text and not percent else ""
     ws.data_validation(row, col, row, col, {
         "validate": kind, **rule,

@@ -147,6 +147,14 @@ def any_(*conds: Any) -> Node:
                 DIMENSIONLESS, is_bool=True)
 
 
+def false_on_error(cond: Any) -> Node:
+    """A condition, FALSE where the spreadsheet meets an error computing it: IFERROR(cond,FALSE). An input typed past
+    its validation (0 GPUs per node, pasted) turns thousands of cells into #DIV/0!; the master check built on this
+    says FALSE instead of repeating the error. In Python a condition is never an error (a NaN compares FALSE)."""
+    node = _bools((cond,), "false_on_error")[0]
+    return Func("IFERROR", [node], lambda v: v, DIMENSIONLESS, is_bool=True, extra=",FALSE")
+
+
 def not_(cond: Any) -> Node:
     return Func("NOT", _bools((cond,), "not_"), np.logical_not, DIMENSIONLESS, is_bool=True)
 

@@ -105,7 +105,9 @@ _SHOWN_AS = {
     "month no.": "", "no. of months": "",  # a month of the timeline, a count of months, as plans write them
     "H100-eq": "GPU", "H100-eq-months": "GPU*fmonth", "USD/H100-eq-month": "USD/GPU/fmonth", "H100-eq/MW": "GPU/MW",
     # reliability: a model's size in billions of parameters, interruption counts and rates, spare parts
-    "B params": "Gparam", "interruptions": "", "/GPU-h": "1/GPU/hour", "parts": "", "parts/day": "1/day",
+    "B params": "Gparam", "interruptions": "", "/GPU-h": "1/GPU/hour",
+    "/million GPU-h": "1/MGPU/hour",  # interruption rates: 9.23 per million GPU-hours, not 9.231E-06 per GPU-hour
+    "parts": "", "parts/day": "1/day",
     "NICs": "", "PSUs": "", "fans": "",
     "TB usable": "",  # the BOM's capacity tier: a count of TB, priced per TB
 }

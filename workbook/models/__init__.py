@@ -176,15 +176,17 @@ def build_book(site: Site) -> Book:
     with_delay = dataclasses.replace(site, scenarios={**site.scenarios, **late})
     book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules(),
                                              {tco.DELAY_SCENARIO: (sheets.DELAY, sheets.DELAY_YEARLY)})
+    tornado = _decision_tornado(book, inputs, money)  # before the Summary, which lists the estimates it ranks
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
-    s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups)
+    confirm = summary.to_confirm(book, site, tornado, inputs.tco.lead_time)
+    s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups, money, inputs.tco, confirm)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
     cooling.summarise(s, fleet.cooling)
     tco.summarise(book, s, money)
     reliability.summarise(s, rel, spares)
     if upgrade is not None:
         generation.summarise(book, s, upgrade[0])
-    book.tables.append(_decision_tornado(book, inputs, money))
+    book.tables.append(tornado)
     return book
 
 

@@ -143,7 +143,12 @@ def _differs(given: str, magnitude: float | str | tuple, unit_text: str) -> bool
     try:
         return float(given) != float(magnitude)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return given.replace(" ", "") != f"{magnitude:g}{unit_text}".replace(" ", "")
+        return _plain_unit(given) != _plain_unit(f"{magnitude:g}{unit_text}")
+
+
+def _plain_unit(text: str) -> str:
+    """A quantity as text without spaces, its powers written one way (a site file's kg/m^2 is the sheet's kg/m²)."""
+    return text.replace(" ", "").replace("^2", "²").replace("^3", "³")
 
 
 def shown_value(x: float, unit_text: str) -> str:

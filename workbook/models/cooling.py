@@ -48,7 +48,7 @@ INPUTS = with_limits([
     _capture("baseboard", "baseboard (switch chip)", "0.8"), _capture("nic", "NIC", "1"),
     Spec("cooling.indoor_loss_share", "Share of the facility overhead other than compressors and CDU pumps "
          "released as heat indoors", "%", **{**_SHARE, "example": "0.3"}),
-    Spec("cooling.coolant_density", "Coolant density", "kg/m^3", "a density", "997 kg/m^3", **_POSITIVE),
+    Spec("cooling.coolant_density", "Coolant density", "kg/m³", "a density", "997 kg/m^3", **_POSITIVE),
     Spec("cooling.coolant_specific_heat", "Coolant specific heat", "kJ/(kg*K)", "a specific heat",
          "4.18 kJ/(kg*K)", **_POSITIVE),
     Spec("cooling.coolant_supply_temperature", "Coolant supply temperature (to the cold plates)", "°C",
@@ -76,7 +76,7 @@ INPUTS = with_limits([
          lo=0.0),
     Spec("cooling.cdu_redundancy", "CDU redundancy (per CDU group: the hall, or each rack)", "", "", "N+1",
          redundancy=True),
-    Spec("cooling.air_density", "Air density", "kg/m^3", "a density", "1.2 kg/m^3", **_POSITIVE),
+    Spec("cooling.air_density", "Air density", "kg/m³", "a density", "1.2 kg/m^3", **_POSITIVE),
     Spec("cooling.air_specific_heat", "Air specific heat", "kJ/(kg*K)", "a specific heat",
          "1.006 kJ/(kg*K)", **_POSITIVE),
     Spec("cooling.air_supply_temperature", "Air supply temperature (cold aisle)", "°C", "a temperature",
@@ -94,7 +94,7 @@ INPUTS = with_limits([
     Spec("cooling.rack_depth", "Rack depth (footprint across the row)", "m", "a length", "1.2 m", **_POSITIVE),
     Spec("cooling.rack_coolant_volume", "Coolant held in a liquid-cooled rack (manifolds, hoses, plates)", "L",
          "a volume", "30 L", lo=0.0),
-    Spec("cooling.floor_rating", "Floor rating (distributed load)", "kg/m^2", "a load per area",
+    Spec("cooling.floor_rating", "Floor rating (distributed load)", "kg/m²", "a load per area",
          "1200 kg/m^2", **_POSITIVE),
 ])
 
@@ -282,8 +282,8 @@ def _air(s: SheetBuilder, i: Inputs, air: Line) -> None:
     air_flow = s.calc("air_flow", "Air flow in the IT hall", "CFM",
                       air / (i.air_density * i.air_specific_heat * air_dt),
                       "IT hall heat to air / (density x cp x dT); the facility rooms' losses are not in it")
-    s.calc("air_flow_m3h", "Air flow in the IT hall (cubic metres per hour)", "m^3/h", air_flow,
-           "the same flow in m^3/h")
+    s.calc("air_flow_m3h", "Air flow in the IT hall (cubic metres per hour)", "m³/h", air_flow,
+           "the same flow in m³/h")
 
 
 def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line], pumps: Line, power: PowerOut
@@ -383,8 +383,8 @@ def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: Powe
     weight = s.calc("rack_weight", "Weight of a full compute rack", "kg",
                     power.nodes_per_rack * i.node_weight + i.rack_empty_weight + coolant,
                     "nodes per rack x node weight + empty rack + coolant")
-    area = s.calc("rack_footprint", "Rack footprint", "m^2", p.rack_width * i.rack_depth, "width x depth")
-    load = s.calc("floor_load", "Floor load under a full rack", "kg/m^2", weight / area,
+    area = s.calc("rack_footprint", "Rack footprint", "m²", p.rack_width * i.rack_depth, "width x depth")
+    load = s.calc("floor_load", "Floor load under a full rack", "kg/m²", weight / area,
                   "rack weight / footprint (distributed; casters and levelling feet concentrate it further)")
     s.check("floor_within_rating", "A full rack's floor load within the floor rating", load <= i.floor_rating)
 

@@ -62,7 +62,7 @@ class FleetRack:
     design: Line  # at the node's design power (the heat's basis), kW
     liquid: Line  # heat to liquid, kW
     air: Line  # heat to air, kW
-    floor: Line  # floor load under it, kg/m^2
+    floor: Line  # floor load under it, kg/m²
     compute: Line  # H100-equivalents
     racks: Line  # compute racks of the whole fleet
     support_racks: Line  # its network, storage and management racks
@@ -168,7 +168,7 @@ def _capacity(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, zone: str, w
     node = _scheduled(month, _projects(i, up, what, zone), Ref(getattr(i, f"zone_{zone}_{what}")))
     return s.calc(f"zone_{zone}_{what}_available", f"Zone {zone}: {label} available", unit, node,
                   "the zone's own, plus each project's from the month it is done",
-                  fmt={"racks": COUNT, "kg/m^2": COUNT}.get(unit, KW))
+                  fmt={"racks": COUNT, "kg/m²": COUNT}.get(unit, KW))
 
 
 def _stopped(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, zone: str) -> Line:
@@ -245,7 +245,7 @@ def _zone(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, plan: str, zone:
     racks = _zone_racks(s, month, i, up, plan, zone, old, new)
     avail = {what: _capacity(s, month, i, up, zone, what, unit, words) for what, unit, words in (
         ("positions", "racks", "rack positions"), ("feed", "kW", "power"), ("air_cooling", "kW", "air cooling"),
-        ("liquid_cooling", "kW", "liquid cooling"), ("floor_rating", "kg/m^2", "floor rating"))}
+        ("liquid_cooling", "kW", "liquid cooling"), ("floor_rating", "kg/m²", "floor rating"))}
     room = _room(s, month, i, up, zone, racks, old, new)
     stopped = _stopped(s, month, i, up, zone)
     running = 1 - stopped

@@ -32,7 +32,7 @@ ZONE_FIELDS: dict[str, tuple[str, dict[str, Any]]] = {
     "kw_per_position": ("power one rack position can take", dict(_KW, example="45 kW", hi=1000.0)),
     "air_cooling": ("air cooling capacity (heat to air)", _KW),
     "liquid_cooling": ("liquid cooling capacity (heat to liquid)", _KW),
-    "floor_rating": ("floor loading rating", dict(unit="kg/m^2", expect="a floor loading", example="1200 kg/m^2",
+    "floor_rating": ("floor loading rating", dict(unit="kg/m²", expect="a floor loading", example="1200 kg/m^2",
                                                   lo=0.0, hi=100_000.0)),
     "support_racks": ("network, storage and management racks of the current fleet",
                       dict(unit="racks", expect="a count", example="7", lo=0, hi=10_000, **_COUNT)),

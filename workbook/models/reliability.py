@@ -43,7 +43,8 @@ from workbook.sheets import RELIABILITY as TITLE
 
 PREFIX = "reliability"
 USD = "#,##0"
-RATE = "0.000E+00"
+RATE = "#,##0.00"  # interruptions per million GPU-hours (9.23, not 9.231E-06 per GPU-hour)
+PER_MILLION = "/million GPU-h"
 CURVE_POINTS = 10  # checkpoint intervals on the goodput curve: step, 2 x step, ... of the optimal interval
 MONTH = Const(1, "fmonth")  # 730 h
 SIZED, GIVEN = ("reliability.storage_sizing", "sized"), ("reliability.storage_sizing", "given")
@@ -154,7 +155,7 @@ class ReliabilityOut:
 
     job_gpus: Line
     job_nodes: Line
-    node_rate: Line  # node replacements per GPU-hour (the spares' repair pipeline and hot pool)
+    node_rate: Line  # node replacements per million GPU-hours (the spares' repair pipeline and hot pool)
     nic_rate: Line
     mtbi: Line
     interruptions_per_month: Line
@@ -209,17 +210,17 @@ def define(scope: Scope, i: AllInputs) -> ReliabilityOut:
 
 
 def _interruptions(s: SheetBuilder, r: Inputs, p: Inputs) -> tuple[dict[str, Line], Line, Line]:
-    """Each component's rate per GPU-hour from the reference job; the job's MTBI and interruptions a month."""
+    """Each component's rate per million GPU-hours from the reference job; the job's MTBI and interruptions a month."""
     s.section("Interruptions: the reference job (Llama 3 pre-training) and this site's job")
-    s.text("Rate per GPU-hour = interruptions / (GPUs x days x 24 h); a job of n GPUs is interrupted n x rate "
-           "an hour, so its mean time between interruptions is 1 / (n x rate).")
+    s.text("Rate per million GPU-hours = interruptions / (GPUs x days x 24 h) x 1,000,000; a job of n GPUs is "
+           "interrupted n x rate / 1,000,000 times an hour: its mean time between interruptions is the inverse.")
     exposure = s.calc("ref_gpu_hours", "Reference job: GPU-hours observed", "GPU-h", r.ref_gpus * r.ref_days,
                       "GPUs x days x 24 h", fmt=COUNT)
-    rates = {key: s.calc(f"rate_{key}", f"Interruptions per GPU-hour, {label}", "/GPU-h",
+    rates = {key: s.calc(f"rate_{key}", f"Interruptions per million GPU-hours, {label}", PER_MILLION,
                          getattr(r, f"ref_{key}") / exposure, "reference count / reference GPU-hours", fmt=RATE)
              for key, label in COMPONENTS}
-    total = s.calc("rate_total", "Interruptions per GPU-hour, all components", "/GPU-h", added(list(rates.values())),
-                   fmt=RATE)
+    total = s.calc("rate_total", "Interruptions per million GPU-hours, all components", PER_MILLION,
+                   added(list(rates.values())), fmt=RATE)
     s.calc("ref_mtbi", "Reference job: mean time between interruptions", "h",
            1 / (total * r.ref_gpus), "1 / (rate x reference GPUs)", fmt="#,##0.00")
     job = s.calc("gpus_in_job", "GPUs of the training job", "GPUs", r.job_gpus if r.has("job_gpus") else p.gpus,
@@ -241,11 +242,11 @@ def _interruptions(s: SheetBuilder, r: Inputs, p: Inputs) -> tuple[dict[str, Lin
            "interruptions", r.ref_planned / exposure * job * MONTH,
            "reference planned count / reference GPU-hours x job GPUs x 730 h: a planned stop checkpoints first",
            fmt="#,##0.00")
-    node = s.calc("node_rate", "Node replacements per GPU-hour (GPU, HBM, host)", "/GPU-h",
+    node = s.calc("node_rate", "Node replacements per million GPU-hours (GPU, HBM, host)", PER_MILLION,
                   added([rates[k] for k in NODE_COMPONENTS]),
                   "GPU + HBM + host rates: these categories are hardware already, so the hardware share (which "
                   "splits the mixed total) is not applied again", fmt=RATE)
-    nic = s.calc("nic_rate", "NIC replacements per GPU-hour", "/GPU-h", rates["nic"],
+    nic = s.calc("nic_rate", "NIC replacements per million GPU-hours", PER_MILLION, rates["nic"],
                  "the NIC rate (hardware already)", fmt=RATE)
     return {"mtbi": mtbi, "monthly": monthly, "node": node, "nic": nic}, job, nodes
 
@@ -458,7 +459,8 @@ def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOu
     installed = s.calc("node_units_installed", f"Installed {what}", "units", power.nodes * unit["per_node"],
                        "nodes x units per node", fmt=COUNT)
     per_day = s.calc("node_per_day", "Unit replacements per day, whole site", "parts/day",
-                     rel.node_rate * power.gpus, "node replacements per GPU-hour x site GPUs x 24 h (one unit each)",
+                     rel.node_rate * power.gpus,
+                     "node replacements per million GPU-hours x site GPUs x 24 h / 1,000,000 (one unit each)",
                      fmt="#,##0.000")
     pipeline = s.calc("node_pipeline", "Repair pipeline, mean (Little's law: per day x turnaround)", "parts",
                       per_day * r.repair_turnaround, "replacements per day x repair turnaround", fmt="#,##0.00")
@@ -530,7 +532,7 @@ def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: Line, key: str, label: s
     count = s.calc(f"{key}_installed", f"Installed {label}", unit, installed, fmt=COUNT)
     per_day = s.calc(f"{key}_per_day", f"Replacements per day, {label}", "parts/day",
                      rate if rate is not None else count * getattr(r, f"{key}_afr"),
-                     "replacements per GPU-hour x site GPUs x 24 h" if rate is not None else
+                     "replacements per million GPU-hours x site GPUs x 24 h / 1,000,000" if rate is not None else
                      "installed x annual failure rate / 365", fmt="#,##0.000")
     pipeline = s.calc(f"{key}_pipeline", f"Repair pipeline, {label}, mean (Little's law)", "parts",
                       per_day * r.parts_lead_time, "replacements per day x lead time", fmt="#,##0.00")

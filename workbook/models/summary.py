@@ -1,52 +1,108 @@
-"""Summary: the figures a reviewer reads first, the master check, and where the facility power goes."""
+"""Summary: the answer first (rent or buy, in one sentence and its figures), the master check, the
+estimates to confirm, then the engineering headline and where the facility power goes."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from workbook.book import Book, SheetBuilder
-from workbook.formula.functions import all_
+from workbook.formula.functions import all_, false_on_error
 from workbook.formula.line import BOOL, Line
-from workbook.models.base import Scope
+from workbook.inputs import Site
+from workbook.models.base import Inputs, Scope
 from workbook.models.power import PowerOut
+from workbook.models.tco import TcoOut
 from workbook.models.ups import UpsOut
 from workbook.presentation import Chart
-from workbook.sheets import CHECKS, SUMMARY
+from workbook.sensitivity import Table
+from workbook.sheets import CHECKS, SENSITIVITY, SUMMARY
 
 PREFIX = "summary"
+# The answer in words, on the NPV advantage of buying: {n} is its figure's number format and {u} its unit, chosen when
+# the workbook is written (workbook.excel.formats: MUSD from 1 million, else kUSD). Live: an edited input rewords it.
+ANSWER = ('"Buy: owning costs "{n}" {u} less than renting (NPV)";'
+          '"Rent: owning costs "{n}" {u} more than renting (NPV)";'
+          '"Either: owning costs the same as renting (NPV)"')
+CONFIRM_MOST = 4  # estimates listed on the Summary, those that move the NPV advantage most
+_CONFIDENCE = re.compile(r"\[([EL])\b")  # an engineering estimate [E] or a low-confidence source [L]
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """An input to confirm first: an estimate (defaulted or marked so), and what its swing does to the answer."""
+
+    line: Line
+    note: str
 
 
 def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
-    """The master check: every check of every model and scenario defined so far, one TRUE/FALSE. The check
-    that the Sensitivity table's build-time values are current comes later and stays out of it (a notice: an input
-    edited to explore leaves every live figure right; workbook.sensitivity.current_check), and so do the checks of
-    the `aside` scenarios (built in to price something, not the site's own plans: the month of delay)."""
+    """The master check: every check of every model and scenario defined so far, one TRUE/FALSE, FALSE where one of
+    them is an error. The Sensitivity sheet's check that its build-time table is current stays out of it (a notice:
+    an input edited to explore leaves every live figure right; workbook.sensitivity.current_check), and so do the
+    checks of the `aside` scenarios (built in to price something, not the site's own plans: the month of delay)."""
     skip = tuple(f"scenario.{name}." for name in aside)
-    checks = [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)]
+    checks = [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)
+              and line.section != SENSITIVITY]
     s = book.sheet(CHECKS, "checks")
     s.section("All checks")
-    return s.calc("all_pass", "All checks pass", "TRUE/FALSE", all_(*checks),
+    return s.calc("all_pass", "All checks pass", "TRUE/FALSE", false_on_error(all_(*checks)),
                   "AND of every check below but the Sensitivity section's (whether a build-time table is current: "
-                  "a notice, not a check of the design)", fmt=BOOL)
+                  "a notice, not a check of the design); FALSE, not an error, where a check is an error (an input "
+                  "pasted past its validation)", fmt=BOOL)
 
 
-def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut) -> SheetBuilder:
-    """The Summary's own rows: the master check, the cluster and its power, and the facility power's split.
-    Returns the sheet, on which each model then summarises itself."""
+def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoOut, t: Inputs,
+           confirm: list[Confirm]) -> SheetBuilder:
+    """The Summary's own rows, the answer first: the sentence and its figures (with the inputs that drive it), the
+    master check, the estimates to confirm, the cluster and its power; its charts, the decision's beside
+    the answer. Returns the sheet, on which each model then summarises itself. `t`: the TCO's inputs."""
     s = scope.sheet(SUMMARY)
-    s.section("Checks")
+    s.section("The answer: rent or buy (TCO sheet; after tax, unlevered, at the cost of capital)")
+    answer = s.calc("answer", "The answer", "USD", tco.npv_advantage, fmt=ANSWER)
+    for line in (tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
+                 tco.break_even_utilisation, tco.irr_buy, t.utilisation, t.on_demand_price):
+        s.show(line)
+    s.section("The master check")
     s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
-
-    s.section("Cluster")
+    scope.book.headline.append(answer)  # the pack's first page too: the Cover repeats it under its title, live
+    _confirm(s, confirm)
+    _decision_charts(scope.book, t, tco)
+    s.section("The cluster and its power")
     for key, line in (("gpus", power.gpus), ("nodes", power.nodes), ("racks", power.racks),
-                      ("racks_total", power.racks_total)):
-        s.show(line, key)
-
-    s.section("Power")
-    for key, line in (("node_power", power.node_power), ("it_load", power.it_load),
+                      ("racks_total", power.racks_total), ("it_load", power.it_load),
                       ("facility_power", power.facility_power), ("contracted_feed", power.contracted_feed),
+                      ("gpus_per_mw", power.gpus_per_mw), ("node_power", power.node_power),
                       ("feed_blocks", power.feed_blocks), ("ups_blocks", ups.ups_blocks),
-                      ("gpu_share", power.gpu_share), ("gpus_per_mw", power.gpus_per_mw)):
+                      ("gpu_share", power.gpu_share)):
         s.show(line, key)
+    _power_split(s, power)
+    return s
 
+
+def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:
+    s.section("To confirm first: the estimates that move the NPV advantage most (Sensitivity sheet)")
+    if not confirm:
+        s.text("None: each input that moves it most has a vendor or published source.")
+    for item in confirm:
+        s.calc(f"confirm_{item.line.name}", item.line.label, item.line.unit_text, item.line, item.note,
+               fmt=item.line.fmt)
+
+
+def _decision_charts(book: Book, t: Inputs, tco: TcoOut) -> None:
+    """Beside the answer: the cost per GPU-hour used against utilisation, owning and renting on demand, with the
+    site's operating point; then the cumulative cash out of each to the end of the useful life."""
+    book.charts.append(Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning and renting on demand",
+                             "scatter", list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
+                             categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented)],
+                             highlight=(t.utilisation, tco.owned_cost_per_gpu_hour),
+                             highlight_name="This site: owned, at its utilisation", zoom=2.0))
+    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line",
+                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
+                             periods=tco.service_months))
+
+
+def _power_split(s: SheetBuilder, power: PowerOut) -> None:
     s.section("Where the facility power goes")
     gpu = power.gpu_board_power
     parts = [
@@ -58,5 +114,44 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut) -> SheetB
                power.storage_power + power.management_power),
         s.calc("share_facility", "Facility overhead (cooling, distribution, other)", "kW", power.facility_overhead),
     ]
-    scope.book.charts.append(Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts))
-    return s
+    s.book.charts.append(Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts))
+
+
+def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = None) -> list[Confirm]:
+    """The inputs a reviewer should confirm first: those of the tornado (widest first) whose value is an estimate
+    (marked [E] or [L] in its source: a default of templates/defaults.yaml, a catalog entry's, or the site file's
+    own), up to CONFIRM_MOST, each with where it came from and its swing of the NPV advantage; and the lead time
+    where it is one (a whole number of months: the tornado does not swing it, the delay scenario prices a month of
+    it)."""
+    out = []
+    changes = 5 + 2 * len(table.outputs)  # the first output's change at low, then at high
+    for key, row in zip(table.inputs, table.rows, strict=True):
+        why = _estimate(site, key)
+        if why and len(out) < CONFIRM_MOST:
+            lo, hi = (_musd(row[changes + k]) for k in (0, 1))
+            out.append(Confirm(book.lines[key], f"{why}; NPV advantage {lo} / {hi} MUSD at -/+{table.swing:.0%} "
+                                                f"(build-time)"))
+    if lead_time is not None and _estimate(site, lead_time.id):
+        out.append(Confirm(lead_time, f"{_estimate(site, lead_time.id)}; whole months, not swung: a month more is "
+                                      "'A month of delay' below"))
+    return out
+
+
+def _estimate(site: Site, key: str) -> str:
+    """Where an estimate came from and its confidence (`default [E]`, `catalog node DGX-B200 [L]`, `site file
+    [E]`), or '' for a value with a vendor or published source ([H], [M] or none)."""
+    value = site.get(key)
+    if value is None:
+        return ""
+    tag = _CONFIDENCE.search(value.source)
+    if tag is None:
+        return ""
+    if value.source.startswith("default"):
+        return f"default [{tag.group(1)}]"
+    if value.source.startswith("catalog"):
+        return f"{value.source.split(':')[0]} [{tag.group(1)}]"
+    return f"site file [{tag.group(1)}]"
+
+
+def _musd(x: object) -> str:
+    return f"{x / 1e6:+,.1f}" if isinstance(x, float) else "n/a"

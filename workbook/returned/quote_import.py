@@ -20,8 +20,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
+from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
 from workbook.excel.output import write_all_atomically
 from workbook.inputs import InputError
@@ -185,7 +187,8 @@ def _read_lines(file: Path, cells: dict[tuple[int, int], Cell], asked: list[Quot
 
 
 def _same_row(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow) -> None:
-    for c, want in ((KEY, row.key), (ITEM, row.item), (SPEC, row.spec), (UNIT, row.unit)):
+    unit = singular(row.unit, np.array([row.qty]))  # as the copy shows it: 1 switch, 2 switches
+    for c, want in ((KEY, row.key), (ITEM, row.item), (SPEC, row.spec), (UNIT, unit)):
         if _text(cells.get((r, c))) != want:
             raise QuoteRefused(f"reads {_text(cells.get((r, c)))!r}, the bill of materials has {want!r} (a changed "
                                "spec, or rows moved)", file=file, kind="tampered", key=_where(r, c))

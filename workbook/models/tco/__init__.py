@@ -26,9 +26,9 @@ from workbook.models.power import PowerOut
 from workbook.models.tco import answers, financing, owning, renting, schedule
 from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD  # noqa: F401 (the package's keys)
 from workbook.models.tco.pl import profit_and_loss
-from workbook.presentation import Chart, View
+from workbook.presentation import View
 from workbook.sheets import CASH as CASH_SHEET
-from workbook.sheets import COMPARISON, SUMMARY
+from workbook.sheets import COMPARISON
 from workbook.sheets import TCO as TITLE
 
 PREFIX = "tco"
@@ -60,6 +60,7 @@ class TcoOut:
     rent_cumulative: Line
     curve_utilisation: tuple[Line, ...]
     curve_owned: tuple[Line, ...]
+    curve_rented: tuple[Line, ...]  # on demand, with the extras: it crosses the owned curve at the break-even
     curve_on_demand: Line
     service_months: int  # lead time + useful life at build time: the months the cumulative chart shows
     equity_irr: Line | None = None  # with a loan only
@@ -109,10 +110,11 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goo
     financing.equity_views(s, c, i, when, rate, cap, run, own, rents.rent, scope.defined["irr_buy"], debt)
     profit_and_loss(scope, i, when, own, debt)
     useful = answers.useful(s, ans.hours, ans.npv_own, goodput) if goodput is not None else None
-    points, owned, on_demand = answers.cost_curve(s, i, ans)
+    points, owned, rented, on_demand = answers.cost_curve(s, i, ans)
     lead = scope.book.evaluate(lines=[cap.lead.id])[cap.lead.id]
     shown = float(lead.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
-    return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_on_demand=on_demand,
+    return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_rented=rented,
+                         curve_on_demand=on_demand,
                          service_months=round(shown), owned_cost_per_useful_gpu_hour=useful,
                          capex=cap.capex)
 
@@ -123,8 +125,8 @@ def delay_changes(i: Inputs) -> dict[str, str]:
 
 
 def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
-    """The answers on the Summary, the decision's cost of a month of delay (from the built-in scenario), the
-    scenario comparison (a view of live lines), and the Summary's charts."""
+    """The decision's cost of a month of delay (from the built-in scenario), the TCO's figures on the Summary besides
+    the answer (which heads it: models.summary) and the scenario comparison (a view of live lines)."""
     late = book.scenarios.get(DELAY_SCENARIO, {})
     if tco.npv_advantage.id in late:
         t = book.sheet(TITLE, PREFIX)
@@ -135,22 +137,19 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
                         "n/a: the timeline has no month to spare for the delay (lengthen tco.horizon)"),
                f"the NPV advantage with one more month of lead time (scenario {DELAY_SCENARIO}, live on the Scenarios "
                "sheet) - as planned: the capex, the service and the rent all move a month", fmt=USD)
-    s.section("Rent vs buy (TCO sheet)")
+    s.section("Rent vs buy, the other figures (TCO sheet)")
+    answered = {tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
+                tco.break_even_utilisation, tco.irr_buy}  # on the Summary's first rows, the answer
     for line in [*tco.key_figures, tco.owned_cost_per_gpu_hour_pretax, tco.rented_cost_per_gpu_hour_pretax,
                  tco.capex, tco.owned_annual_cost, tco.delay_cost]:
-        s.show(line)
+        if line not in answered:
+            s.show(line)
     if "tco.delay_npv_effect" in book.lines:
         s.show(book.lines["tco.delay_npv_effect"])
     for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.sources_equity, tco.peak_funding):
         if line is not None:
             s.show(line)
     _comparison(book, tco)
-    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting (USD)", "line",
-                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
-                             periods=tco.service_months))
-    book.charts.append(Chart(SUMMARY, "Owned cost per GPU-hour against utilisation (levelised, USD)", "scatter",
-                             list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
-                             categories=list(tco.curve_utilisation)))
 
 
 def _comparison(book: Book, tco: TcoOut) -> None:
@@ -171,5 +170,5 @@ def _comparison(book: Book, tco: TcoOut) -> None:
         "are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
         [line.label for line in lines], [line.unit_text for line in lines], [line.fmt for line in lines],
         columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
-        chart_title="NPV of owning and renting by scenario (USD)"))
+        chart_title="NPV of owning and renting by scenario"))
 

@@ -11,7 +11,7 @@ from workbook.formula.expr import Node
 from workbook.formula.functions import flag, irr, largest, prev, safe_div, total
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.models.base import Inputs
-from workbook.models.tco.inputs import USD
+from workbook.models.tco.inputs import PER_GPU_HOUR, USD
 from workbook.models.tco.owning import Capex, Owning, Running
 from workbook.models.tco.renting import Rent, Renting
 from workbook.models.tco.schedule import MONTH, Schedule
@@ -34,6 +34,7 @@ class Answers:
     hours: Line
     savings: Line  # renting's cash out - owning's, monthly (the IRRs' flows)
     after_tax: Line  # 1 - tax rate x the tax lag's discount: what a deductible USD costs after tax, in PV
+    extras: Line  # NPV of the rent extras, after tax (paid whatever the utilisation)
 
 
 def present_values(c: SheetBuilder, i: Inputs, p: Inputs, when: Schedule, run: Running, own: Owning,
@@ -131,7 +132,7 @@ def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_ren
                             ("rented_cost_per_gpu_hour_pretax", "Rented cost per GPU-hour used, before tax", rent_pre)):
         s.calc(key, label, "USD/GPU-h", safe_div(npv, hours, NO_HOURS),
                "its NPV / discounted GPU-hours used (rent with its extras: the same hours, the same months)",
-               fmt="0.000")
+               fmt=PER_GPU_HOUR)
     s.section("Break-even utilisation (against renting on demand)")
     timing = s.calc("tax_timing", "A tax payment the tax lag later, per USD today (discounted)", "ratio",
                     1 / (1 + rate) ** (i.tax_lag / MONTH), "1 / (1 + monthly rate)^lag", fmt="0.0000")
@@ -145,14 +146,17 @@ def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_ren
     fixed = s.calc("npv_own_without_utilisation", "NPV of owning at zero utilisation", "USD",
                    npv_own - i.utilisation * energy,
                    "NPV of owning - utilisation x NPV of owning per unit of utilisation", fmt=USD)
+    extras = s.calc("npv_rent_extras", "NPV of rent extras (storage, egress), after tax", "USD",
+                    total(pv["extras"]) * after, "paid whatever the utilisation: discounted extras x after-tax share",
+                    fmt=USD)
     gap = s.calc("break_even_denominator", "NPV per unit of utilisation: on-demand rent - owning", "USD",
                  on_demand - energy, "what one more unit of utilisation saves by owning", fmt=USD)
     s.calc("break_even_utilisation", "Break-even utilisation (vs on-demand rent)", "%",
-           safe_div(fixed - total(pv["extras"]) * after, gap, "none: energy costs as much as on-demand rent"),
+           safe_div(fixed - extras, gap, "none: energy costs as much as on-demand rent"),
            "the utilisation at which the NPVs of owning and of renting on demand are equal: (NPV of owning at zero "
            "utilisation - NPV of rent extras) / (on-demand rent - owning, per unit); above 100%: never",
            fmt=BREAK_EVEN)
-    return Answers(npv_own, npv_rent, advantage, fixed, energy, on_demand, full, hours, savings, after)
+    return Answers(npv_own, npv_rent, advantage, fixed, energy, on_demand, full, hours, savings, after, extras)
 
 
 def facility_methods(s: SheetBuilder, i: Inputs, when: Schedule, rate: Line, cap: Capex, own: Owning,
@@ -186,7 +190,7 @@ def useful(s: SheetBuilder, used: Line, npv_own: Line, goodput: Line) -> Line:
     return s.calc("owned_cost_per_useful_gpu_hour", "Owned cost per useful GPU-hour (levelised, after tax)",
                   "USD/GPU-h", safe_div(npv_own, hours, "no useful GPU-hours (utilisation or goodput is 0)"),
                   "NPV of owning / discounted useful GPU-hours: the rent-vs-buy comparison stays on GPU-hours used, "
-                  "since renting the same job loses the same share", fmt="0.000")
+                  "since renting the same job loses the same share", fmt=PER_GPU_HOUR)
 
 
 def delay_operational(s: SheetBuilder, i: Inputs, cap: Capex, run: Running, rent: Rent, rate: Line) -> Line:
@@ -206,8 +210,10 @@ def delay_operational(s: SheetBuilder, i: Inputs, cap: Capex, run: Running, rent
     return hours
 
 
-def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ...], tuple[Line, ...], Line]:
-    """Utilisation points and the owned cost at each (the Summary's chart), and renting on demand."""
+def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ...], tuple[Line, ...],
+                                                                   tuple[Line, ...], Line]:
+    """Utilisation points, the owned cost at each and the rented cost on demand at each (the Summary's chart: the two
+    cross at the break-even utilisation), and the levelised on-demand rent."""
     s.section("Cost per GPU-hour against utilisation (levelised, as the answers above)")
     step = i.utilisation_step
     points: list[Line] = []
@@ -219,9 +225,15 @@ def cost_curve(s: SheetBuilder, i: Inputs, ans: Answers) -> tuple[tuple[Line, ..
         owned.append(s.calc(f"curve_owned_{k}", f"Owned cost per GPU-hour at point {k}", "USD/GPU-h",
                             safe_div(ans.fixed + u * ans.energy, u * ans.full_hours, NO_SERVICE),
                             "(NPV of owning at zero utilisation + utilisation x NPV per unit) / (utilisation x "
-                            "discounted GPU-hours at full use)", fmt="0.000"))
+                            "discounted GPU-hours at full use)", fmt=PER_GPU_HOUR))
+    rented = []
+    for k, u in enumerate(points, start=1):
+        rented.append(s.calc(f"curve_rented_{k}", f"Rented cost per GPU-hour on demand at point {k}", "USD/GPU-h",
+                             safe_div(u * ans.on_demand + ans.extras, u * ans.full_hours, NO_SERVICE),
+                             "(utilisation x NPV of on-demand rent per unit + NPV of rent extras) / (utilisation x "
+                             "discounted GPU-hours at full use): equal to owning at the break-even", fmt=PER_GPU_HOUR))
     rent = s.calc("curve_on_demand", "On-demand rent per GPU-hour, levelised", "USD/GPU-h",
                   safe_div(ans.on_demand, ans.full_hours, NO_SERVICE),
                   "NPV of on-demand rent per unit of utilisation / discounted GPU-hours at full use: today's price "
-                  "with its yearly change, after tax", fmt="0.000")
-    return tuple(points), tuple(owned), rent
+                  "with its yearly change, after tax", fmt=PER_GPU_HOUR)
+    return tuple(points), tuple(owned), tuple(rented), rent

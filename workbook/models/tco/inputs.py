@@ -6,6 +6,7 @@ from workbook.formula.line import COUNT, PERCENT
 from workbook.inputs import Spec, with_limits
 
 USD = "#,##0"
+PER_GPU_HOUR = "0.00"  # a calculated cost per GPU-hour: to the cent (a price typed in shows every digit it has)
 _USD = dict(expect="an amount of money", example="270000 USD", lo=0.0, fmt=USD)
 _SHARE = dict(expect="a fraction", example="0.1", lo=0.0, hi=1.0, fmt=PERCENT)
 _PRICE = dict(expect="a price per GPU-hour", example="2.99 USD/GPU/hour", lo=0.0, lo_open=True, fmt="0.000")

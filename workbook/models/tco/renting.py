@@ -9,7 +9,7 @@ from workbook.book import SheetBuilder
 from workbook.formula.functions import ceil, floor, lagged, max_, safe_div
 from workbook.formula.line import Line
 from workbook.models.base import Inputs
-from workbook.models.tco.inputs import USD
+from workbook.models.tco.inputs import PER_GPU_HOUR, USD
 from workbook.models.tco.schedule import MONTH, Schedule, index
 
 
@@ -45,7 +45,7 @@ def rent_today(s: SheetBuilder, i: Inputs, p: Inputs) -> Rent:
     rent = s.calc("rent_cost", "Rent", "USD/month", hourly + i.rent_extras, "GPU-hours + storage and egress",
                   fmt=USD)
     s.calc("rent_price_effective", "Rent per GPU-hour used", "USD/GPU-h",
-           safe_div(rent, used, "no GPU-hours used (utilisation is 0)"), fmt="0.000")
+           safe_div(rent, used, "no GPU-hours used (utilisation is 0)"), fmt=PER_GPU_HOUR)
     return Rent(used, committed, rent)
 
 
