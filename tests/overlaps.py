@@ -39,8 +39,8 @@ def _crossing(a: dict, b: dict) -> float:
 
 def page_overlaps(page: pdfplumber.page.Page, number: int) -> list[Overlap]:
     """The pairs of words of different lines on a page whose boxes cross by MIN_SHARE or more."""
-    words = sorted(page.extract_words(x_tolerance=1.5, y_tolerance=1, use_text_flow=True),
-                   key=lambda w: w["top"])
+    words = sorted((w for w in page.extract_words(x_tolerance=1.5, y_tolerance=1, use_text_flow=True)
+                    if w["upright"]), key=lambda w: w["top"])  # a chart's rotated axis title has no line box
     found = []
     for i, a in enumerate(words):
         for b in words[i + 1:]:

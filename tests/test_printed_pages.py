@@ -21,16 +21,18 @@ from workbook.excel.pages import READABLE
 from workbook.pdf import exports, pages_by_sheet, to_pdf
 from workbook.sheets import NOT_PRINTED
 
-SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / "example-b200-upgrade.yaml"]
+SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / "gb200-nvl72-colo.yaml",
+         ROOT / "inputs" / "example-b200-upgrade.yaml"]
 # The reviewer's pack: fewer pages than this. Issue 25 (the fourth network, in-band Ethernet, with the storage
 # network's taper and the balanced spine search) added 2 Fabric pages, a BOM page and an Inputs page: 37 -> 41;
 # issue 26 (the TCO's sources and uses, facility methods, costs per GPU-hour) 3 more TCO pages. Issue 27 replans it.
 # Issue 27 (item 5) prints every page at 8 pt or more: at 80-100% instead of 45-73%, a page holds about a third of
 # what it held, so the pack has more pages though the Name column is left out, the notes are narrower, the charts
 # sit below their tables two a page and the rows that do not apply are collapsed: 46 -> 78 pages for the example.
-PACK_PAGES = {"example": 80, "b200-liquid-build": 80,
+PACK_PAGES = {"example": 80, "b200-liquid-build": 80, "gb200-nvl72-colo": 76,
               "example-b200-upgrade": 112}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
-SUMMARY_PAGES = 5  # three pages of figures at 100%, then its three charts two a page
+SUMMARY_PAGES = 7  # three pages of figures at 100%, then its three charts two a page (the upgrade's: four pages of
+# figures at 97%, its fourth chart beside the last, then one a page: two a page would need 91%, which saves none)
 
 
 @dataclass

@@ -95,7 +95,10 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
         if row not in (head,):
             ws.set_row(row, height)
     spans = [(last + 3 + k * CHART_ROWS, last + 2 + (k + 1) * CHART_ROWS) for k in range(len(table.charts))]
-    blocks = [Block((0, last + 2), (0, len(widths) - 1)), *(Block(span, (0, first_page)) for span in spans)]
+    # what prints: the table on every page across; the reasons' row and the charts on the first only
+    blocks = [Block((0, last), (0, len(widths) - 1)), *(Block(span, (0, first_page)) for span in spans)]
+    if reasons:
+        blocks.append(Block((last + 2, last + 2), (0, first_page)))
     plans[ws.name] = plan = plan_pages(paper, widths, heights, header_row=head, across=across, keep=spans,
                                        smallest=CHART_FONT, blocks=blocks, across_first=True)
     apply(ws, paper, plan)
