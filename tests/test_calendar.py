@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.test_tco import hand, site_file, v
 from workbook.api import build, load
 from workbook.book import Book
-from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, TOTAL, Layout, has_total
+from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, TOTAL, TOTAL_COLUMN, Layout, has_total
 from workbook.formula import kernels
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import rollup
@@ -124,7 +124,7 @@ def test_month_columns_are_headed_by_their_end_dates(june: Built) -> None:
         assert [as_number(cached.cell(HEADER_ROW + 1, FIRST_PERIOD + 1 + t).value) for t in range(3)] == \
             [day("2027-01-15"), day("2027-01-31"), day("2027-02-28")]
         assert [c.number_format for c in head] == ["d mmm yyyy", "mmm yyyy", "mmm yyyy"]  # 15 Jan 2027, Jan 2027
-        assert all(re.fullmatch(r"=('Cash flows'!)?[F-H]\d+", c.value) for c in head), [c.value for c in head]
+        assert all(re.fullmatch(r"=('Cash flows'!)?[G-I]\d+", c.value) for c in head), [c.value for c in head]
         assert [ws.cell(COUNTER_ROW + 1, FIRST_PERIOD + 1 + t).value for t in range(3)] == [0, 1, 2]
 
 
@@ -134,9 +134,9 @@ def test_year_columns_are_headed_by_fiscal_year_and_summed_by_it(june: Built) ->
     assert heads == [0, 2027, 2028, 2029, 2030, 2031, 2032, 2033, 2034, 2035]  # 96 months from January 2027
     assert ws.cell(HEADER_ROW + 1, FIRST_PERIOD + 2).number_format == '"FY"0;;"Start"'  # FY2027; Start for 0
     assert ws.cell(HEADER_ROW + 1, FIRST_PERIOD + 2).value == \
-        "=IF(G$3=0,0,YEAR(EOMONTH(tco_start_date,12-tco_fiscal_year_end))+G$3-1)"
+        "=IF(H$3=0,0,YEAR(EOMONTH(tco_start_date,12-tco_fiscal_year_end))+H$3-1)"
     _, row, _ = june.layout.cells["tco.pl_energy"]
-    assert ws.cell(row + 1, FIRST_PERIOD + 2).value == "=SUMIF(tco_fiscal_year,G$4,tco_energy_flow)"
+    assert ws.cell(row + 1, FIRST_PERIOD + 2).value == "=SUMIF(tco_fiscal_year,H$4,tco_energy_flow)"
     # FY2027 is January to June 2027: the first six months of energy
     energy = june.model.values["tco.energy_flow"][0]
     assert june.model.values["tco.pl_energy"][0, 1] == pytest.approx(energy[1:7].sum(), rel=1e-12)
@@ -216,4 +216,4 @@ def test_a_book_without_a_calendar_keeps_numbered_columns(tmp_path: Path) -> Non
     write_book(book, book.evaluate(), site(tmp_path), tmp_path / "t.xlsx")
     ws = openpyxl.load_workbook(tmp_path / "t.xlsx")["Years"]
     assert [ws.cell(HEADER_ROW + 1, FIRST_PERIOD + 1 + k).value for k in range(4)] == [0, 1, 2, 3]
-    assert ws.cell(HEADER_ROW + 1, FIRST_PERIOD + 5).value == TOTAL
+    assert ws.cell(HEADER_ROW + 1, TOTAL_COLUMN + 1).value == TOTAL  # the total before the periods

@@ -102,19 +102,20 @@ def test_rendering_same_formula_in_every_period_and_the_opening(tmp_path: Path) 
     _, row, col = layout.cells["t.cum"]
     cash_row = layout.cells["t.cash"][1] + 1
     assert col == FIRST_PERIOD
-    # column F is time 0: the opening (here the time-0 cash); then the same formula shifted one column at a time
-    assert ws.cell(row + 1, FIRST_PERIOD + 1).value == f"=F{cash_row}"
-    assert ws.cell(row + 1, FIRST_PERIOD + 2).value == f"=F{row + 1}+G{cash_row}"
-    assert ws.cell(row + 1, FIRST_PERIOD + 3).value == f"=G{row + 1}+H{cash_row}"
-    # a line without an opening has the same formula in column F too
+    # column G is time 0 (F holds the row's total): the opening (here the time-0 cash); then the same formula
+    # shifted one column at a time
+    assert ws.cell(row + 1, FIRST_PERIOD + 1).value == f"=G{cash_row}"
+    assert ws.cell(row + 1, FIRST_PERIOD + 2).value == f"=G{row + 1}+H{cash_row}"
+    assert ws.cell(row + 1, FIRST_PERIOD + 3).value == f"=H{row + 1}+I{cash_row}"
+    # a line without an opening has the same formula in column G too
     _, crow, _ = layout.cells["t.cash"]
-    assert ws.cell(crow + 1, FIRST_PERIOD + 1).value.replace("F", "G") == ws.cell(crow + 1, FIRST_PERIOD + 2).value
+    assert ws.cell(crow + 1, FIRST_PERIOD + 1).value.replace("G", "H") == ws.cell(crow + 1, FIRST_PERIOD + 2).value
     _, nrow, ncol = layout.cells["t.npv"]
     assert ws.cell(nrow + 1, ncol + 1).value == "=SUM(t_pv)"
     # the yearly roll-up selects by the column's header (a number shown as Start, Y1, Y2...)
     years = wb["Years"]
     _, yrow, _ = layout.cells["t.cash_by_year"]
-    assert years.cell(yrow + 1, FIRST_PERIOD + 2).value == "=SUMIF(t_year,G$4,t_cash)"
+    assert years.cell(yrow + 1, FIRST_PERIOD + 2).value == "=SUMIF(t_year,H$4,t_cash)"
     assert [years.cell(4, FIRST_PERIOD + 1 + k).value for k in range(4)] == [0, 1, 2, 3]
 
 

@@ -304,7 +304,7 @@ def test_freeze_panes_and_print_areas(built: Built) -> None:
         if ws.title not in line_sheets(built):
             assert ws.freeze_panes, ws.title
             continue
-        assert ws.freeze_panes == f"B{HEADER_ROW + 2}", ws.title
+        assert ws.freeze_panes == f"C{HEADER_ROW + 2}", ws.title  # the Name and Label columns stay in view
         last_row = built.layout.sheets[ws.title].last_row
         m = re.search(r"\$[A-Z]+\$(\d+)$", ws.print_area if isinstance(ws.print_area, str) else ws.print_area[0])
         assert m and int(m.group(1)) >= last_row + 1, (ws.title, ws.print_area)
@@ -562,3 +562,36 @@ def test_every_check_says_what_it_compares(built: Built) -> None:
     assert checks and all(x.note for x in checks), [x.id for x in checks if not x.note]
     feed = built.model.book.lines["power.feed_within_site"]
     assert feed.note == "[Contracted utility feed] <= [Utility power available at the site]"
+
+
+def test_what_does_not_apply_is_collapsed_and_not_printed(built: Built) -> None:
+    """Issue 27 item 9 on the air-cooled example: the coolant loop, the CDUs and the cold plate are collapsed under
+    headings that say why; BOM rows of quantity 0 are collapsed and the footer counts them; the timelines print up
+    to the last period with money in it."""
+    from workbook.presentation import Section
+
+    cooling = built.layout.sheets[sheets.COOLING]
+    unused = [item.title for _, item in cooling.rows if isinstance(item, Section) and item.unused]
+    assert unused == ["Coolant loop (technology cooling system)", "Coolant distribution units (CDUs)",
+                      "Cold plate when the flow stops"]  # every liquid share of the DGX H100 is 0
+    ws = built.formulas[sheets.COOLING]
+    assert cooling.collapsed
+    for row, item in cooling.rows:
+        dim = ws.row_dimensions[row + 1]
+        assert bool(dim.hidden) == (row in cooling.collapsed) == (dim.outline_level == 1), (row, item)
+    assert "does not apply: every liquid share is 0" in ws.cell(
+        next(r for r, x in cooling.rows if isinstance(x, Section) and x.unused) + 1, LABEL + 1).value
+    # the BOM: a row is collapsed exactly when its quantity is 0
+    bom = built.formulas["BOM"]
+    quantities = [line for grid in built.model.book.grids if grid.sheet == "BOM"
+                  for _, c, line in grid.lines() if grid.columns[c].omit_zero]
+    zero = sum(not np.any(built.model.values[line.id]) for line in quantities)
+    hidden = sum(bool(d.hidden) for d in bom.row_dimensions.values())
+    assert zero > 0 and hidden == zero
+    assert f"{zero} rows of quantity 0" in bom.oddFooter.left.text
+    # lead time 0 + a useful life of 60 months: money moves up to month 60 (year 5); the print areas stop there
+    assert built.formulas["Cash flows"].print_area.endswith(f"${get_column_letter(layout_mod.FIRST_PERIOD + 61)}"
+                                                              f"${built.layout.sheets['Cash flows'].last_row + 1}")
+    pl = built.formulas["P&L"].print_area
+    assert re.search(rf"\${get_column_letter(layout_mod.FIRST_PERIOD + 6)}\$\d+$", pl), pl
+    assert "Months M61 to M96 are not printed" in built.formulas["Cash flows"].oddFooter.left.text

@@ -130,8 +130,8 @@ class Book:
                 if found is not None:
                     self._add(found)
 
-    def _section(self, sheet: str, title: str) -> None:
-        self.sheets.setdefault(sheet, []).append(Section(title))
+    def _section(self, sheet: str, title: str, unused: str = "") -> None:
+        self.sheets.setdefault(sheet, []).append(Section(title, unused))
 
     def _text(self, sheet: str, text: str) -> None:
         self.sheets.setdefault(sheet, []).append(Text(text))
@@ -197,8 +197,9 @@ class SheetBuilder:
         self.defined[key] = line
         return self.book._add(line)
 
-    def section(self, title: str) -> None:
-        self.book._section(self.title, title)
+    def section(self, title: str, unused: str = "") -> None:
+        """A heading; `unused` says why the rows under it do not apply to the site (they are collapsed)."""
+        self.book._section(self.title, title, unused)
 
     def text(self, text: str) -> None:
         self.book._text(self.title, text)

@@ -15,7 +15,15 @@ if TYPE_CHECKING:
 
 @dataclass
 class Section:
+    """A heading over the rows that follow it. `unused`: why the section does not apply to the site as built (an
+    air-cooled hall's coolant loop): its rows are collapsed under the heading, which says why, and not printed."""
+
     title: str
+    unused: str = ""
+
+    @property
+    def heading(self) -> str:
+        return f"{self.title}: does not apply: {self.unused} (its rows are collapsed)" if self.unused else self.title
 
 
 @dataclass
@@ -87,11 +95,16 @@ class Entry:
 
 @dataclass
 class GridColumn:
-    """A column of a grid: its header, its width in characters, and whether its text wraps."""
+    """A column of a grid: its header, its width in characters, and whether its text wraps. A leading column not
+    `printed` (a key, like the Name column of a sheet of lines) is left out of the print area; a row whose cell
+    in an `omit_zero` column is 0 does not apply to the site (a part of quantity 0): it follows the grid, below
+    the print area."""
 
     header: str
     width: float
     wrap: bool = False
+    printed: bool = True
+    omit_zero: bool = False
 
 
 @dataclass

@@ -8,14 +8,20 @@ import numpy as np
 import xlsxwriter
 
 from workbook.excel import formats
-from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, NOTE, Layout
+from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, Layout
 from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
 from workbook.models.calendar import MONTH_SHOWN
 from workbook.presentation import Chart
 
-WIDTH, HEIGHT, ROWS_PER_CHART = 720, 360, 19
-CHART_COLUMNS = 12  # default-width columns a chart spans (720 px / 64 px), plus a margin
+WIDTH, HEIGHT, ROWS_PER_CHART = 720, 330, 17  # two charts and a header row on a page at 89%
+CHART_PIXELS = WIDTH + 8  # the columns under a chart: its width and the offset it is set at
+
+
+def chart_row(last_row: int, slot: int) -> int:
+    """The first row of a sheet's chart number `slot`: the charts stack below the table (a row apart), so the
+    sheet prints one page wide, its charts on the pages after its figures."""
+    return last_row + 2 + slot * ROWS_PER_CHART
 
 
 def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout,
@@ -30,7 +36,8 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout,
         slot = placed.get(chart.sheet, 0)
         placed[chart.sheet] = slot + 1
         # a little below the row's top edge, where a page may break
-        sheets[chart.sheet].insert_chart(4 + slot * ROWS_PER_CHART, NOTE + 1, c, {"y_offset": 3})
+        row = chart_row(layout.sheets[chart.sheet].last_row, slot)
+        sheets[chart.sheet].insert_chart(row, LABEL, c, {"y_offset": 3, "x_offset": 4})
 
 
 def _axes(c: Any, chart: Chart, layout: Layout, values: dict[str, np.ndarray]) -> None:

@@ -12,7 +12,7 @@ from workbook.excel import formats
 from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout
-from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, plan_pages, wrapped_lines
 from workbook.excel.styles import Styles
 from workbook.formula.line import Line
 from workbook.inputs import Site
@@ -98,15 +98,19 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ws.write_string(r + 2, 1, "Check FALSE", styles.wb.add_format({**styles.base, "bg_color": "#FFC7CE"}))
     r += 4
     ws.write(r, 0, "Sheets", styles.bold)
+    link = _link(styles)
     for title in layout.sheets:
         if title == sheets.DELAY_YEARLY:  # named on the delay scenario's own row
             continue
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
         where = APPENDIX if title in layout.appendix and title not in sheets.NOT_PRINTED else ""
-        ws.write_url(r, 1, f"internal:'{title}'!A1", string=f"{title}: {purpose}{where}")
+        text = f"{title}: {purpose}{where}"
+        ws.write_url(r, 1, f"internal:'{title}'!A1", link, string=text)
+        tall[r] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, TEXT_WIDTH) + 2.25)
+        ws.set_row(r, tall[r])
         r += 1
     heights = [tall.get(k, ROW_HEIGHT) for k in range(r + 1)]
-    layout.pages[COVER] = plan = one_page_wide(paper, [58, TEXT_WIDTH], heights, None, one_page=True)
+    layout.pages[COVER] = plan = plan_pages(paper, [58, TEXT_WIDTH], heights)
     apply(ws, paper, plan)
 
 
@@ -120,6 +124,11 @@ def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], 
         write_formula(ws, r, 1, f"={line.name}", fmt, cached(line, value))
         r += 1
     return r
+
+
+def _link(styles: Styles) -> Any:
+    """A link to a sheet, wrapped in its column (a long one would run past the page's edge)."""
+    return styles.wb.add_format({**styles.base, "font_color": "#0563C1", "underline": 1, "text_wrap": True})
 
 
 def _origin(source: str) -> str:

@@ -13,59 +13,87 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook.excel import formats
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout, grid_first_row
-from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, one_page_wide, wrapped_lines
+from workbook.excel.pages import (
+    BODY_FONT,
+    LINE_HEIGHT,
+    ROW_HEIGHT,
+    TITLE_HEIGHT,
+    Across,
+    Paper,
+    apply,
+    column_breaks,
+    column_points,
+    min_scale,
+    plan_pages,
+    set_heights,
+    wrapped_lines,
+)
 from workbook.excel.styles import Styles
+from workbook.excel.text_width import room, text_points
 from workbook.formula.line import Line
 from workbook.presentation import Blank, Entry, Fixed, Grid, Section
-
-# wrapped_lines counts 1.45 characters per unit of column width, lowercase prose; a grid's specs and sentences
-# (part numbers, capitals, digits) fit about 1.3 in LibreOffice 7.4's Carlito 10 pt, so a grid reckons its
-# wrapped text in 0.9 of the width: a line it counts one too many leaves space, one too few cuts the text.
-WRAP_SAFETY = 0.9
-
-
-def _lines(text: str, width: float) -> int:
-    return wrapped_lines(text, width * WRAP_SAFETY)
 
 UNIT_HEADER = "Unit"  # a grid's unit column: after the quantity it names, in the singular for one
 
 
 def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grids: list[Grid],
                 values: dict[str, np.ndarray], site: str, paper: Paper) -> None:
-    """The sheet's grids one below the other, sized to their text and planned to print one page wide."""
-    ws.write(0, 0, f"{grids[0].title}: {site}", styles.title)
-    ws.write(1, 0, grids[0].note, styles.subtitle)
+    """The sheet's grids one below the other, sized to their text and planned to print at a readable scale: as
+    many pages across as that takes, the first printed column repeated on each, each band of rows printed across
+    before the next. A leading column that is not printed (a key) is left out of the print area."""
+    first_col = next(c for c, col in enumerate(grids[0].columns) if col.printed)
     widths = [max(g.columns[c].width for g in grids if c < len(g.columns))
               for c in range(max(len(g.columns) for g in grids))]
+    across = Across(repeat=(first_col, first_col))
+    breaks = column_breaks([column_points(w) for w in widths], first_col, paper.width * 100 / min_scale(BODY_FONT),
+                           across)
+    first_page = (breaks or [len(widths)])[0] - 1  # the last column of the first page across
+    ws.write(0, first_col, f"{grids[0].title}: {site}", styles.title)
+    ws.merge_range(1, first_col, 1, first_page, grids[0].note, styles.text)
     heights = [ROW_HEIGHT] * (grid_first_row(grids, len(grids)))
     heights[0] = TITLE_HEIGHT
+    heights[1] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(grids[0].note, sum(widths[first_col:first_page + 1]))
+                     + 3)
     sections: set[int] = set()
+    collapsed: set[int] = set()  # rows that do not apply to the site (a part of quantity 0): hidden, not printed
     for k, grid in enumerate(grids):
         head = grid_first_row(grids, k)
         if k:
-            ws.write(head - 1, 0, grid.title, styles.bold)
+            ws.write(head - 1, first_col, grid.title, styles.bold)
         for c, column in enumerate(grid.columns):
             ws.write_string(head, c, column.header, styles.header_wrap)
-        heights[head] = LINE_HEIGHT * max(_lines(col.header, widths[c]) for c, col in
+        heights[head] = LINE_HEIGHT * max(wrapped_lines(col.header, widths[c], bold=True) for c, col in
                                           enumerate(grid.columns)) + 3
         for r, row in enumerate(grid.rows, start=head + 1):
             if isinstance(row, Section):
                 for c in range(len(grid.columns)):
                     ws.write_blank(r, c, None, styles.section)
-                ws.write_string(r, 0, row.title, styles.section)
+                ws.write_string(r, first_col, row.title, styles.section)
                 sections.add(r)
                 continue
             heights[r] = _write_row(wb, ws, styles, layout, grid, row, r, values, widths)
+            if _zero(grid, row, values):
+                collapsed.add(r)
     for c, width in enumerate(widths):
         ws.set_column(c, c, width)
-    for r, height in enumerate(heights):
-        ws.set_row(r, height)
+    set_heights(ws, heights, collapsed)
     first = grid_first_row(grids, 0)
-    ws.freeze_panes(first + 1, 2)
-    layout.pages[ws.name] = plan = one_page_wide(paper, widths, heights, first, sections=sections)
+    ws.freeze_panes(first + 1, first_col + 1)
+    printed = [0.0 if r in collapsed else h for r, h in enumerate(heights)]
+    layout.pages[ws.name] = plan = plan_pages(paper, widths, printed, first_col=first_col, header_row=first,
+                                              across=across, sections=sections, across_first=True)
+    if collapsed:
+        plan.footer = (f"{len(collapsed)} rows of quantity 0 do not apply to this site: they are collapsed (+ to show) "
+                       "and not printed.")
     apply(ws, paper, plan)
     if layout.document is not None and layout.document.protect:
         ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def _zero(grid: Grid, row: list[Any], values: dict[str, np.ndarray]) -> bool:
+    """Whether a row's cell in an `omit_zero` column (a quantity) is a line whose value is 0 in every case."""
+    return any(grid.columns[c].omit_zero and isinstance(cell, Line) and not np.any(values[cell.id])
+               for c, cell in enumerate(row) if c < len(grid.columns))
 
 
 def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grid: Grid, row: list[Any],
@@ -107,8 +135,8 @@ def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout,
         quantity = row[c - 1].line if c and isinstance(row[c - 1], Fixed) else row[c - 1] if c else None
         if grid.columns[c].header == UNIT_HEADER and isinstance(quantity, Line):  # 1 switch, 2 switches
             text = formats.singular(text, values[quantity.id])
-        wrap = grid.columns[c].wrap
+        wrap = grid.columns[c].wrap or text_points(text) > room(widths[c])  # a text that would run over wraps
         ws.write_string(r, c, text, styles.text if wrap else styles.label)
         if wrap:
-            lines = max(lines, _lines(text, widths[c]))
+            lines = max(lines, wrapped_lines(text, widths[c]))
     return max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)

@@ -23,10 +23,16 @@ from workbook.units import unit
 HEADER_ROW = 3  # title, subtitle, blank, then the column headers
 COUNTER_ROW = HEADER_ROW - 1  # on a dated timeline's sheets: each period's number over its date (Start, M1, M2...)
 FIRST_ROW = HEADER_ROW + 1
-COLUMNS = ("Label", "Name", "Unit", "Value", "Note / source")
-LABEL, NAME, UNIT, VALUE, NOTE = range(5)
-FIRST_PERIOD = NOTE + 1  # a row's columns run from here: the start (time 0), then each month or year
-TOTAL = "Total"  # the header of the column after the last period: the sum of a flow row's periods
+# The Name column comes first, outside the print area: a formula's names are looked up on screen, and the
+# printed page gives the room to the label, the figures and the notes (a page prints from the Label column).
+COLUMNS = ("Name", "Label", "Unit", "Value", "Note / source")
+NAME, LABEL, UNIT, VALUE, NOTE = range(5)
+FIRST_PRINTED = LABEL
+# A timeline row's total sits before its periods (the FAST Standard's column structure: constants, units, totals,
+# then the timeline), so the total prints on the first page across however far the printed periods run.
+TOTAL_COLUMN = NOTE + 1
+FIRST_PERIOD = TOTAL_COLUMN + 1  # a row's columns run from here: the start (time 0), then each month or year
+TOTAL = "Total"  # the header of the total column: the sum of a flow row's periods
 
 
 # What a timeline row's total can add up: amounts that accumulate over the months (money paid in a month, energy
@@ -57,6 +63,8 @@ class SheetLayout:
     tables: list[Any] = field(default_factory=list)  # build-time value tables written on this sheet
     views: list[Any] = field(default_factory=list)  # side-by-side reference tables written on this sheet
     grids: list[Any] = field(default_factory=list)  # tables of lines, one cell each, written on this sheet
+
+    collapsed: set[int] = field(default_factory=set)  # rows of the sections that do not apply: hidden, not printed
 
     @property
     def last_row(self) -> int:
@@ -91,13 +99,13 @@ class Layout:
         return f"'{sheet}'!{first}:{last}"
 
     def last_column(self, sheet: str) -> int:
-        """The sheet's last used column: the note column, or the total after the last period of its rows."""
+        """The sheet's last used column: the note column, or the last period of its rows."""
         axis = self.sheets[sheet].axis
-        return NOTE if axis is None else self.total_column(axis)
+        return NOTE if axis is None else FIRST_PERIOD + self.widths[axis] - 1
 
     def total_column(self, axis: str) -> int:
-        """The column after the last period of an axis: the total of a flow row."""
-        return FIRST_PERIOD + self.widths[axis]
+        """The column of a flow row's total on a sheet of this axis: before the periods."""
+        return TOTAL_COLUMN
 
 
 def sheet_order(book: Book, document: Document) -> list[str]:
@@ -130,16 +138,16 @@ def plan(book: Book, document: Document | None = None) -> Layout:
         elif title == INPUTS_SHEET:
             items = _grouped(items)
         sl = SheetLayout(title, tables=tables, views=views)
-        row = FIRST_ROW
+        row, unused = FIRST_ROW, False
         for item in items:
             if isinstance(item, Section):
                 if sl.rows:
                     row += 1  # a blank row before each section but the first
-                sl.rows.append((row, item))
-            elif isinstance(item, Text):
-                sl.rows.append((row, item))
-            else:
-                sl.rows.append((row, item))
+                unused = bool(item.unused)
+            elif unused:
+                sl.collapsed.add(row)
+            sl.rows.append((row, item))
+            if isinstance(item, Line):
                 cells[item.id] = (title, row, FIRST_PERIOD if item.series else VALUE)
                 if item.series:
                     if sl.axis not in (None, item.axis):

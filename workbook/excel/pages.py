@@ -14,15 +14,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbook.excel.styles import PAGE_HEADER
+from workbook.excel.text_width import wrapped_lines
+
+__all__ = ["wrapped_lines"]  # re-exported: the modules that size rows import it with the page constants
 
 MARGIN_SIDE, MARGIN_TOP, MARGIN_BOTTOM, MARGIN_HEADER = 0.4, 0.7, 0.5, 0.3  # inches
+READABLE = 8.0  # points: no text prints smaller (DESIGN 4: "nothing printed below 8 pt")
+BODY_FONT = 10.0  # points: the cells' text (workbook.excel.styles); a sheet of it prints at 80% or more
+CHART_FONT = 9.0  # points: the smallest text of the charts, their axis numbers; a sheet with one prints at 89%+
 SLACK = 0.94  # of the printable area a plan uses: room for the spreadsheet's own rounding of widths and heights
 ROW_HEIGHT = 15.0  # points: the height of a row of 10-point text
 TITLE_HEIGHT = 21.0  # points: a sheet's 14-point title row
 LINE_HEIGHT = 12.75  # points per line of wrapped 10-point text
 DEFAULT_WIDTH = 8.43  # a column's width in characters where none is set
-ORPHAN, SHRINK, MIN_SCALE = 0.25, 0.15, 45  # a last page under a quarter full is avoided by printing up to 15%
-# smaller, never below 45%
+SHRINK = 0.15  # a sheet prints up to 15% smaller where that saves a page, never below its readable scale
 
 
 @dataclass(frozen=True)
@@ -54,17 +59,13 @@ def column_points(width: float) -> float:
     return pixels * 0.75
 
 
-def wrapped_lines(text: str, width: float) -> int:
-    """How many lines `text` takes wrapped in a column `width` characters wide (words kept whole)."""
-    per_line = max(1, int(width * 1.45) - 1)  # 10-point Carlito/Calibri text in a column sized for 11-point digits
-    lines, used = 1, 0
-    for word in text.split():
-        need = len(word) if used == 0 else used + 1 + len(word)
-        if need > per_line and used:
-            lines, used = lines + 1, len(word)
-        else:
-            used = need
-    return lines
+@dataclass(frozen=True)
+class Block:
+    """A rectangle of a sheet that prints something (its table, a chart): a page that meets none is empty, and the
+    spreadsheets print no empty page. Rows and columns zero-based, both ends included."""
+
+    rows: tuple[int, int]
+    cols: tuple[int, int]
 
 
 @dataclass
@@ -77,13 +78,46 @@ class PagePlan:
     row_breaks: list[int] = field(default_factory=list)
     col_breaks: list[int] = field(default_factory=list)
     repeat_rows: int | None = None  # the header row printed on every page
-    repeat_cols: int | None = None  # the columns 0..n printed on every page across
+    repeat_cols: tuple[int, int] | None = None  # the columns printed again on every page across (first, last)
     kept: list[tuple[int, int]] = field(default_factory=list)  # row spans never cut by a break (charts)
     repeat_from: int | None = None  # the first row printed on every page, where more than the header repeats
+    first_col: int = 0  # the print area's first column (the Name column left of it is not printed)
+    across_first: bool = False  # pages printed over, then down (a chart's page follows its figures' page)
+    blocks: list[Block] = field(default_factory=list)  # what prints; empty: everything in the print area
+    smallest: float = BODY_FONT  # the smallest text the sheet prints, in points before scaling
+    footer: str = ""  # a line at the foot of every page: what the print area leaves out, and why
+
+    def page_rows(self) -> list[tuple[int, int]]:
+        """Each page's first and last row, down."""
+        starts = [0, *self.row_breaks]
+        return [(a, b - 1) for a, b in zip(starts, [*self.row_breaks, self.last_row + 1], strict=True)]
+
+    def page_cols(self) -> list[tuple[int, int]]:
+        """Each page's first and last column, across."""
+        starts = [self.first_col, *self.col_breaks]
+        return [(a, b - 1) for a, b in zip(starts, [*self.col_breaks, self.last_col + 1], strict=True)]
 
     @property
     def pages(self) -> int:
-        return (len(self.row_breaks) + 1) * (len(self.col_breaks) + 1)
+        """The pages printed: those that meet a block (all of them where the plan has none)."""
+        grid = [(r, c) for r in self.page_rows() for c in self.page_cols()]
+        if not self.blocks:
+            return len(grid)
+        return sum(any(_meets(b.rows, r) and _meets(b.cols, c) for b in self.blocks) for r, c in grid)
+
+    @property
+    def printed_size(self) -> float:
+        """The smallest text on paper, in points."""
+        return self.smallest * self.scale / 100
+
+
+def _meets(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+def min_scale(smallest: float) -> int:
+    """The smallest print scale at which text of `smallest` points prints at READABLE points or more."""
+    return math.ceil(100 * READABLE / smallest - 1e-9)
 
 
 def fit_scale(needed: float, available: float, cap: int = 100) -> int:
@@ -124,25 +158,79 @@ def _moved(row: int, start: int, keep: list[tuple[int, int]], sections: set[int]
     return row
 
 
-def one_page_wide(paper: Paper, widths: list[float], heights: list[float], header_row: int | None,
-                  keep: list[tuple[int, int]] = (), sections: set[int] = frozenset(),
-                  one_page: bool = False, repeat_from: int | None = None) -> PagePlan:
-    """A sheet printed one page wide (widths in characters, heights in points, one per column and row printed),
-    broken into pages down without cutting a kept span; `header_row` repeats on every page (from `repeat_from`,
-    where rows above it head the columns too). `one_page`: scaled to one page tall as well (the Cover)."""
-    scale = fit_scale(sum(column_points(w) for w in widths), paper.width)
-    if one_page:
-        scale = min(scale, fit_scale(sum(heights), paper.height))
+@dataclass(frozen=True)
+class Across:
+    """How a sheet may print across pages: the columns repeated on each page after the first, where a page may
+    start (None: at any column), and column spans no break may cut (a chart's)."""
+
+    repeat: tuple[int, int] | None = None
+    starts: tuple[int, ...] | None = None
+    whole: tuple[tuple[int, int], ...] = ()
+
+
+def column_breaks(points: list[float], first: int, room: float, across: Across) -> list[int]:
+    """The fewest pages across whose columns fit `room` points each, and of those the breaks that make the widest
+    page narrowest (so the sheet prints as large as it can). `points` per column from column 0."""
+    last = len(points) - 1
+    repeat = sum(points[across.repeat[0]:across.repeat[1] + 1]) if across.repeat else 0.0
+    starts = set(across.starts) if across.starts is not None else set(range(first + 1, last + 1))
+    starts = sorted(c for c in starts if first < c <= last and not any(lo < c <= hi for lo, hi in across.whole))
+
+    def width(a: int, b: int) -> float:
+        return (repeat if a != first else 0.0) + sum(points[a:b])
+
+    ends = [*starts, last + 1]
+    # for each end column: (the points by which pages overflow, pages, the widest page, the breaks), best first
+    best: dict[int, tuple[float, int, float, list[int]]] = {first: (0.0, 0, 0.0, [])}
+    for b in ends:
+        options = []
+        for a, (over, n, widest, cuts) in best.items():
+            if a < b:
+                w = width(a, b)
+                options.append((over + max(0.0, w - room), n + 1, max(widest, w), cuts + ([a] if a != first else [])))
+        best[b] = min(options, key=lambda o: (round(o[0], 6), o[1], o[2]))
+    return best[last + 1][3]
+
+
+def plan_pages(paper: Paper, widths: list[float], heights: list[float], *, first_col: int = 0,
+               header_row: int | None = None, repeat_from: int | None = None, across: Across = Across(),
+               keep: list[tuple[int, int]] = (), sections: set[int] = frozenset(), smallest: float = BODY_FONT,
+               blocks: list[Block] = (), across_first: bool = False) -> PagePlan:
+    """A sheet's pages (widths in characters per column from column 0, heights in points per row from row 0):
+    printed no smaller than its smallest text allows (min_scale), as many pages across as that takes, the scale
+    as large as those pages allow up to 100%; then broken down the pages without cutting a kept span (a chart) or
+    leaving a section heading at a page's foot, a last page of a few rows avoided by printing a little smaller."""
+    points = [column_points(w) for w in widths]
+    low = min_scale(smallest)
+    breaks = column_breaks(points, first_col, paper.width * 100 / low, across)
+    plan = PagePlan(100, len(heights) - 1, len(widths) - 1, [], breaks, header_row, across.repeat, list(keep),
+                    repeat_from, first_col, across_first, list(blocks), smallest)
+    repeat_w = sum(points[across.repeat[0]:across.repeat[1] + 1]) if across.repeat else 0.0
+    pages = [(repeat_w if a != first_col else 0.0) + sum(points[a:b + 1]) for a, b in plan.page_cols()]
+    plan.scale = max(min(fit_scale(w, paper.width) for w in pages), min(low, 100))
     repeat = repeated_height(heights, header_row, repeat_from)
     args = (paper, (header_row or 0) + 1, list(keep), set(sections), repeat)
-    breaks = row_breaks(heights, scale, *args)
-    if breaks and sum(heights[breaks[-1]:]) * scale / 100 < ORPHAN * paper.height:
-        for smaller in range(scale - 1, max(MIN_SCALE, math.floor(scale * (1 - SHRINK))) - 1, -1):
+    plan.row_breaks = row_breaks(heights, plan.scale, *args)
+    rows = plan.row_breaks
+    if rows:  # a page fewer printed a little smaller (a last page of a few rows, a second chart on a page)
+        for smaller in range(plan.scale - 1, max(low, math.floor(plan.scale * (1 - SHRINK))) - 1, -1):
             fewer = row_breaks(heights, smaller, *args)
-            if len(fewer) < len(breaks):  # a last page of a few rows: printed a little smaller, it goes
-                scale, breaks = smaller, fewer
+            if len(fewer) < len(rows):
+                plan.scale, plan.row_breaks = smaller, fewer
                 break
-    return PagePlan(scale, len(heights) - 1, len(widths) - 1, breaks, [], header_row, None, list(keep), repeat_from)
+    return plan
+
+
+def set_heights(ws: Any, heights: list[float], collapsed: set[int]) -> None:
+    """Each row's height; the `collapsed` rows hidden under an outline level (a + beside the row after them shows
+    them), so they are not printed."""
+    for row, h in enumerate(heights):
+        if row in collapsed:
+            ws.set_row(row, h, None, {"level": 1, "hidden": True})
+        elif row - 1 in collapsed:
+            ws.set_row(row, h, None, {"collapsed": True})
+        else:
+            ws.set_row(row, h)
 
 
 def repeated_height(heights: list[float], header_row: int | None, repeat_from: int | None = None) -> float:
@@ -160,12 +248,16 @@ def apply(ws: Any, paper: Paper, plan: PagePlan) -> None:
     ws.set_margins(left=MARGIN_SIDE, right=MARGIN_SIDE, top=MARGIN_TOP, bottom=MARGIN_BOTTOM)
     ws.set_header(PAGE_HEADER, {"margin": MARGIN_HEADER})
     ws.set_print_scale(plan.scale)
+    if plan.footer:
+        ws.set_footer("&L" + plan.footer.replace("&", "&&"), {"margin": MARGIN_HEADER})
+    if plan.across_first:
+        ws.print_across()
     if plan.repeat_rows is not None:
         ws.repeat_rows(plan.repeat_rows if plan.repeat_from is None else plan.repeat_from, plan.repeat_rows)
     if plan.repeat_cols is not None:
-        ws.repeat_columns(0, plan.repeat_cols)
+        ws.repeat_columns(*plan.repeat_cols)
     if plan.row_breaks:
         ws.set_h_pagebreaks(plan.row_breaks)
     if plan.col_breaks:
         ws.set_v_pagebreaks(plan.col_breaks)
-    ws.print_area(0, 0, plan.last_row, plan.last_col)
+    ws.print_area(0, plan.first_col, plan.last_row, plan.last_col)

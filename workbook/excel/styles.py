@@ -74,7 +74,7 @@ class Styles:
         key = ("counter", monthly)
         if key not in self._cache:
             shown = '"M"0;;"Start"' if monthly else '"Y"0;;"Start"'
-            self._cache[key] = self.wb.add_format({**self.base, "font_color": NAME_FONT, "font_size": 9,
+            self._cache[key] = self.wb.add_format({**self.base, "font_color": NAME_FONT,  # printed: 10 pt
                                                    "num_format": shown, "align": "right"})
         return self._cache[key]
 
@@ -82,8 +82,8 @@ class Styles:
     def counter_label(self) -> Any:
         """What the counter row counts, right-aligned in the note column beside the first number."""
         if "counter_label" not in self._cache:
-            self._cache["counter_label"] = self.wb.add_format({**self.base, "font_color": NAME_FONT,
-                                                               "font_size": 9, "italic": True, "align": "right"})
+            self._cache["counter_label"] = self.wb.add_format({**self.base, "font_color": NAME_FONT,  # printed
+                                                               "italic": True, "align": "right"})
         return self._cache["counter_label"]
 
     def dated_header(self, fmt: str) -> Any:

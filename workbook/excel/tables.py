@@ -13,63 +13,103 @@ from workbook.excel import formats
 from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.pages import (
+    CHART_FONT,
     LINE_HEIGHT,
     ROW_HEIGHT,
     TITLE_HEIGHT,
+    Across,
+    Block,
     PagePlan,
     Paper,
     apply,
-    one_page_wide,
+    column_breaks,
+    column_points,
+    min_scale,
+    plan_pages,
     wrapped_lines,
 )
 from workbook.excel.styles import Styles
+from workbook.excel.text_width import room, text_points
 
 CURRENT_ROW = 3  # the line between the note and the table saying where the table's currency check is
 FACTS_ROW = CURRENT_ROW + 2  # figures above the table (the break-even points), one a row, after a blank row
 # Column widths of a build-time table, in characters: the input's label and unit, its low, base and high values
-# (numbers, so narrow), then each result column wide enough that its 45-point header (three wrapped lines) reads
-# whole, e.g. "Owned cost per GPU-hour used (USD/GPU-h): change at high". Together as wide as 52, 12 and 17s.
-LABEL_WIDTH, UNIT_WIDTH, INPUT_VALUE_WIDTH, RESULT_WIDTH = 52, 12, 9, 20
+# (numbers, so narrow), then each result column as wide as its largest figure; their headers wrap to as many lines
+# as they take ("Owned cost per GPU-hour used (USD/GPU-h): change at high").
+LABEL_WIDTH, UNIT_WIDTH, INPUT_VALUE_WIDTH, RESULT_WIDTH = 40, 12, 9, 13
 CHART_ROWS = 20  # rows a 360-pixel chart takes, with a gap
-# a view's case columns: wide enough for a figure, or for a guard's words; a view prints on one page down to 60%
-VIEW_WIDTH, VIEW_TEXT_MAX, VIEW_ONE_PAGE = 20, 44, 60
+TORNADO_WIDTH, VIEW_CHART_WIDTH = 960, 720  # pixels
+# a view's case columns: wide enough for a figure, or for a guard's words
+VIEW_WIDTH, VIEW_TEXT_MAX = 20, 44
+
+
+def _plan_across(paper: Paper, widths: list[float], chart_px: int) -> tuple[Across, int]:
+    """The columns repeated on each page across (the label and unit), no break under a chart that starts at the
+    first column `chart_px` pixels wide; and the last column of the first page across."""
+    px, whole = 0.0, 0
+    for c, w in enumerate(widths):
+        if px >= chart_px:
+            break
+        px, whole = px + column_points(w) / 0.75, c
+    across = Across(repeat=(0, 1), whole=((0, whole),) if chart_px else ())
+    breaks = column_breaks([column_points(w) for w in widths], 0, paper.width * 100 / min_scale(CHART_FONT), across)
+    return across, (breaks or [len(widths)])[0] - 1
 
 
 def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, paper: Paper,
                 plans: dict[str, PagePlan], values: dict[str, np.ndarray]) -> None:
     """A build-time table: its title, what it is, where its live currency check is, the figures above it (each
     live or labelled a build-time value), the rows (each input's values in that input's own number format, each
-    result in the result's) and a tornado chart per result."""
+    result in the result's) and a tornado chart per result. It prints at its charts' readable scale, as many
+    pages across as that takes (the label and unit on each); the text above the table wraps on the first."""
+    widths = table_widths(table)
+    across, first_page = _plan_across(paper, widths, TORNADO_WIDTH if table.charts else 0)
     ws.write(0, 0, table.title, styles.title)
-    ws.merge_range(1, 0, 2, 8, table.note, styles.text)
-    ws.set_row(1, 30)
+    ws.merge_range(1, 0, 1, first_page, table.note, styles.text)
+    note_height = _lines_height(table.note, sum(widths[:first_page + 1]))
     if table.current:
         ws.write_string(CURRENT_ROW, 0, table.current, styles.bold)
-    widths = table_widths(table)
-    fact_heights = _write_facts(ws, styles, table, values, widths)
+    fact_heights = _write_facts(ws, styles, table, values, widths[:first_page + 1])
     head = table_row(table)
     for col, header in enumerate(table.header):
         ws.write_string(head, col, header, styles.header_wrap)
-    _write_rows(ws, styles, table, head)
+    row_heights = _write_rows(ws, styles, table, head, widths)
     for col, width in enumerate(widths):
         ws.set_column(col, col, width)
-    ws.set_row(head, 45, styles.header)
+    head_height = _lines_height(table.header, widths, bold=True)
+    ws.set_row(head, head_height, styles.header)
     first, last = head + 1, head + len(table.rows)
+    heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
     reasons = sorted({v[5:] for row in table.rows for v in row if isinstance(v, str) and v.startswith("n/a: ")})
     if reasons:  # a cell's reason is cut by its neighbour: the row above the charts says each one whole
-        ws.write_string(last + 2, 0, f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}",
-                        styles.sentence)
+        text = f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}"
+        ws.merge_range(last + 2, 0, last + 2, first_page, text, styles.text)
+        heights[last + 2] = _lines_height(text, sum(widths[:first_page + 1]))
     for k, spec in enumerate(table.charts):
         chart = _tornado_chart(wb, ws.name, spec, first, last)
         ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
     ws.freeze_panes(head + 1, 1)
-    heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
-    heights[0], heights[1], heights[head] = TITLE_HEIGHT, 30.0, 45.0
-    for row, height in fact_heights.items():
+    heights[0], heights[1], heights[head] = TITLE_HEIGHT, note_height, head_height
+    for row, height in {**fact_heights, **row_heights}.items():
         heights[row] = height
+    for row, height in enumerate(heights):
+        if row not in (head,):
+            ws.set_row(row, height)
     spans = [(last + 3 + k * CHART_ROWS, last + 2 + (k + 1) * CHART_ROWS) for k in range(len(table.charts))]
-    plans[ws.name] = plan = one_page_wide(paper, widths, heights, head, spans)
+    # what prints: the table on every page across; the reasons' row and the charts on the first only
+    blocks = [Block((0, last), (0, len(widths) - 1)), *(Block(span, (0, first_page)) for span in spans)]
+    if reasons:
+        blocks.append(Block((last + 2, last + 2), (0, first_page)))
+    plans[ws.name] = plan = plan_pages(paper, widths, heights, header_row=head, across=across, keep=spans,
+                                       smallest=CHART_FONT, blocks=blocks, across_first=True)
     apply(ws, paper, plan)
+
+
+def _lines_height(text: str | list[str], width: float | list[float], bold: bool = False) -> float:
+    """The height of a row holding `text` wrapped at `width` (or of each text at its own column's width)."""
+    texts, ws = ([text], [width]) if isinstance(text, str) else (text, width)
+    lines = max(wrapped_lines(t, w, bold=bold) for t, w in zip(texts, ws, strict=False))
+    return max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)
 
 
 def table_row(table: Any) -> int:
@@ -80,7 +120,8 @@ def table_row(table: Any) -> int:
 def _write_facts(ws: Any, styles: Styles, table: Any, values: dict[str, np.ndarray],
                  widths: list[float]) -> dict[int, float]:
     """One row per figure above the table: label, unit, the figure (=its line, or the build-time value) and what
-    it is, wrapped across the columns to the right. Returns the rows' heights."""
+    it is, wrapped across the columns to the right (those of the first page across, `widths`). Returns the rows'
+    heights."""
     last = len(widths) - 1
     note_width = sum(widths[3:])
     heights = {}
@@ -96,8 +137,8 @@ def _write_facts(ws: Any, styles: Styles, table: Any, values: dict[str, np.ndarr
         else:
             ws.write_number(r, 2, fact.value, styles.value(fact.fmt, "calc"))
         ws.merge_range(r, 3, r, last, fact.note, styles.text)
-        heights[r] = max(ROW_HEIGHT, wrapped_lines(fact.note, note_width) * LINE_HEIGHT + 3)
-        ws.set_row(r, heights[r])
+        heights[r] = max(ROW_HEIGHT, max(wrapped_lines(fact.note, note_width),
+                                         wrapped_lines(fact.label, widths[0], bold=True)) * LINE_HEIGHT + 3)
     return heights
 
 
@@ -106,18 +147,25 @@ def table_widths(table: Any) -> list[float]:
     return [LABEL_WIDTH, UNIT_WIDTH] + [INPUT_VALUE_WIDTH] * 3 + [RESULT_WIDTH] * (len(table.header) - 5)
 
 
-def _write_rows(ws: Any, styles: Styles, table: Any, head: int) -> None:
-    """The rows: text as text (an n/a case with its reason), each number in its column's or its input's format."""
+def _write_rows(ws: Any, styles: Styles, table: Any, head: int, widths: list[float]) -> dict[int, float]:
+    """The rows: text as text (an n/a case with its reason), each number in its column's or its input's format; a
+    text wider than its column wraps. Returns the rows' heights."""
+    heights = {}
     for k, row in enumerate(table.rows):
         r = head + 1 + k
+        lines = 1
         for col, value in enumerate(row):
             fmt = table.row_formats[k] if 2 <= col <= 4 and table.row_formats else table.formats[col]
             if isinstance(value, float) and math.isnan(value):
                 ws.write_string(r, col, "n/a", styles.label)
             elif isinstance(value, str):
-                ws.write_string(r, col, value, styles.label)
+                wraps = text_points(value) > room(widths[col])
+                ws.write_string(r, col, value, styles.text if wraps else styles.label)
+                lines = max(lines, wrapped_lines(value, widths[col]))
             else:
                 ws.write_number(r, col, value, styles.value(fmt, "calc") if fmt else styles.label)
+        heights[r] = max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)
+    return heights
 
 
 def _tornado_chart(wb: xlsxwriter.Workbook, sheet: str, spec: dict[str, Any], first: int, last: int) -> Any:
@@ -134,9 +182,10 @@ def _tornado_chart(wb: xlsxwriter.Workbook, sheet: str, spec: dict[str, Any], fi
         })
     chart.set_title({"name": spec["title"], "name_font": {"size": 10}})
     chart.set_y_axis({"reverse": True, "label_position": "low", "num_font": {"size": 9}})
-    chart.set_x_axis({"num_format": spec["fmt"], "num_font": {"size": 8}, "major_gridlines": {"visible": True}})
+    chart.set_x_axis({"num_format": spec["fmt"], "num_font": {"size": CHART_FONT},  # readable at its scale
+                      "major_gridlines": {"visible": True}})
     chart.set_legend({"position": "bottom"})
-    chart.set_size({"width": 960, "height": 360})
+    chart.set_size({"width": TORNADO_WIDTH, "height": 360})
     return chart
 
 
@@ -155,11 +204,17 @@ def _row_shown(view: Any, r: int, values: dict[str, np.ndarray]) -> formats.Show
 
 def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, values: dict[str, np.ndarray],
                site: str, paper: Paper, plans: dict[str, PagePlan]) -> None:
-    """Rows of figures, one column per case; every cell is =name of a line, with its cached value."""
-
-    ws.write(0, 0, f"{view.title}: {site}", styles.title)
-    ws.write(1, 0, view.note, styles.subtitle)
+    """Rows of figures, one column per case; every cell is =name of a line, with its cached value. It prints at
+    its chart's readable scale, as many pages across as the cases take (the label and unit on each)."""
     head, first_col = CURRENT_ROW, 2
+    cases = [_case_width([cached(line, values[line.id]) for line in lines]) for _, _, lines in view.columns]
+    label_width = min(52, max(30, *(len(r) + 1 for r in view.rows)))
+    shown = [_row_shown(view, r, values) for r in range(len(view.rows))]
+    unit_width = max([12, *(len(x.unit) + 2 for x in shown)])
+    widths = [label_width, unit_width, *cases]
+    across, first_page = _plan_across(paper, widths, VIEW_CHART_WIDTH if view.chart_rows else 0)
+    ws.write(0, 0, f"{view.title}: {site}", styles.title)
+    ws.merge_range(1, 0, 1, first_page, view.note, styles.text)
     ws.write(head, 0, "Label", styles.header)
     ws.write(head, 1, "Unit", styles.header)
     ws.write(head + 1, 0, view.changes_label, styles.header_wrap)
@@ -167,14 +222,14 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     for k, (header, changes, _) in enumerate(view.columns):
         ws.write(head, first_col + k, header, styles.header)
         ws.write(head + 1, first_col + k, changes, styles.header_wrap)
-    widths = [_case_width([cached(line, values[line.id]) for line in lines]) for _, _, lines in view.columns]
-    changes_height = max(45.0, LINE_HEIGHT * max(wrapped_lines(c, w) for (_, c, _), w in
-                                                zip(view.columns, widths, strict=True)) + 3)
-    ws.set_row(head + 1, changes_height)
+    changes_height = max(45.0, _lines_height([view.changes_label, *(c for _, c, _ in view.columns)],
+                                             [label_width, *cases], bold=True))
     first_row = head + 2
-    shown = [_row_shown(view, r, values) for r in range(len(view.rows))]
+    heights = [ROW_HEIGHT] * (first_row + len(view.rows) + 2 + (CHART_ROWS if view.chart_rows else 0))
     for r, label in enumerate(view.rows):
-        ws.write_string(first_row + r, 0, label, styles.label)
+        wraps = text_points(label) > room(label_width)
+        ws.write_string(first_row + r, 0, label, styles.text if wraps else styles.label)
+        heights[first_row + r] = _lines_height(label, label_width)
         ws.write_string(first_row + r, 1, shown[r].unit, styles.unit)
         for k, (_, _, lines) in enumerate(view.columns):
             line = lines[r]
@@ -182,33 +237,40 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
                           cached(line, values[line.id]))
     last_col = first_col + len(view.columns) - 1
     last_row = first_row + len(view.rows) - 1
-    ws.set_column(0, 0, 52)
-    unit_width = max([12, *(len(x.unit) + 2 for x in shown)])
-    ws.set_column(1, 1, unit_width)
-    for k, width in enumerate(widths):
-        ws.set_column(first_col + k, first_col + k, width)
+    for c, width in enumerate(widths):
+        ws.set_column(c, c, width)
     if view.chart_rows:
-        chart = wb.add_chart({"type": "column"})
-        for r in view.chart_rows:
-            chart.add_series({
-                "name": [ws.name, first_row + r, 0],
-                "categories": [ws.name, head, first_col, head, last_col],
-                "values": [ws.name, first_row + r, first_col, first_row + r, last_col],
-            })
-        chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
-        axis = shown[view.chart_rows[0]]
-        chart.set_y_axis({"name": axis.unit, "num_format": axis.fmt,
-                          "num_font": {"size": 9}, "min": 0})  # bars from zero: their lengths compare
-        chart.set_x_axis({"name": view.cases})
-        chart.set_legend({"position": "bottom"})
-        chart.set_size({"width": 720, "height": 360})
-        ws.insert_chart(last_row + 3, 0, chart, {"y_offset": 3})
+        ws.insert_chart(last_row + 3, 0, _view_chart(wb, ws.name, view, shown, (head, first_row, first_col, last_col)),
+                        {"y_offset": 3})
     ws.freeze_panes(first_row, first_col)
-    heights = [ROW_HEIGHT] * (last_row + 3 + (CHART_ROWS if view.chart_rows else 0))
-    heights[0], heights[head + 1] = TITLE_HEIGHT, changes_height
+    heights[0], heights[1], heights[head + 1] = TITLE_HEIGHT, _lines_height(
+        view.note, sum(widths[:first_page + 1])), changes_height
+    for row, height in enumerate(heights):
+        ws.set_row(row, height)
     spans = [(last_row + 3, last_row + 2 + CHART_ROWS)] if view.chart_rows else []
-    plan = one_page_wide(paper, [52, unit_width, *widths], heights, head, spans, one_page=True)
-    if plan.scale < VIEW_ONE_PAGE:  # too small on one page: as many pages as it takes
-        plan = one_page_wide(paper, [52, unit_width, *widths], heights, head, spans)
-    plans[ws.name] = plan
+    blocks = [Block((0, last_row), (0, last_col)), *(Block(span, (0, first_page)) for span in spans)]
+    plans[ws.name] = plan = plan_pages(paper, widths, heights, header_row=head, across=across, keep=spans,
+                                       smallest=CHART_FONT, blocks=blocks, across_first=True)
     apply(ws, paper, plan)
+
+
+def _view_chart(wb: xlsxwriter.Workbook, sheet: str, view: Any, shown: list[formats.Shown],
+                at: tuple[int, int, int, int]) -> Any:
+    """The view's column chart: a series per chart row, a bar per case, from zero, its axis in the first row's
+    format (`at`: the header row, the first row, the first and last case columns)."""
+    head, first_row, first_col, last_col = at
+    chart = wb.add_chart({"type": "column"})
+    for r in view.chart_rows:
+        chart.add_series({
+            "name": [sheet, first_row + r, 0],
+            "categories": [sheet, head, first_col, head, last_col],
+            "values": [sheet, first_row + r, first_col, first_row + r, last_col],
+        })
+    chart.set_title({"name": view.chart_title, "name_font": {"size": 11}})
+    axis = shown[view.chart_rows[0]]
+    # bars from zero: their lengths compare
+    chart.set_y_axis({"name": axis.unit, "num_format": axis.fmt, "num_font": {"size": 9}, "min": 0})
+    chart.set_x_axis({"name": view.cases})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": VIEW_CHART_WIDTH, "height": 360})
+    return chart

@@ -19,9 +19,9 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
-from workbook.excel import formats, pages, sizing
+from workbook.excel import formats, sizing
 from workbook.excel.cells import CellContext, cached
-from workbook.excel.charts import CHART_COLUMNS, ROWS_PER_CHART, add_charts
+from workbook.excel.charts import add_charts
 from workbook.excel.cover import write_cover
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.grids import write_grids
@@ -115,7 +115,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         _write_rows(wb, ws, styles, layout, title, values, site.name)
         if title in (CHECKS_SHEET, SUMMARY):
             _colour_checks(ws, styles, sl, layout.as_values)
-        _size_and_print(ws, layout, title, paper)
+        _size_and_print(ws, layout, title, paper, values)
         if document.protect:
             ws.protect()
     add_charts(wb, sheets, layout, values)
@@ -126,9 +126,8 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
                 values: dict[str, np.ndarray], site: str) -> None:
     """A sheet of lines: its title, column headers, period headers, sections, sentences and lines with names."""
     sl = layout.sheets[title]
-    ws.write(0, 0, f"{title}: {site}", styles.title)
-    ws.write(1, 0, SUBTITLES.get(title, f"{title}: workings. Formulas only; inputs live on the Inputs sheet."),
-             styles.subtitle)
+    ws.write(0, LABEL, f"{title}: {site}", styles.title)
+    ws.merge_range(1, LABEL, 1, NOTE, subtitle(title), _wrapped(styles, "subtitle", italic=True, font_color="#595959"))
     for col, head in enumerate(COLUMNS):
         ws.write(HEADER_ROW, col, head, styles.header)
     if sl.has_series:
@@ -139,10 +138,10 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
         if isinstance(item, Section):
             for col in range(len(COLUMNS)):
                 ws.write_blank(row, col, None, styles.section)
-            ws.write(row, LABEL, item.title, styles.section)
+            ws.write(row, LABEL, item.heading, styles.section)
             continue
-        if isinstance(item, Text):
-            ws.write_string(row, LABEL, item.text, styles.sentence)
+        if isinstance(item, Text):  # wrapped across the label-to-note columns: a page's edge would cut it
+            ws.merge_range(row, LABEL, row, NOTE, item.text, _wrapped(styles, "sentence", font_color="#404040"))
             continue
         _write_line(ws, styles, layout, title, item, values, row)
         target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
@@ -247,30 +246,27 @@ def paper_of(site: Site) -> Paper:
     return PAPERS[str(choice.magnitude) if choice is not None else "a4"]
 
 
-def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper) -> None:
+def subtitle(title: str) -> str:
+    """The line under a sheet's title: what the sheet is."""
+    return SUBTITLES.get(title, f"{title}: workings. Formulas only; inputs live on the Inputs sheet.")
+
+
+def _wrapped(styles: Styles, key: str, **props: Any) -> Any:
+    """A format of 10-point text wrapped from the top of its cells (made once per workbook)."""
+    cache = styles._cache
+    if ("wrapped", key) not in cache:
+        cache[("wrapped", key)] = styles.wb.add_format({**styles.base, "text_wrap": True, "valign": "top", **props})
+    return cache[("wrapped", key)]
+
+
+def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray]) -> None:
     """Column widths and row heights from the content, then the pages it prints on (workbook.excel.sizing)."""
     sl = layout.sheets[title]
-    charts = sum(c.sheet == title for c in layout.charts)
-    cols = sizing.widths(sl, layout.widths[sl.axis] if sl.has_series else 0, charts)
     notes = {row: _note(item, layout) for row, item in sl.rows if isinstance(item, Line)}
-    heights = sizing.heights(sl, cols, notes)
-    for col, width in cols.items():
-        if col < FIRST_PERIOD or charts:
-            ws.set_column(col, col, width)
-    if sl.has_series:
-        total = layout.total_column(sl.axis)
-        ws.set_column(FIRST_PERIOD, total - 1, sizing.PERIOD_WIDTH)
-        ws.set_column(total, total, sizing.TOTAL_WIDTH)
-    for row, height in enumerate(heights):
-        ws.set_row(row, height)
-    last_row, last_col = sl.last_row, layout.last_column(title)
-    if charts:
-        last_col = max(last_col, NOTE + CHART_COLUMNS)  # charts sit right of the table: print them too
-        last_row = max(last_row, HEADER_ROW + 1 + ROWS_PER_CHART * charts)
-    layout.pages[title] = plan = sizing.page_plan(sl, cols, heights, paper, charts, last_row, last_col,
-                                                  dated=layout.calendar is not None)
-    pages.apply(ws, paper, plan)
-    ws.freeze_panes(HEADER_ROW + 1, 1)
+    shown = {row: v for row, item in sl.rows if isinstance(item, Line) and not item.series
+             and isinstance(v := cached(item, values[item.id]), str)}
+    sizing.size_and_print(ws, layout, title, paper, values, notes, shown, subtitle(title))
+    ws.freeze_panes(HEADER_ROW + 1, LABEL + 1)
 
 
 def _write_settings(ws: Any, styles: Styles, settings: list[Any]) -> None:

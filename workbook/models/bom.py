@@ -188,8 +188,9 @@ NOTE = ("Every quantity is a live formula on the model line it comes from (its n
         "prices are the budget inputs, or a vendor's quoted price where a quote was imported. The TCO's IT capex is "
         "the total; support and warranty, priced per year of cover, is its yearly hardware support (not capex). "
         "The facility (colocation fit-out or build) is priced on the TCO sheet.")
-COLUMNS = [GridColumn("Line", 26), GridColumn("Item", 30, wrap=True), GridColumn("Part / spec", 36, wrap=True),
-           GridColumn("Quantity", 10), GridColumn("Unit", 9), GridColumn("Length class (m)", 9),
+COLUMNS = [GridColumn("Line", 26, printed=False), GridColumn("Item", 30, wrap=True),
+           GridColumn("Part / spec", 36, wrap=True), GridColumn("Quantity", 10, omit_zero=True), GridColumn("Unit", 9),
+           GridColumn("Length class (m)", 9),
            GridColumn("Why this quantity", 40, wrap=True), GridColumn("Unit price (USD)", 12),
            GridColumn("Price basis and source", 34, wrap=True), GridColumn("Extended (USD)", 14),
            GridColumn("Budget unit price (USD)", 12), GridColumn("Variance vs budget (USD, + over)", 13),

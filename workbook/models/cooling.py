@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import added, ceil, flag, max_, where
@@ -196,9 +198,19 @@ def _heat(s: SheetBuilder, i: Inputs, p: Inputs, power: PowerOut) -> dict[str, L
     return {"it": it_heat, "node_liquid": node_liquid, "liquid": liquid, "air": air}
 
 
+def air_cooled(i: Inputs) -> str:
+    """Why the liquid loop does not apply to the site as built: every component's liquid share is 0 (in every
+    case of a batch), so no heat goes to liquid; empty where some does. Its rows stay live (a share entered in the
+    workbook gives them values) but are collapsed and not printed."""
+    shares = (i.gpu_liquid_share, i.cpu_liquid_share, i.baseboard_liquid_share, i.nic_liquid_share)
+    if all(x.value is not None and not np.any(x.value) for x in shares):
+        return "every liquid share is 0, so no heat goes to liquid (an air-cooled hall)"
+    return ""
+
+
 def _coolant(s: SheetBuilder, i: Inputs, heat: dict[str, Line], power: PowerOut) -> dict[str, Line]:
     """The technology loop: flow from the liquid heat, the rise it gives, and a full rack's flow."""
-    s.section("Coolant loop (technology cooling system)")
+    s.section("Coolant loop (technology cooling system)", air_cooled(i))
     flow = s.calc("coolant_flow", "Coolant flow", "L/min", heat["liquid"] * i.flow_per_kw,
                   "heat to liquid x design flow per kW")
     s.calc("coolant_flow_gpm", "Coolant flow (US gallons per minute)", "gpm", flow, "the same flow in gpm")
@@ -228,7 +240,7 @@ def _coolant(s: SheetBuilder, i: Inputs, heat: dict[str, Line], power: PowerOut)
 
 def _cdus(s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line], power: PowerOut) -> Line:
     """Row CDUs share one hall loop (pooled); in-rack CDUs serve one rack each, counted and spared per rack."""
-    s.section("Coolant distribution units (CDUs)")
+    s.section("Coolant distribution units (CDUs)", air_cooled(i))
     if i.choice("cdu_scope") == "rack":
         heat = s.calc("cdu_group_heat", "Heat to liquid one CDU group serves (a full rack)", "kW",
                       flow["rack_heat"], "in-rack CDUs serve only their own rack")
@@ -354,7 +366,7 @@ def _marginal(s: SheetBuilder, i: Inputs, p: Inputs, dry_loop: Line) -> None:
 
 def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:
     """How long a GPU's cold plate lasts when the flow stops: why the CDU pumps are UPS-backed."""
-    s.section("Cold plate when the flow stops")
+    s.section("Cold plate when the flow stops", air_cooled(i))
     coolant = s.calc("cold_plate_mass", "Coolant mass in one GPU cold plate", "g",
                      i.cold_plate_volume * i.coolant_density)
     capacity = s.calc("cold_plate_heat_capacity", "Heat capacity of one GPU cold plate (coolant + metal)", "J/K",

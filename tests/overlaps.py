@@ -1,0 +1,77 @@
+"""Overlapping text in a printed PDF: words whose boxes cross words of another line, as a wrapped note does when
+its row is shorter than its lines (the spreadsheet prints the lines over the next row, or clips them), and the
+size text prints at. Words come from the PDF's own glyph boxes (pdfplumber).
+
+`python -m tests.overlaps pack.pdf...` lists each file's overlaps by page and its smallest text.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pdfplumber
+
+MIN_SHARE = 0.2  # of the smaller word's box: a crossing less than this is two lines touching, not overlapping
+
+
+@dataclass(frozen=True)
+class Overlap:
+    page: int  # one-based
+    first: str
+    second: str
+
+    def __str__(self) -> str:
+        return f"page {self.page}: {self.first!r} x {self.second!r}"
+
+
+def _crossing(a: dict, b: dict) -> float:
+    """The share of the smaller box that the two boxes have in common."""
+    w = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
+    h = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a["x1"] - a["x0"]) * (a["bottom"] - a["top"]), (b["x1"] - b["x0"]) * (b["bottom"] - b["top"]))
+    return w * h / smaller if smaller > 0 else 0.0
+
+
+def page_overlaps(page: pdfplumber.page.Page, number: int) -> list[Overlap]:
+    """The pairs of words of different lines on a page whose boxes cross by MIN_SHARE or more."""
+    words = sorted((w for w in page.extract_words(x_tolerance=1.5, y_tolerance=1, use_text_flow=True)
+                    if w["upright"]), key=lambda w: w["top"])  # a chart's rotated axis title has no line box
+    found = []
+    for i, a in enumerate(words):
+        for b in words[i + 1:]:
+            if b["top"] >= a["bottom"]:
+                break
+            if abs(a["top"] - b["top"]) > 0.5 and _crossing(a, b) >= MIN_SHARE:
+                found.append(Overlap(number, a["text"], b["text"]))
+    return found
+
+
+def overlaps(pdf: Path) -> list[Overlap]:
+    """Every page's overlapping words."""
+    with pdfplumber.open(pdf) as doc:
+        return [o for k, page in enumerate(doc.pages, start=1) for o in page_overlaps(page, k)]
+
+
+def smallest_text(pdf: Path) -> tuple[float, int]:
+    """The smallest upright glyph printed (in points, on paper) and the page it is on (a rotated glyph, a chart's
+    axis title, has no size of its own in the PDF's text matrix)."""
+    with pdfplumber.open(pdf) as doc:
+        return min(((round(c["size"], 2), k) for k, page in enumerate(doc.pages, start=1) for c in page.chars
+                    if c["text"].strip() and c["upright"]), default=(0.0, 0))
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        found = overlaps(Path(name))
+        pages = sorted({o.page for o in found})
+        size, where = smallest_text(Path(name))
+        with pdfplumber.open(name) as doc:
+            total = len(doc.pages)
+        print(f"{name}: {total} pages, {len(found)} overlaps on pages {pages}; smallest text {size} pt (page {where})")
+        for o in found[:int(os.environ.get("SHOW", "0"))]:
+            print("  ", o)
