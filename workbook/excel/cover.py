@@ -79,7 +79,7 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
         ("Site file SHA-256", site.digest),
         ("Built by", f"gpu-site-workbook {__version__}"),
     ]
-    for setting in layout.settings:
+    for setting in (s for s in layout.settings if s.shapes):
         rows.append((setting.label, f"{setting.value} ({_origin(setting.source)})"))
     r = max(2, _headline(ws, styles, headline or [], 1))  # under the title, where a blank row was: the answer
     for label, text in rows:

@@ -54,12 +54,14 @@ class Scope:
 
 @dataclass
 class Setting:
-    """A word from the site file that shapes which rows exist (e.g. the facility overhead method)."""
+    """A word from the site file that shapes which rows exist (e.g. the facility overhead method), or a text it
+    gives (a node's name, a delivery address: `shapes` False), shown beside the inputs."""
 
     key: str
     label: str
     value: str
     source: str
+    shapes: bool = True  # the Cover names the choices that shape the model, not the texts
 
 
 class Inputs:
@@ -85,7 +87,7 @@ class Inputs:
                 self._choices[key] = value.magnitude
                 key_shown = in_namespace(spec.key, namespace)
                 label = f"{spec.label} ({namespace})" if namespace else spec.label
-                book.settings.append(Setting(key_shown, label, shown, value.source))
+                book.settings.append(Setting(key_shown, label, shown, value.source, shapes=not spec.text))
             elif spec.redundancy:
                 mult, spares = value.magnitude
                 note = f"{value.given} -> {mult} x N + {spares} spare(s); {value.source}"
