@@ -422,8 +422,10 @@ def test_a_hall_beyond_multimode_reach_moves_long_tiers_to_single_mode(tmp_path:
     assert two["fabric.switch_optics_power"] - one["fabric.switch_optics_power"] == pytest.approx(1136 * 2 / 1000)
     assert two["fabric.node_optics_power"] == pytest.approx(one["fabric.node_optics_power"])
     # the BOM prices them: 1,136 single-mode transceivers at 1,500 instead of 1,000, and their 1,136 links on
-    # single-mode fibre at 120 instead of multimode at 150
-    assert two["bom.total_network"] - one["bom.total_network"] == pytest.approx(1136 * 500 - 1136 * 30)
+    # single-mode fibre at 120 instead of multimode at 150; the network group's shipping lot (bom.shipping_share,
+    # 1% of its equipment) follows: 533,920 x 1.01 = 539,259.2
+    assert one["bom.shipping_share"] == 0.01
+    assert two["bom.total_network"] - one["bom.total_network"] == pytest.approx((1136 * 500 - 1136 * 30) * 1.01)
     assert bool(big["fabric.runs_within_single_mode_reach"].reshape(-1)[0])
     end = load(site_file(tmp_path, "end", power={**hall, "racks_per_row": 100, "network_location": "end-of-row"}))
     e = {k: float(x.reshape(-1)[0]) for k, x in end.values.items() if k.startswith("fabric.")}

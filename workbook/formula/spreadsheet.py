@@ -165,23 +165,29 @@ def _round0(x: Any, fn: Any) -> np.ndarray:
     return np.where(skip, x, np.copysign(r, x))
 
 
+def _glibc_pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except (ValueError, OverflowError):  # a negative base's fractional power, 0 to a negative power, overflow
+        return math.nan
+
+
+_GLIBC_POW = np.frompyfunc(_glibc_pow, 2, 1)
+
+
 def power(a: Any, b: Any) -> np.ndarray:
     """sc::power: pow(), with an odd root of a negative number allowed, and an error (NaN here) where pow
     overflows, underflows or is undefined."""
     a, b = np.broadcast_arrays(_f(a), _f(b))
     with np.errstate(all="ignore"):
-        r = np.atleast_1d(np.power(a, b)).copy()
-        # numpy's vectorised pow can differ from glibc's (LibreOffice's) in the last bit; near 1, where a following
-        # "- 1" (a monthly rate from an annual one) would magnify that bit, take glibc's own result
-        near_one = np.isfinite(r) & (np.abs(r - 1.0) < 1e-4) & (np.atleast_1d(a) > 0)
-        if near_one.any():
-            aa, bb = np.broadcast_to(a, r.shape), np.broadcast_to(b, r.shape)
-            r[near_one] = [math.pow(x, y) for x, y in zip(aa[near_one], bb[near_one], strict=True)]
-        r = r.reshape(a.shape)
+        # glibc's pow (LibreOffice's std::pow) element by element: numpy's vectorised pow differs from it in the last
+        # bit for some arguments, and differently for a batch than for one site (its SIMD loops), so a batch would
+        # not give what single evaluations give, nor LibreOffice
+        r = np.asarray(_GLIBC_POW(a, b), dtype=float).reshape(a.shape)
         f = 1.0 / b + np.where(b < 0, -0.5, 0.5)
         i = np.trunc(np.where(np.isfinite(f) & (np.abs(f) < 9e18), f, 0.0))
         odd_root = (a < 0) & (b != 0) & (np.fmod(i, 2) != 0) & approx_equal(1.0 / np.where(i == 0, 1, i), b)
-        r = np.where(odd_root, -np.power(-a, b), r)
+        r = np.where(odd_root, -np.asarray(_GLIBC_POW(-a, b), dtype=float).reshape(a.shape), r)
         underflow = ((r == 0) & (a != 0)) | ((r != 0) & (np.abs(r) < np.finfo(float).tiny))
     return np.where(np.isfinite(r) & ~underflow, r, np.nan)
 
