@@ -56,6 +56,7 @@ class Line(Operand):
     recursive: bool = False  # uses its own previous period: evaluated one period at a time
     validity: bool = False  # a check the model's own numbers need (e.g. the life fits the timeline)
     year_keys: Node | None = None  # a roll-up key row: each yearly column's key (its header); None: its number
+    balance_change: bool = False  # a change in a balance (debt, book value, tax owed): it nets to 0 over the life
 
     def node(self) -> Node:
         return Ref(self)

@@ -33,9 +33,9 @@ def profit_and_loss(scope: Scope, i: Inputs, when: Schedule, own: Owning, debt: 
         tax_paid.append(debt.tax)
     assets = c.calc("asset_change_flow", "Change in assets' book value", "USD", added(additions),
                     "capex + working capital (+ interest capitalised) - depreciation - book value written off at exit",
-                    fmt=USD)
+                    fmt=USD, balance_change=True)
     payable = c.calc("tax_payable_change_flow", "Change in tax payable (tax arisen - tax paid)", "USD",
-                     added(tax_accrued) - added(tax_paid), "the tax lag's balance", fmt=USD)
+                     added(tax_accrued) - added(tax_paid), "the tax lag's balance", fmt=USD, balance_change=True)
     y = scope.sheet(PL_SHEET)
     y.section("P&L: the cost of the cluster by year (no revenue; costs positive)")
     lines = [y.calc(f"pl_{key}", label, "USD", rollup_by(getattr(own, key), when), fmt=USD)
@@ -78,14 +78,15 @@ def _tie_out(y: object, c: object, when: Schedule, after_tax: Line, cash: Line, 
              payable: Line, debt: Debt | None) -> None:
     y.section("Tie-out: cash out = cost after tax + change in assets - change in debt - change in tax balances")
     asset_change = y.calc("pl_asset_change", "Change in assets' book value", "USD", rollup_by(assets, when),
-                          fmt=USD)
+                          fmt=USD, balance_change=True)
     taxes = y.calc("pl_tax_balances_change", "Change in deferred tax and tax payable", "USD",
-                   rollup_by(deferred, when) + rollup_by(payable, when), fmt=USD)
+                   rollup_by(deferred, when) + rollup_by(payable, when), fmt=USD, balance_change=True)
     explained = after_tax + asset_change - taxes
     if debt is not None:
         change = c.calc("debt_change_flow", "Change in debt", "USD", debt.drawn + debt.interest - debt.paid,
-                        "drawn + interest - paid", fmt=USD)
-        explained = explained - y.calc("pl_debt_change", "Change in debt", "USD", rollup_by(change, when), fmt=USD)
+                        "drawn + interest - paid", fmt=USD, balance_change=True)
+        explained = explained - y.calc("pl_debt_change", "Change in debt", "USD", rollup_by(change, when), fmt=USD,
+                                       balance_change=True)
     total = y.calc("pl_explained_cash", "Cost after tax + change in assets - change in debt - change in tax "
                    "balances", "USD", explained, "should equal the cash out above", fmt=USD)
     ties = y.calc("pl_ties", "Ties to the cash out, to the dollar", "TRUE/FALSE",

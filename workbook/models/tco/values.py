@@ -74,7 +74,7 @@ def exit_values(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, cap
                       i.tax_rate * (tax_dep - dep + when.exit * it_left),
                       "tax rate x (tax depreciation - book depreciation, and at exit the IT's tax basis left: the "
                       "books have written it all off over its life): the tax the books owe beyond the tax paid",
-                      fmt=USD)
+                      fmt=USD, balance_change=True)
     return ExitValues(it_dep, fac_dep, dep, tax_dep, rows["resale"], rows["facility"], rows["tax_loss"],
                       rows["book_loss"], rows["written_off"], deferred, fac["book_left"], fac["share"], resale,
                       fac["shares"])
