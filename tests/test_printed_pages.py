@@ -14,10 +14,10 @@ import yaml
 from openpyxl.utils import range_boundaries
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.overlaps import overlaps, smallest_text
+from tests.overlaps import overlaps, past_the_edge, smallest_text
 from workbook import api
 from workbook.excel.layout import LABEL, UNIT, Layout
-from workbook.excel.pages import READABLE
+from workbook.excel.pages import MARGIN_SIDE, READABLE
 from workbook.pdf import exports, pages_by_sheet, to_pdf
 from workbook.sheets import NOT_PRINTED
 
@@ -110,6 +110,13 @@ def test_no_text_overlaps_other_text_on_paper(site_printed: Printed) -> None:
     found = overlaps(site_printed.pdf)
     assert found == [], [str(o) for o in found[:10]]
     assert smallest_text(site_printed.pdf)[0] >= READABLE - 0.05  # the PDF rounds sizes to hundredths
+
+
+def test_no_text_runs_past_the_pages_right_edge(site_printed: Printed) -> None:
+    """Every word ends inside the printable area (the paper less its side margin): a text that does not wrap is
+    cut at the page's edge (the Cover's sheet links, hyperlinks LibreOffice does not wrap, ran to 926 of 813
+    points before)."""
+    assert past_the_edge(site_printed.pdf, MARGIN_SIDE * 72) == []
 
 
 def test_no_chart_is_cut_across_pages(site_printed: Printed) -> None:
