@@ -65,6 +65,14 @@ def smallest_text(pdf: Path) -> tuple[float, int]:
                     if c["text"].strip() and c["upright"]), default=(0.0, 0))
 
 
+def past_the_edge(pdf: Path, margin: float) -> list[tuple[int, str]]:
+    """The words (page, text) whose box ends past the printable right edge, `margin` points inside the paper's
+    (text the spreadsheet did not wrap, cut at the page's edge on paper)."""
+    with pdfplumber.open(pdf) as doc:
+        return [(k, w["text"]) for k, page in enumerate(doc.pages, start=1)
+                for w in page.extract_words(x_tolerance=1.5, y_tolerance=1) if w["x1"] > page.width - margin + 0.5]
+
+
 if __name__ == "__main__":
     for name in sys.argv[1:]:
         found = overlaps(Path(name))

@@ -435,7 +435,8 @@ def test_the_cover_says_where_each_choice_came_from_and_what_each_sheet_is(built
     assert rows["Sensitivity swing (+/- on each input)"] == "20% (the default)"
     assert rows["Facility overhead method"] == "pue (set in the site file)"
     assert rows["CDU scope: row (shared by the hall) or rack (in-rack, one rack each)"] == "row (from the catalog)"
-    listed = [c.value for row in ws.iter_rows(min_col=2, max_col=2) for c in row if c.hyperlink]
+    listed = [f"{c.value}: {ws.cell(row=c.row, column=2).value}" for row in ws.iter_rows(max_col=1) for c in row
+              if c.hyperlink]  # the link (its title) beside its purpose
     assert all(any(title in str(x) for x in listed) for title in built.layout.sheets), listed  # each named
     assert not any(": workings" in str(x) for x in listed), listed
 

@@ -98,16 +98,15 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ws.write_string(r + 2, 1, "Check FALSE", styles.wb.add_format({**styles.base, "bg_color": "#FFC7CE"}))
     r += 4
     ws.write(r, 0, "Sheets", styles.bold)
+    r += 1
     link = _link(styles)
     for title in layout.sheets:
         if title == sheets.DELAY_YEARLY:  # named on the delay scenario's own row
             continue
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
         where = APPENDIX if title in layout.appendix and title not in sheets.NOT_PRINTED else ""
-        text = f"{title}: {purpose}{where}"
-        ws.write_url(r, 1, f"internal:'{title}'!A1", link, string=text)
-        tall[r] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, TEXT_WIDTH) + 2.25)
-        ws.set_row(r, tall[r])
+        ws.write_url(r, 0, f"internal:'{title}'!A1", link, string=title)
+        tall[r] = _wrapped(ws, r, purpose + where, styles)
         r += 1
     heights = [tall.get(k, ROW_HEIGHT) for k in range(r + 1)]
     layout.pages[COVER] = plan = plan_pages(paper, [58, TEXT_WIDTH], heights)
@@ -127,8 +126,9 @@ def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], 
 
 
 def _link(styles: Styles) -> Any:
-    """A link to a sheet, wrapped in its column (a long one would run past the page's edge)."""
-    return styles.wb.add_format({**styles.base, "font_color": "#0563C1", "underline": 1, "text_wrap": True})
+    """A link to a sheet: its title alone, in the label column (LibreOffice does not wrap a hyperlink's text, so a
+    long one would run past the page's edge); the sheet's purpose is wrapped plain text beside it."""
+    return styles.wb.add_format({**styles.base, "font_color": "#0563C1", "underline": 1, "valign": "top"})
 
 
 def _origin(source: str) -> str:

@@ -19,6 +19,7 @@ from workbook.excel.pages import (
     ROW_HEIGHT,
     TITLE_HEIGHT,
     Across,
+    Block,
     Paper,
     apply,
     column_breaks,
@@ -81,13 +82,24 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
     ws.freeze_panes(first + 1, first_col + 1)
     printed = [0.0 if r in collapsed else h for r, h in enumerate(heights)]
     layout.pages[ws.name] = plan = plan_pages(paper, widths, printed, first_col=first_col, header_row=first,
-                                              across=across, sections=sections, across_first=True)
+                                              across=across, sections=sections, across_first=True,
+                                              blocks=_blocks(grids, first_col, first_page))
     if collapsed:
         plan.footer = (f"{len(collapsed)} rows of quantity 0 do not apply to this site: they are collapsed (+ to show) "
                        "and not printed.")
     apply(ws, paper, plan)
     if layout.document is not None and layout.document.protect:
         ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def _blocks(grids: list[Grid], first_col: int, first_page: int) -> list[Block]:
+    """What each grid prints: its rows in its own columns (a narrower grid below a wide one prints nothing on the
+    pages across it does not reach, and the spreadsheets print no empty page), and the title and note above."""
+    spans = [Block((0, grid_first_row(grids, 0) - 1), (first_col, first_page))]
+    for k, grid in enumerate(grids):
+        head = grid_first_row(grids, k)
+        spans.append(Block((head - (1 if k else 0), head + len(grid.rows)), (first_col, len(grid.columns) - 1)))
+    return spans
 
 
 def _zero(grid: Grid, row: list[Any], values: dict[str, np.ndarray]) -> bool:

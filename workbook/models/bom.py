@@ -188,11 +188,14 @@ NOTE = ("Every quantity is a live formula on the model line it comes from (its n
         "prices are the budget inputs, or a vendor's quoted price where a quote was imported. The TCO's IT capex is "
         "the total; support and warranty, priced per year of cover, is its yearly hardware support (not capex). "
         "The facility (colocation fit-out or build) is priced on the TCO sheet.")
-COLUMNS = [GridColumn("Line", 26, printed=False), GridColumn("Item", 30, wrap=True),
-           GridColumn("Part / spec", 36, wrap=True), GridColumn("Quantity", 10, omit_zero=True), GridColumn("Unit", 9),
+# Widths: the notes that set a row's height (the part's specification, the price's basis and source) wide, so a
+# row takes two or three lines rather than five to nine; the sheet prints two pages across at 80% or more either
+# way (the example's BOM: 20 pages before, 11 after).
+COLUMNS = [GridColumn("Line", 26, printed=False), GridColumn("Item", 26, wrap=True),
+           GridColumn("Part / spec", 52, wrap=True), GridColumn("Quantity", 10, omit_zero=True), GridColumn("Unit", 9),
            GridColumn("Length class (m)", 9),
-           GridColumn("Why this quantity", 40, wrap=True), GridColumn("Unit price (USD)", 12),
-           GridColumn("Price basis and source", 34, wrap=True), GridColumn("Extended (USD)", 14),
+           GridColumn("Why this quantity", 44, wrap=True), GridColumn("Unit price (USD)", 12),
+           GridColumn("Price basis and source", 64, wrap=True), GridColumn("Extended (USD)", 14),
            GridColumn("Budget unit price (USD)", 12), GridColumn("Variance vs budget (USD, + over)", 13),
            GridColumn("Lead time (weeks)", 9)]
 
@@ -238,7 +241,8 @@ def _shipping_and_support(s: SheetBuilder, i: AllInputs, group: str, quotes: dic
         Item(f"shipping_{group}", group, f"Shipping and insurance: {name.lower()}", f"packing, freight, insurance "
              f"and delivery of {whole} to the delivery site, on the delivery terms: one lot (0 with a comment where "
              "the unit prices include it)", has, "lot", "one lot when the group has anything to deliver",
-             b.shipping_share * equipment, basis=f"shipping share x the group's equipment ({b.shipping_share.note})"),
+             b.shipping_share * equipment, basis="shipping share x the group's equipment "
+             "(bom.shipping_share: its value and source on Inputs)"),
         Item(f"support_{group}", group, f"Support and warranty: {name.lower()}, per year", f"hardware support "
              f"and warranty for {whole}: parts replacement next business day, firmware and software updates, "
              "technical support 24x7; price per year of cover", years * has, "years of cover",
