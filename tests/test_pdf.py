@@ -19,10 +19,11 @@ from workbook import cli, pdf, verify
 from workbook.excel.styles import PAGE_HEADER
 from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
 
-SHEETS = ["Cover", "Inputs", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "Power envelope",
+# the answer first: the Summary after the Cover, the Inputs behind the results (issue 27)
+SHEETS = ["Cover", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "Power envelope",
           "Reliability", "BOM", "TCO", "P&L",
           "Cash flows", "Scenarios", "Scenarios by year", "Delay scenario", "Delay scenario by year", "Sensitivity",
-          "Checks"]
+          "Inputs", "Checks"]
 MONTHLY = ["Cash flows", "Scenarios"]
 NOT_PRINTED = ["Delay scenario", "Delay scenario by year"]  # the built-in delay scenario: in the workbook only
 
