@@ -31,6 +31,7 @@ import yaml
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.book import Book
+from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
 from workbook.excel.writer import CellContext
 from workbook.formula.line import Line
@@ -172,9 +173,11 @@ def _check_row(reviewed: Path, cells: dict[tuple[int, int], Cell], row: int, lin
                           f"{line.name} ({where}): rows were moved, renamed or deleted; rebuild and review again "
                           "without moving rows", kind=STRUCTURE, file=reviewed, cell=_cell_name(row, NAME),
                           key=line.id)
+    # the unit as the build wrote it: its plural, or its singular beside a value of 1 (1 unit, 2 units)
+    units = {line.unit_text, formats.SINGULAR.get(line.unit_text, line.unit_text)}
     for col, want, what in ((LABEL, line.label, "label"), (UNIT, line.unit_text, "unit")):
         got = _text(cells.get((row, col)))
-        if got != want:
+        if got != want and not (col == UNIT and got in units):
             raise ReviewError(f"its {what} is {clip(got)!r}, the build's is {clip(want)!r}: the sheet's structure "
                               "changed; rebuild and review again, changing only values", kind=STRUCTURE,
                               file=reviewed, cell=_cell_name(row, col), key=line.id)
