@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from fractions import Fraction
+from typing import Any
+
+import yaml
+
+from tests.conftest import EXAMPLE
+
+BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read
+
+
 
 
 def binomial_quantile_exactly(n: int, p: float, level: float) -> int:
@@ -20,3 +30,16 @@ def binomial_quantile_exactly(n: int, p: float, level: float) -> int:
         if total >= level_:
             return k
     return n
+
+
+def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (), **top: Any) -> dict[str, Any]:
+    """The example site with `section.key` values changed or removed, and top-level keys replaced."""
+    data = copy.deepcopy(BASE)
+    for dotted, v in (changes or {}).items():
+        section, key = dotted.split(".", 1)
+        data.setdefault(section, {})[key] = v
+    for dotted in remove:
+        section, key = dotted.split(".", 1)
+        del data[section][key]
+    data.update(top)
+    return data

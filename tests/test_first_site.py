@@ -8,41 +8,27 @@ from __future__ import annotations
 
 import copy
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLE, ROOT
+from tests.conftest import EXAMPLE
+from tests.helpers import BASE, site_with
+from tests.test_cli import run
 from workbook import findings, vendor_copy
 from workbook.api import load
 from workbook.inputs import InputError, InputErrors, example_for, load_catalog, load_site
 from workbook.models import all_rules, all_specs
 
-BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 SPECS = {s.key: s for s in all_specs()}
 MISSING = "is missing (not in the site file nor in its catalog entries)"
 
 
-def run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600)
-
-
 def site(path: Path, change: dict[str, Any] | None = None, remove: tuple[str, ...] = (), **top: Any) -> Path:
-    """The example site with `section.key` values changed or removed, and top-level entries replaced."""
-    data = copy.deepcopy(BASE)
-    for dotted, v in (change or {}).items():
-        section, key = dotted.split(".", 1)
-        data.setdefault(section, {})[key] = v
-    for dotted in remove:
-        section, key = dotted.split(".", 1)
-        del data[section][key]
-    data.update(top)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    """The example site with `section.key` values changed or removed, and top-level entries replaced, written."""
+    path.write_text(yaml.safe_dump(site_with(change, remove, **top), sort_keys=False, allow_unicode=True))
     return path
 
 

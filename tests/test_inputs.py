@@ -5,7 +5,6 @@ Each bad site is the example site with one thing changed, so these tests keep wo
 
 from __future__ import annotations
 
-import copy
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -17,25 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
+from tests.helpers import BASE, site_with
 from workbook.excel.layout import NOTE
 from workbook.inputs import InputError, InputErrors, Site, example_for, load_site
 from workbook.models import all_specs, build_book
 
-BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 SPECS = {s.key: s for s in all_specs()}
-
-
-def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (), **top: Any) -> dict[str, Any]:
-    """The example site with `section.key` values changed or removed, and top-level keys replaced."""
-    data = copy.deepcopy(BASE)
-    for dotted, v in (changes or {}).items():
-        section, key = dotted.split(".", 1)
-        data.setdefault(section, {})[key] = v
-    for dotted in remove:
-        section, key = dotted.split(".", 1)
-        del data[section][key]
-    data.update(top)
-    return data
 
 
 def write(data: dict[str, Any] | str, path: Path) -> Path:
