@@ -17,3 +17,10 @@ def libreoffice() -> str:
         pytest.fail("LibreOffice (soffice) is not installed; run `make test` as root or "
                     "apt-get install -y --no-install-recommends libreoffice-calc-nogui")
     return exe
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reaches LibreOffice through the fixture, directly or through another fixture."""
+    for item in items:
+        if "libreoffice" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.libreoffice)

@@ -1,18 +1,39 @@
-"""Helpers the tests share, one per job."""
+"""Helpers the tests share, one per job. Test modules import from here (and conftest, parity, strategies,
+fuzz, overlaps), never from each other."""
 
 from __future__ import annotations
 
 import copy
+import os
+import re
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
+import openpyxl
 import yaml
+from openpyxl.formula.tokenizer import Token, Tokenizer
 
-from tests.conftest import EXAMPLE
+from tests.conftest import EXAMPLE, ROOT
+from workbook.api import load
+from workbook.book import Book
+from workbook.inputs import load_site
+from workbook.models import (
+    ENGINEERING,
+    all_rules,
+    all_specs,
+    bom,
+    define_fleet,
+    define_site_fleet,
+    model_inputs,
+    reliability,
+    summary,
+)
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read
-
-
+_CELL = re.compile(r"^\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?$")
 
 
 def binomial_quantile_exactly(n: int, p: float, level: float) -> int:
@@ -43,3 +64,125 @@ def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (
         del data[section][key]
     data.update(top)
     return data
+
+
+def run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=600)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], prefix: str = "error:") -> str:
+    assert "Traceback" not in proc.stderr + proc.stdout
+    err = proc.stderr.strip()
+    assert err.startswith(prefix), err
+    assert "\n" not in err, err
+    return err
+
+
+B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
+
+
+HAND_TCO = {
+    "server_price": "240000 USD", "switch_price": "0 USD", "transceiver_price": "0 USD", "cable_price": "0 USD",
+    "oob_switch_price": "0 USD", "fit_out_capex": "0 USD", "colo_price": "0 USD/kW/month",
+    "cost_of_capital": 0.0, "useful_life": "2 years", "residual_value": 0.0, "electricity_price": "0 USD/kWh",
+    "support_rate": "0 / year", "staff_fte": 0, "utilisation": 1.0, "on_demand_price": "2 USD/GPU/hour",
+    "reserved_share": 0.0, "rent_extras": "0 USD/month", "horizon": "36 months", "rent_price_change": 0.0,
+    "electricity_escalation": 0.0, "facility_escalation": 0.0, "lead_time": "0 months", "tax_rate": 0.0,
+    "staff_escalation": 0.0, "support_escalation": 0.0, "ramp_months": "0 months", "working_capital_months": "0 months",
+}
+
+
+# the BOM's other budget prices at 0 (its services and shipping too), so the capex is the one node's 240,000 (the
+# colocation supplies the cabinets)
+HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
+                                     "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
+                                     "manifold_price", "hose_price", "management_node_price",
+                                     "inband_switch_price", "inband_transceiver_price",
+                                     "inband_single_mode_transceiver_price", "dac_price", "licence_price",
+                                     "install_price", "cabling_price")} | {"shipping_share": 0.0}
+
+
+# the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
+# part, and with no lead time nothing is waited for (Reliability sheet)
+HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
+                    "parts_lead_time": "0 days"}
+
+
+def site_file(tmp: Path, name: str = "site", base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
+    """A site (the example by default) with some keys changed (sections merged key by key), no scenarios."""
+    data = copy.deepcopy(base or BASE)
+    data.pop("scenarios", None)
+    for section, changes in sections.items():
+        if section == "scenarios":
+            data["scenarios"] = changes
+        else:
+            data.setdefault(section, {}).update(changes)
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def hand(tmp: Path, name: str = "hand", **tco: Any) -> Any:
+    """The HAND site's evaluated model, with some TCO keys changed."""
+    return load(site_file(tmp, name, power={"gpus": 8}, tco={**HAND_TCO, **tco}, bom=HAND_BOM,
+                          reliability=HAND_RELIABILITY))
+
+
+def v(model: Any, key: str) -> Any:
+    """A line's value: a float for a single value, the row for a row."""
+    x = model.values[key]
+    return float(x.reshape(-1)[0]) if x.size == 1 else x[0]
+
+
+def unresolved_references(path: Path) -> list[str]:
+    """Every reference in the file that points outside it: a sheet it lacks, or a name it does not define."""
+    wb = openpyxl.load_workbook(path)
+    titles = set(wb.sheetnames)
+    names = set(wb.defined_names)
+    problems = []
+    for name, defined in wb.defined_names.items():
+        for title, _ in defined.destinations:
+            if title not in titles:
+                problems.append(f"name {name} -> missing sheet {title!r}")
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for cell in row:
+                if not (isinstance(cell.value, str) and cell.value.startswith("=")):
+                    continue
+                for token in Tokenizer(cell.value).items:
+                    if token.type != Token.OPERAND or token.subtype != Token.RANGE:
+                        continue
+                    ref = token.value
+                    if "!" in ref:
+                        title = ref.rsplit("!", 1)[0].strip("'")
+                        if title not in titles:
+                            problems.append(f"{ws.title}!{cell.coordinate}: sheet {title!r} is not in the file")
+                    elif not _CELL.match(ref) and ref not in names:
+                        problems.append(f"{ws.title}!{cell.coordinate}: name {ref} is not defined")
+    return problems
+
+
+def two_fleets() -> tuple[Book, object]:
+    """The example's fleet and, under the namespace fleet_new, the B200 build's hardware, in one book (the example
+    sizes its storage on the Reliability sheet, so that model comes first; the BOM's head node count is an endpoint
+    of its storage and in-band networks)."""
+    old_site = load_site(EXAMPLE, all_specs(), rules=all_rules())
+    new_site = load_site(B200, all_specs(), rules=all_rules())
+    book = Book("two fleets")
+    _, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability, bom]))
+    new = define_fleet(book, model_inputs(book, new_site, ENGINEERING, "fleet_new"), "fleet_new")
+    summary.define_checks(book)
+    return book, (old_site, old, new)
+
+
+def bad_site(path: Path, change: dict[str, Any] | None = None, remove: str | None = None) -> Path:
+    """The example site with keys changed or one removed, written to `path` (for the CLI's refusals)."""
+    path.write_text(yaml.safe_dump(site_with(change, (remove,) if remove else ()), sort_keys=False))
+    return path
+
+
+def fixed_seed(variable: str, default: int) -> int:
+    """A random test's seed: fixed, so a run passes or fails the same way every time; the environment variable
+    draws another set (the hunt for the next bug). The test names the seed in its failure message."""
+    return int(os.environ.get(variable, str(default)))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.test_cli import assert_one_line_error, bad_site, run
+from tests.helpers import assert_one_line_error, bad_site, run
 from workbook import api, cli
 from workbook.formula.expr import FormulaError
 

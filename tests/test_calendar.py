@@ -17,10 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.test_tco import hand, site_file, v
+from tests.helpers import hand, site_file, v
 from workbook.api import build, load
-from workbook.book import Book
-from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, TOTAL, TOTAL_COLUMN, Layout, has_total
+from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, TOTAL, Layout, has_total
 from workbook.formula import kernels
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import rollup
@@ -210,15 +209,3 @@ def test_the_dated_workbook_is_live_in_libreoffice(libreoffice: str, june: Built
     assert sum(years) == pytest.approx(sum(months), rel=1e-12)
     _, trow, tcol = june.layout.cells["tco.pl_ties_to_cash"]
     assert lo["Checks"].cell(trow + 1, tcol + 1).value in (True, 1)
-
-
-def test_a_book_without_a_calendar_keeps_numbered_columns(tmp_path: Path) -> None:
-    """A book with a timeline but no calendar (a model's own test book): its headers are the period numbers."""
-    from tests.test_timeline import make_book, site
-    from workbook.excel.writer import write_book
-
-    book: Book = make_book()
-    write_book(book, book.evaluate(), site(tmp_path), tmp_path / "t.xlsx")
-    ws = openpyxl.load_workbook(tmp_path / "t.xlsx")["Years"]
-    assert [ws.cell(HEADER_ROW + 1, FIRST_PERIOD + 1 + k).value for k in range(4)] == [0, 1, 2, 3]
-    assert ws.cell(HEADER_ROW + 1, TOTAL_COLUMN + 1).value == TOTAL  # the total before the periods

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +12,8 @@ import pytest
 import xlsxwriter
 import yaml
 
-from tests.conftest import EXAMPLE, ROOT
+from tests.conftest import EXAMPLE
+from tests.helpers import assert_one_line_error, bad_site, run
 from workbook import cli
 from workbook.api import load
 from workbook.excel.layout import NAME
@@ -27,21 +25,7 @@ from workbook.models import power
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 
 
-def run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600)
 
-
-def bad_site(path: Path, change: dict[str, Any] | None = None, remove: str | None = None) -> Path:
-    data = copy.deepcopy(BASE)
-    for dotted, v in (change or {}).items():
-        section, key = dotted.split(".")
-        data[section][key] = v
-    if remove:
-        section, key = remove.split(".")
-        del data[section][key]
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -53,12 +37,6 @@ def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def assert_one_line_error(proc: subprocess.CompletedProcess[str], prefix: str = "error:") -> str:
-    assert "Traceback" not in proc.stderr + proc.stdout
-    err = proc.stderr.strip()
-    assert err.startswith(prefix), err
-    assert "\n" not in err, err
-    return err
 
 
 def api_error(site: Path, printed: str) -> InputError:

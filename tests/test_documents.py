@@ -13,9 +13,9 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from openpyxl.formula.tokenizer import Token, Tokenizer
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import B200, two_fleets, unresolved_references
 from tests.parity import Built, check
 from workbook import sheets
 from workbook.api import Model, build, load, save
@@ -28,45 +28,13 @@ from workbook.models import (
     ENGINEERING,
     all_rules,
     all_specs,
-    bom,
     define_fleet,
-    define_site_fleet,
     model_inputs,
-    reliability,
-    summary,
 )
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
-B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
-_CELL = re.compile(r"^\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?$")
 
 
-def unresolved_references(path: Path) -> list[str]:
-    """Every reference in the file that points outside it: a sheet it lacks, or a name it does not define."""
-    wb = openpyxl.load_workbook(path)
-    titles = set(wb.sheetnames)
-    names = set(wb.defined_names)
-    problems = []
-    for name, defined in wb.defined_names.items():
-        for title, _ in defined.destinations:
-            if title not in titles:
-                problems.append(f"name {name} -> missing sheet {title!r}")
-    for ws in wb.worksheets:
-        for row in ws.iter_rows():
-            for cell in row:
-                if not (isinstance(cell.value, str) and cell.value.startswith("=")):
-                    continue
-                for token in Tokenizer(cell.value).items:
-                    if token.type != Token.OPERAND or token.subtype != Token.RANGE:
-                        continue
-                    ref = token.value
-                    if "!" in ref:
-                        title = ref.rsplit("!", 1)[0].strip("'")
-                        if title not in titles:
-                            problems.append(f"{ws.title}!{cell.coordinate}: sheet {title!r} is not in the file")
-                    elif not _CELL.match(ref) and ref not in names:
-                        problems.append(f"{ws.title}!{cell.coordinate}: name {ref} is not defined")
-    return problems
 
 
 @pytest.fixture(scope="module")
@@ -124,17 +92,6 @@ def test_a_line_reading_outside_its_document_is_written_as_its_value(example: Mo
     assert cell == pytest.approx(float(example.values["power.node_gpu_power"].reshape(-1)[0]))
 
 
-def two_fleets() -> tuple[Book, object]:
-    """The example's fleet and, under the namespace fleet_new, the B200 build's hardware, in one book (the example
-    sizes its storage on the Reliability sheet, so that model comes first; the BOM's head node count is an endpoint
-    of its storage and in-band networks)."""
-    old_site = load_site(EXAMPLE, all_specs(), rules=all_rules())
-    new_site = load_site(B200, all_specs(), rules=all_rules())
-    book = Book("two fleets")
-    _, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability, bom]))
-    new = define_fleet(book, model_inputs(book, new_site, ENGINEERING, "fleet_new"), "fleet_new")
-    summary.define_checks(book)
-    return book, (old_site, old, new)
 
 
 def test_two_instances_of_the_power_chain_with_different_hardware(tmp_path: Path, libreoffice: str) -> None:

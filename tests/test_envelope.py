@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import unresolved_references
 from tests.parity import Built, check
-from tests.test_documents import unresolved_references
 from workbook import sheets
 from workbook.api import Model
 from workbook.book import Book

@@ -15,8 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from tests.helpers import BASE, site_with
-from tests.test_cli import run
+from tests.helpers import BASE, run, site_with
 from workbook import findings, vendor_copy
 from workbook.api import load
 from workbook.inputs import InputError, InputErrors, example_for, load_catalog, load_site

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
-from tests.test_tco import B200, site_file, v
+from tests.helpers import B200, site_file, v
 from workbook.api import load
 from workbook.document import engineering_copy
 from workbook.inputs import InputError

@@ -21,6 +21,7 @@ import yaml
 
 from tests.conftest import EXAMPLE, ROOT
 from tests.fuzz import refused_in_lines
+from tests.helpers import fixed_seed
 from workbook import cli
 from workbook.api import load
 from workbook.excel.output import remove_stale, write_atomically
@@ -312,7 +313,7 @@ def test_fuzzed_site_files_are_built_or_refused_in_one_line(tmp_path: Path) -> N
     a time bound per case: exit 0 with the workbook, or exit 2 with one line naming the file and nothing
     written. A failing case stays in the folder with its seed and index (python -m tests.fuzz --only I)."""
     cases = int(os.environ.get("FUZZ_CASES", "150"))
-    seed = int(os.environ.get("FUZZ_SEED", "20261203"))
+    seed = fixed_seed("FUZZ_SEED", 20261203)
     folder = ROOT / "outputs" / "fuzz-failures" / f"seed-{seed}"
     proc = subprocess.run([sys.executable, "-m", "tests.fuzz", "--seed", str(seed), "--cases", str(cases),
                            "--out", str(folder)], capture_output=True, text=True, cwd=ROOT, timeout=60 * 60)

@@ -14,7 +14,7 @@ import pytest
 import xlsxwriter
 
 from tests.conftest import EXAMPLE
-from tests.test_cli import assert_one_line_error, bad_site, run
+from tests.helpers import assert_one_line_error, bad_site, run
 from workbook import cli, pdf, verify
 from workbook.excel.styles import PAGE_HEADER
 from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf

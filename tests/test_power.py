@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.test_tco import B200, BASE, site_file, v
+from tests.helpers import B200, BASE, site_file, v
 from workbook.api import load
 
 SQRT3 = math.sqrt(3)

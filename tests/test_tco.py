@@ -7,12 +7,10 @@ each test then changes one thing.
 
 from __future__ import annotations
 
-import copy
 import math
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import openpyxl
@@ -22,62 +20,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import B200, hand, site_file, v
 from workbook.api import build, evaluation, load
 from workbook.excel.layout import FIRST_PERIOD
 from workbook.scenarios import lines_used
 
-BASE = yaml.safe_load(EXAMPLE.read_text())
-B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
-
-
-def site_file(tmp: Path, name: str = "site", base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
-    """A site (the example by default) with some keys changed (sections merged key by key), no scenarios."""
-    data = copy.deepcopy(base or BASE)
-    data.pop("scenarios", None)
-    for section, changes in sections.items():
-        if section == "scenarios":
-            data["scenarios"] = changes
-        else:
-            data.setdefault(section, {}).update(changes)
-    path = tmp / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
-
-
-HAND_TCO = {
-    "server_price": "240000 USD", "switch_price": "0 USD", "transceiver_price": "0 USD", "cable_price": "0 USD",
-    "oob_switch_price": "0 USD", "fit_out_capex": "0 USD", "colo_price": "0 USD/kW/month",
-    "cost_of_capital": 0.0, "useful_life": "2 years", "residual_value": 0.0, "electricity_price": "0 USD/kWh",
-    "support_rate": "0 / year", "staff_fte": 0, "utilisation": 1.0, "on_demand_price": "2 USD/GPU/hour",
-    "reserved_share": 0.0, "rent_extras": "0 USD/month", "horizon": "36 months", "rent_price_change": 0.0,
-    "electricity_escalation": 0.0, "facility_escalation": 0.0, "lead_time": "0 months", "tax_rate": 0.0,
-    "staff_escalation": 0.0, "support_escalation": 0.0, "ramp_months": "0 months", "working_capital_months": "0 months",
-}
-# the BOM's other budget prices at 0 (its services and shipping too), so the capex is the one node's 240,000 (the
-# colocation supplies the cabinets)
-HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
-                                     "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
-                                     "manifold_price", "hose_price", "management_node_price",
-                                     "inband_switch_price", "inband_transceiver_price",
-                                     "inband_single_mode_transceiver_price", "dac_price", "licence_price",
-                                     "install_price", "cabling_price")} | {"shipping_share": 0.0}
-# the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
-# part, and with no lead time nothing is waited for (Reliability sheet)
-HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
-                    "parts_lead_time": "0 days"}
 RENT = 8 * 730 * 1.0 * 2.0  # 8 GPUs x 730 h x full use x 2 USD = 11,680 USD a month
 
 
-def hand(tmp: Path, name: str = "hand", **tco: Any) -> Any:
-    """The HAND site's evaluated model, with some TCO keys changed."""
-    return load(site_file(tmp, name, power={"gpus": 8}, tco={**HAND_TCO, **tco}, bom=HAND_BOM,
-                          reliability=HAND_RELIABILITY))
 
 
-def v(model: Any, key: str) -> Any:
-    """A line's value: a float for a single value, the row for a row."""
-    x = model.values[key]
-    return float(x.reshape(-1)[0]) if x.size == 1 else x[0]
 
 
 def monthly(rate: float) -> float:

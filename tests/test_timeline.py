@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbook.book import Book
-from workbook.excel.layout import FIRST_PERIOD, plan
+from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, TOTAL, TOTAL_COLUMN, plan
 from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import all_over, ceil, flag, irr, max_, pmt, prev, rollup, total, where
@@ -195,3 +195,12 @@ def test_a_check_over_a_row_holds_in_every_period_and_rolls_up_to_one_cell() -> 
     assert values["m.within_each_period"].tolist() == [[True, True, True, False]]
     assert not values["m.within"].item()
     assert book.evaluate({"m.limit": 4.0})["m.within"].item()
+
+
+def test_a_book_without_a_calendar_keeps_numbered_columns(tmp_path: Path) -> None:
+    """A book with a timeline but no calendar (a model's own test book): its headers are the period numbers."""
+    book: Book = make_book()
+    write_book(book, book.evaluate(), site(tmp_path), tmp_path / "t.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "t.xlsx")["Years"]
+    assert [ws.cell(HEADER_ROW + 1, FIRST_PERIOD + 1 + k).value for k in range(4)] == [0, 1, 2, 3]
+    assert ws.cell(HEADER_ROW + 1, TOTAL_COLUMN + 1).value == TOTAL  # the total before the periods

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import two_fleets, unresolved_references
 from tests.parity import build_all, check
-from tests.test_documents import two_fleets, unresolved_references
 from workbook.api import Model, load, save
 from workbook.book import Book
 from workbook.document import engineering_copy
