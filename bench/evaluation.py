@@ -425,7 +425,7 @@ def _power(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     o["power.rack_power"] = per_rack * node
     rack_peak = o["power.rack_peak_power"] = per_rack * peak
     net_racks = o["power.network_racks"] = RU(o["fabric.switches_total"] / g("power.switches_per_network_rack"))
-    net_power = o["power.network_rack_power"] = A(o["fabric.switches_power"], o["fabric.optics_power"]) / MX(
+    net_power = o["power.network_rack_power"] = A(o["fabric.switches_power"], o["fabric.switch_optics_power"]) / MX(
         net_racks, 1)
     support_power = g("power.support_rack_power")
     storage = o["power.storage_load"] = o["reliability.storage_power"]  # sized on the Reliability sheet
@@ -449,9 +449,11 @@ def _power(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     board = o["power.gpu_board_power"] = g("power.gpus") * g("power.gpu_tdp") / 1000
     compute = o["power.compute_power"] = nodes * node
     network = o["power.network_power"] = o["fabric.switches_power"]
-    optics = o["power.optics_power"] = o["fabric.optics_power"]
+    node_optics = o["power.node_optics_wall_power"] = o["fabric.node_optics_power"] / eff
+    added = o["power.node_optics_added_power"] = MX(0, S(node_optics, nodes * S(node, comp)))
+    optics = o["power.optics_power"] = A(o["fabric.switch_optics_power"], added)
     it = o["power.it_load"] = A(A(A(A(compute, network), optics), storage), g("power.management_power"))
-    o["power.it_energy_load"] = S(it, nodes * S(node, comp))
+    o["power.it_energy_load"] = A(S(it, nodes * S(node, comp)), S(node_optics, added))
     facility = o["power.facility_power"] = it * g("power.pue")
     o["power.facility_overhead"] = S(facility, it)
     o["power.pue_energy"] = g("power.pue_annual")

@@ -17,6 +17,7 @@ from tests.conftest import EXAMPLE
 from tests.helpers import assert_one_line_error, bad_site, run
 from workbook import cli, pdf, verify
 from workbook.excel.styles import PAGE_HEADER
+from workbook.failures import EXIT_LIBREOFFICE
 from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
 
 # the answer first: the Summary after the Cover, the Inputs behind the results (issue 27)
@@ -116,7 +117,7 @@ def test_libreoffice_missing_says_how_to_install_it(tmp_path: Path, monkeypatch:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))  # no soffice on it
     (tmp_path / "example.yaml").write_text(EXAMPLE.read_text())
-    assert cli.main(["pdf", "example.yaml"]) == cli.EXIT_LIBREOFFICE
+    assert cli.main(["pdf", "example.yaml"]) == EXIT_LIBREOFFICE
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("error: LibreOffice is not installed")
     assert "apt-get install -y --no-install-recommends libreoffice-calc-nogui" in err
@@ -136,7 +137,7 @@ def test_an_export_libreoffice_fails_names_the_workbook_and_writes_nothing(
     monkeypatch.setattr(pdf, "run_soffice", failing)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "example.yaml").write_text(EXAMPLE.read_text())
-    assert cli.main(["pdf", "example.yaml", "-j", "1"]) == cli.EXIT_LIBREOFFICE
+    assert cli.main(["pdf", "example.yaml", "-j", "1"]) == EXIT_LIBREOFFICE
     err = capsys.readouterr().err.strip()
     assert err == ('error: outputs/example.xlsx: LibreOffice could not export the workbook to PDF '
                    '(exit 134: "Unspecified Application Error"); nothing was written')

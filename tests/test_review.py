@@ -27,6 +27,7 @@ from tests.conftest import EXAMPLE
 from workbook import cli
 from workbook.api import build, load
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, VALUE
+from workbook.failures import EXIT_INPUT
 from workbook.returned import review
 from workbook.returned.safe_xlsx import UntrustedFile
 from workbook.sheets import INPUTS
@@ -228,7 +229,7 @@ def test_an_unchanged_review_changes_nothing(copies: tuple[Path, Path]) -> None:
 
 
 def refused(outcome: Outcome, site: Path, before: bytes) -> Exception:
-    assert outcome.status == cli.EXIT_INPUT, outcome.out
+    assert outcome.status == EXIT_INPUT, outcome.out
     assert outcome.out == ""
     assert outcome.err.startswith("error: ") and outcome.err.count("\n") == 1, outcome.err
     assert site.read_bytes() == before

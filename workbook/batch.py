@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from workbook.failures import BatchFailed, describe
+
 
 @dataclass(frozen=True)
 class Built:
@@ -43,13 +45,6 @@ class Failure:
     line: str
 
 
-class BatchFailed(Exception):
-    """A failure already put in words by a worker: cli.main prints `line` and exits with `status`."""
-
-    def __init__(self, status: int, line: str):
-        super().__init__(line)
-        self.status, self.line = status, line
-
 
 def render(model: Any) -> bytes:
     """A loaded model's workbook as .xlsx bytes, rendered in memory (the bytes `save` would put on disk)."""
@@ -70,7 +65,6 @@ def summary(model: Any) -> tuple[int, bool, tuple[str, ...], tuple[tuple[str, st
 
 def build_one(site: Path) -> Built | Failure:
     """In a worker: load (validate, evaluate) and render one site; never raises."""
-    from workbook.cli import describe
 
     try:
         from workbook.api import load

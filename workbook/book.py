@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.formula.evaluation import evaluate, non_finite_cases
 from workbook.formula.expr import (
     MONTHS,
     YEARS,
@@ -28,6 +29,7 @@ from workbook.formula.expr import (
     as_node,
     unit_errors,
 )
+from workbook.formula.functions import all_over
 from workbook.formula.line import (
     BOOL,
     NUMBER,
@@ -35,11 +37,14 @@ from workbook.formula.line import (
     as_stored,
     finalise,
     pint_text,
+    reads,
     reads_previous,
 )
 from workbook.presentation import Chart, Grid, Section, Text, View
+from workbook.ranges import ANY, Range
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
+from workbook.unit_constants import constant
 from workbook.units import unit as parse_unit
 
 
@@ -121,9 +126,6 @@ class Book:
     def _add_constants(self, line: Line) -> None:
         """The unit conversion factors the line's formula names, each added once, before its first reader (they
         are lines shared by every book; see workbook.unit_constants)."""
-        from workbook.formula.evaluation import reads
-        from workbook.unit_constants import constant
-
         for other in reads(line):
             if other not in self.lines:
                 found = constant(other)
@@ -142,14 +144,10 @@ class Book:
                  lines: list[str] | None = None) -> dict[str, np.ndarray]:
         """Every line's magnitude (in its declared unit) as an array (batch, columns); with `lines`, only those
         (and only what they need is computed). See workbook.formula.evaluation.evaluate."""
-        from workbook.formula.evaluation import evaluate
-
         return evaluate(self, overrides, lines, strict=strict)
 
     def non_finite_cases(self, values: dict[str, np.ndarray]) -> list[str]:
         """For each case of a non-strict evaluation, the label of the first line with no finite value, or ''."""
-        from workbook.formula.evaluation import non_finite_cases
-
         return non_finite_cases(self, values)
 
 
@@ -213,7 +211,7 @@ class SheetBuilder:
         note: str = "",
         *,
         fmt: str = NUMBER,
-        bounds: tuple[float | None, float | None, bool] = (None, None, False),
+        bounds: Range = ANY,
         integer: bool = False,
     ) -> Line:
         return self._add(key,
@@ -271,8 +269,6 @@ class SheetBuilder:
                             kind="check")
         note = note or in_words(node)
         if node.series:  # true in every period: the row on the model's sheet, its AND on the Checks sheet
-            from workbook.formula.functions import all_over
-
             row = self.calc(f"{key}_each_period", f"{label} (each period)", "TRUE/FALSE", node, note, fmt=BOOL)
             node = all_over(row)
         return self._add(key,

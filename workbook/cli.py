@@ -9,10 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbook.formula.expr import FormulaError
-from workbook.inputs import InputError, InputErrors
-
-EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY, EXIT_LIBREOFFICE = 2, 3, 4, 5
+from workbook.failures import EXIT_VERIFY, describe
+from workbook.inputs import InputError
 
 
 def default_output(site: Path) -> Path:
@@ -85,27 +83,6 @@ def main(argv: list[str] | None = None) -> int:
         return status
 
 
-def describe(exc: Exception) -> tuple[int, str]:
-    """The exit status and the one line printed for a failure (also used by the build's worker processes)."""
-    from workbook.batch import BatchFailed
-    from workbook.pdf import ExportFailed
-    from workbook.verify import EngineMissing
-
-    if isinstance(exc, BatchFailed):  # worded already, in a worker
-        return exc.status, exc.line
-    if isinstance(exc, EngineMissing | ExportFailed):  # LibreOffice is not installed, or wrote no PDF
-        return EXIT_LIBREOFFICE, f"error: {exc}"
-    if isinstance(exc, InputErrors):  # every problem of a site file, one line each, and how many
-        files = sorted({str(e.file) for e in exc.errors if e.file is not None})
-        where = f" in {files[0]}" if len(files) == 1 else ""
-        lines = [f"error: {e}" for e in exc.errors]
-        return EXIT_INPUT, "\n".join([*lines, f"error: {len(lines)} problems{where}, each on a line above"])
-    if isinstance(exc, InputError):
-        return EXIT_INPUT, f"error: {exc}"
-    if isinstance(exc, FormulaError):  # UnitError is a FormulaError too
-        return EXIT_MODEL, f"model error: {exc}"
-    # a tool bug still gets one line, never a half-written file
-    return 1, f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 def _jobs(text: str) -> int:

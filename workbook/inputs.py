@@ -22,6 +22,7 @@ from typing import Any
 
 import pint
 
+from workbook.ranges import Range, shown
 from workbook.units import Q_, factor, unit
 from workbook.yaml_reader import YamlError, clip, echo, read_yaml
 
@@ -125,6 +126,10 @@ class Spec:
     date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
     text: int = 0  # words of at most this many characters (a node's name, an address): shown, in no formula
     starts: tuple[str, ...] = ()  # a text that must begin with one of these words (an Incoterms rule)
+
+    @property
+    def bounds(self) -> Range:
+        return Range(self.lo, self.hi, self.lo_open)
 
     @property
     def pint_unit(self) -> pint.Unit:
@@ -285,7 +290,7 @@ def _amount(spec: Spec, x: float) -> str:
     """A bound as the reader wrote it: 100% for a fraction, 41 kW for a power, 2 for a count, and for a count the
     sheet shows scaled, the count the file gives with the sheet's figure beside it: 1e+06 (0.001 B params)."""
     if spec.unit == "%":
-        return f"{x * 100:g}%"
+        return shown(x, percent=True)
     if spec.pint_unit.dimensionality:
         return f"{x:g} {spec.unit}"
     scale = factor(spec.pint_unit, unit(""))
@@ -349,10 +354,10 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     if not math.isfinite(mag):
         raise _fail(where, key, raw, "is not a finite number", spec)
     why = f" ({spec.why})" if spec.why else ""  # the key's own range first: its reason says more than a typo's
-    if spec.lo is not None and (mag < spec.lo or (spec.lo_open and mag == spec.lo)):
+    if spec.bounds.below(mag):
         bound = "greater than" if spec.lo_open else "at least"
         raise _fail(where, key, raw, f"must be {bound} {_amount(spec, spec.lo)}{why}", spec)
-    if spec.hi is not None and mag > spec.hi:
+    if spec.bounds.above(mag):
         raise _fail(where, key, raw, f"must be at most {_amount(spec, spec.hi)}{why}", spec)
     if mag != 0 and not TINY <= abs(mag) <= HUGE:
         raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} {spec.unit} (a typo?)".rstrip(), spec)
@@ -508,12 +513,7 @@ def with_limits(specs: list[Spec]) -> list[Spec]:
             out.append(spec)
             continue
         lo, hi, why = limits[spec.key]
-        lo_open = spec.lo_open
-        if lo is not None and (spec.lo is None or lo > spec.lo):
-            lo_open = False
-        else:
-            lo = spec.lo
-        hi = hi if spec.hi is None or (hi is not None and hi < spec.hi) else spec.hi
+        lo, hi, lo_open = spec.bounds.tightened(lo, hi)
         out.append(dataclasses.replace(spec, lo=lo, hi=hi, lo_open=lo_open, why=why))
     return out
 

@@ -46,7 +46,7 @@ class Chart:
     categories: list[Line] | None = None  # x values from these lines (default: the lines' labels)
     extra: list[list[Line]] = field(default_factory=list)  # more series of the same shape as `lines`
     marker: Line | None = None  # a series line drawn as columns over a line chart (e.g. break-even)
-    periods: int | None = None  # a timeline chart's last period shown (the end of the useful life), else all
+    periods: tuple[Line, ...] = ()  # a timeline chart's last period shown: these lines' sum (lead time + useful life)
     highlight: tuple[Line, Line] | None = None  # one (x, y) point drawn as its own marked series (an optimum)
     highlight_name: str = ""  # the point's name in the legend (default: its x line's label)
     zoom: float | None = None  # the value axis up to this many times the larger of the highlighted point and the

@@ -18,6 +18,7 @@ from typing import Any
 from workbook.book import Book
 from workbook.inputs import InputError, Site, serial
 from workbook.models.bom import Quote
+from workbook.ranges import Range
 from workbook.sheets import INPUTS
 from workbook.yaml_reader import YamlError, read_yaml
 
@@ -128,13 +129,13 @@ def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: A
     for key, q in sorted(quotes.items()):
         origin = f"quoted by {q.vendor} on {q.date_text}: {q.file} (SHA-256 {q.sha256[:12]}...)"
         lines[f"quote_{key}_price"] = s.input(f"quote_{key}_price", f"Quoted unit price: {key}", "USD",
-                                             q.unit_price, origin, fmt="#,##0.00", bounds=(0, None, False))
+                                             q.unit_price, origin, fmt="#,##0.00", bounds=Range(0))
         lines[f"quote_{key}_lead"] = s.input(f"quote_{key}_lead", f"Quoted lead time: {key}", "weeks",
-                                            q.lead_weeks, origin, fmt="#,##0", bounds=(0, None, False))
+                                            q.lead_weeks, origin, fmt="#,##0", bounds=Range(0))
         lines[f"quote_{key}_qty"] = s.input(f"quote_{key}_qty", f"Quantity quoted: {key}", "count", q.quantity,
-                                           origin, fmt="#,##0", bounds=(0, None, False))
+                                           origin, fmt="#,##0", bounds=Range(0))
         lines[f"quote_{key}_date"] = s.input(f"quote_{key}_date", f"Quote date: {key}", "days", q.date, origin,
-                                            fmt="yyyy-mm-dd", bounds=(0, None, False))
+                                            fmt="yyyy-mm-dd", bounds=Range(0))
     if price_date is None:  # the newest quote's date: a build does not depend on the day it runs
         newest = max(quotes.values(), key=lambda q: q.date)
         lines["price_date"] = s.input("price_date", "Date the plan is priced at (quotes' age is counted to it)",

@@ -95,11 +95,7 @@ def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line]
         if base == 0:
             continue  # a swing of a share of nothing moves nothing
         low_high = np.array([base - swing * abs(base), base + swing * abs(base)])  # low below, high above
-        lo = -np.inf if spec.lo is None else spec.lo
-        hi = np.inf if spec.hi is None else spec.hi
-        low_high = np.clip(low_high, lo, hi)
-        if spec.lo_open and spec.lo is not None:
-            low_high = np.where(low_high <= spec.lo, base, low_high)
+        low_high = spec.bounds.clipped(low_high, base)
         if (low_high == base).all():
             continue
         lines.append(line)

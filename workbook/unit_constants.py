@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pint
 
-from workbook.formula.expr import Constant
-from workbook.formula.line import Line
+from workbook.formula.expr import Constant, use_conversions
+from workbook.formula.line import Line, reads
 from workbook.sheets import INPUTS
 from workbook.units import factor, power_of_ten, unit
 from workbook.yaml_reader import read_yaml
@@ -111,8 +111,6 @@ def lookup(src: pint.Unit, dst: pint.Unit) -> Match | None:
 
 def read_by(lines: Iterable[Line]) -> set[str]:
     """The ids of the constants these lines' formulas read."""
-    from workbook.formula.evaluation import reads
-
     return {other for line in lines for other in reads(line) if other in _table()}
 
 
@@ -126,3 +124,6 @@ def with_constants(all_lines: Iterable[Line], holds: Callable[[Line], bool],
         return key in needed or keep(key)
 
     return keep_with_constants
+
+
+use_conversions(lookup)  # formulas built once this module is imported name the constants (workbook.book imports it)

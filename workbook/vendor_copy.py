@@ -44,6 +44,7 @@ from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
 from workbook.models.bom import GROUPS
 from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn, Section
+from workbook.ranges import Range
 from workbook.units import unit as parse_unit
 
 QUOTE_SHEET = "Quote"
@@ -197,7 +198,7 @@ def _input(line_id: str, label: str, unit_text: str, value: float, fmt: str, bou
     from workbook.formula.line import as_stored, pint_text
 
     return Line(line_id, label, unit_text, parse_unit(pint_text(unit_text)), "input", QUOTE_SHEET, "", fmt=fmt,
-                value=np.asarray(as_stored(value), dtype=float), bounds=(bounds[0], bounds[1], False),
+                value=np.asarray(as_stored(value), dtype=float), bounds=Range(bounds[0], bounds[1]),
                 section=QUOTE_SHEET)
 
 

@@ -28,7 +28,7 @@ def add_charts(wb: xlsxwriter.Workbook, sheets: dict[str, Any], layout: Layout,
                values: dict[str, np.ndarray]) -> None:
     placed: dict[str, int] = {}
     for chart in layout.charts:
-        c = _timeline_chart(wb, chart, layout) if chart.lines[0].series else _value_chart(wb, chart, layout)
+        c = _timeline_chart(wb, chart, layout, values) if chart.lines[0].series else _value_chart(wb, chart, layout)
         c.set_title({"name": chart.title, "name_font": {"size": 11}})
         if chart.kind != "pie":
             _axes(c, chart, layout, values)
@@ -144,11 +144,12 @@ def _series_name(line: Line) -> str:
     return line.label.split(" at point ")[0]
 
 
-def _timeline_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout) -> Any:
+def _timeline_chart(wb: xlsxwriter.Workbook, chart: Chart, layout: Layout, values: dict[str, np.ndarray]) -> Any:
     """One series per series line, across the timeline's period columns."""
     shown = layout.widths[chart.lines[0].axis]
-    if chart.periods is not None:  # up to the end of the useful life: after it both lines only run flat
-        shown = min(shown, chart.periods + 1)
+    if chart.periods:  # up to the end of the useful life: after it both lines only run flat
+        end = sum(float(values[line.id].reshape(-1)[0]) for line in chart.periods)  # the base case's
+        shown = min(shown, round(end) + 1)
     last = FIRST_PERIOD + shown - 1
     c = wb.add_chart({"type": chart.kind})
     for line in chart.lines:

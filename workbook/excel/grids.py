@@ -11,6 +11,7 @@ import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.excel import formats
+from workbook.excel.cells import CellContext, cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout, grid_first_row
 from workbook.excel.pages import (
@@ -31,6 +32,7 @@ from workbook.excel.pages import (
 )
 from workbook.excel.styles import Styles
 from workbook.excel.text_width import room, text_points
+from workbook.excel.validation import validate
 from workbook.formula.line import Line
 from workbook.presentation import Blank, Entry, Fixed, Grid, Section
 
@@ -111,8 +113,6 @@ def _zero(grid: Grid, row: list[Any], values: dict[str, np.ndarray]) -> bool:
 def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, grid: Grid, row: list[Any],
                r: int, values: dict[str, np.ndarray], widths: list[float]) -> float:
     """One row of a grid; returns its height (its longest wrapped text)."""
-    from workbook.excel.writer import CellContext, cached, validate
-
     lines = 1
     for c, cell in enumerate(row):
         if cell is None:

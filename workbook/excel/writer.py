@@ -7,7 +7,6 @@ the same inputs give the same bytes.
 from __future__ import annotations
 
 import io
-import math
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -43,8 +42,9 @@ from workbook.excel.pages import PAPERS, Paper
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.excel.timeline import write_headers, write_total
+from workbook.excel.validation import validate
 from workbook.formula.line import Line
-from workbook.inputs import TINY, Site
+from workbook.inputs import Site
 from workbook.presentation import Section, Text
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
@@ -184,56 +184,6 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         col = FIRST_PERIOD + t
         node = line.opening if (t == 0 and line.opening is not None) else line.formula
         write_formula(ws, row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
-
-
-def allowed(line: Line) -> tuple[float | None, float | None] | None:
-    """The closed range a value typed into an input's cell must lie in (None: no bound that side), as strict as the
-    site file: the input's bounds (the model's, tightened by templates/limits.yaml), an open lower bound closed at the
-    next whole number for a count (GPUs per node: at least 1) or at the smallest magnitude a site file accepts
-    otherwise (inputs.TINY). None for an input with no bounds at all (the Sensitivity table's record of the inputs
-    as built)."""
-    lo, hi, lo_open = line.bounds
-    if lo is None and hi is None:
-        return None
-    low = None if lo is None else float(lo)
-    if low is not None and lo_open:
-        low = math.floor(low) + 1 if line.integer else low + max(abs(low), 1.0) * TINY
-    return low, None if hi is None else float(hi)
-
-
-def validate(ws: Any, line: Line, row: int, col: int = VALUE) -> None:
-    """An input cell's data validation: its allowed range (allowed), in words when a typed value is refused."""
-    span = allowed(line)
-    if span is None:
-        return
-    lo, hi, lo_open = line.bounds
-    kind = "integer" if line.integer else "decimal"
-    percent = "%" in line.fmt
-
-    def shown(x: float) -> str:
-        return f"{x * 100:g}%" if percent else f"{x:g}"
-
-    if lo is not None and lo_open and line.integer:  # a count above 0 is at least 1
-        lo, lo_open = span[0], False
-    parts = [f"{'greater than' if lo_open else 'at least'} {shown(lo)}" if lo is not None else "",
-             f"at most {shown(hi)}" if hi is not None else ""]
-    words = " and ".join(p for p in parts if p)
-    if lo is not None and hi is not None and not lo_open:
-        words = f"between {shown(lo)} and {shown(hi)}"
-    if span[0] is not None and span[1] is not None:
-        rule = {"criteria": "between", "minimum": span[0], "maximum": span[1]}
-    elif span[0] is not None:
-        rule = {"criteria": ">=", "value": span[0]}
-    else:
-        rule = {"criteria": "<=", "value": span[1]}
-    unit = f" {line.unit_text}" if line.unit_text and not percent else ""
-    ws.data_validation(row, col, row, col, {
-        "validate": kind, **rule,
-        "input_title": line.label[:32],
-        "input_message": f"{'A whole number' if line.integer else 'A number'} {words}{unit}."[:255],
-        "error_title": "Out of range",
-        "error_message": f"{line.label}: {words}{unit}."[:255],
-    })
 
 
 def _note(line: Line, layout: Layout) -> str:

@@ -48,6 +48,7 @@ from workbook.formula.expr import (
     RowAgg,
     Scale,
 )
+from workbook.formula.line import reads
 
 if TYPE_CHECKING:
     from workbook.book import Book
@@ -57,27 +58,6 @@ DEFAULT_CHUNK = 20_000  # cases per chunk in evaluate_many: ~15 MB per monthly r
 
 
 # ---------------------------------------------------------------- what each line reads
-
-
-_READS: weakref.WeakKeyDictionary[Any, tuple[Any, Any, tuple[str, ...]]] = weakref.WeakKeyDictionary()
-
-
-def reads(line: Line) -> tuple[str, ...]:
-    """The ids of the lines a line's formula and opening read (values, previous periods, whole rows, roll-up
-    keys), itself excluded. Cached per line while its formula and opening stay the same objects."""
-    cached = _READS.get(line)
-    if cached is not None and cached[0] is line.formula and cached[1] is line.opening:
-        return cached[2]
-    ids: dict[str, None] = {}
-    for node in (line.formula, line.opening):
-        if node is not None:
-            for n in node.walk():
-                for other in n.lines():
-                    if other.id != line.id:
-                        ids[other.id] = None
-    out = tuple(ids)
-    _READS[line] = (line.formula, line.opening, out)
-    return out
 
 
 def needed(book: Book, lines: Iterable[str] | None, reading: Callable[[Line], tuple[str, ...]] = reads) -> list[Line]:

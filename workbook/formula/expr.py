@@ -426,13 +426,21 @@ def convert(n: Node, to_unit: pint.Unit, what: str) -> Node:
     return scaled(n, f, to_unit)
 
 
+_CONVERSIONS: list[Callable[[pint.Unit, pint.Unit], Any]] = []  # the named constants' lookup, once given
+
+
+def use_conversions(lookup: Callable[[pint.Unit, pint.Unit], Any]) -> None:
+    """Give the formula core the table of named conversion constants (workbook.unit_constants.lookup). The
+    constants are lines, which are made of nodes: the layer above passes its table in, so this module depends on
+    nothing above it. Until it is given, every factor is written into the formula."""
+    _CONVERSIONS[:] = [lookup]
+
+
 def scaled(n: Node, f: float, to_unit: pint.Unit) -> Node:
     """`n` times `f`, in `to_unit`: a power of ten in the formula (it reads plainly), any other factor by the
     named constant that does the conversion (workbook.unit_constants), or in the formula where none does."""
-    if not power_of_ten(f):
-        from workbook.unit_constants import lookup  # its constants are lines, which are made of nodes
-
-        match = lookup(n.unit, to_unit)
+    if not power_of_ten(f) and _CONVERSIONS:
+        match = _CONVERSIONS[0](n.unit, to_unit)
         if match is not None:
             inner = n if match.residual == 1.0 else Scale(n, match.residual, match.middle)
             return Named(inner, match.line, match.divide, to_unit)

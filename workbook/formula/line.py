@@ -12,7 +12,9 @@ start, then one column per year), for the views finance reads.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pint
@@ -28,6 +30,7 @@ from workbook.formula.expr import (
     convert,
     unit_errors,
 )
+from workbook.ranges import ANY, Range
 
 COUNT = "#,##0"
 NUMBER = "#,##0.00"
@@ -48,7 +51,7 @@ class Line(Operand):
     fmt: str = NUMBER
     is_bool: bool = False
     value: np.ndarray | None = None  # inputs only
-    bounds: tuple[float | None, float | None, bool] = (None, None, False)  # lo, hi, lo excluded
+    bounds: Range = ANY  # the values its cell may take (an input)
     integer: bool = False
     section: str = ""
     axis: str | None = None  # MONTHS or YEARS for a row, None for a single value
@@ -133,3 +136,27 @@ def finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str)
     if errors:
         raise UnitError.of(node, line=line_id, label=label)
     return node
+
+
+# ---------------------------------------------------------------- what each line reads
+
+
+_READS: weakref.WeakKeyDictionary[Any, tuple[Any, Any, tuple[str, ...]]] = weakref.WeakKeyDictionary()
+
+
+def reads(line: Line) -> tuple[str, ...]:
+    """The ids of the lines a line's formula and opening read (values, previous periods, whole rows, roll-up
+    keys), itself excluded. Cached per line while its formula and opening stay the same objects."""
+    cached = _READS.get(line)
+    if cached is not None and cached[0] is line.formula and cached[1] is line.opening:
+        return cached[2]
+    ids: dict[str, None] = {}
+    for node in (line.formula, line.opening):
+        if node is not None:
+            for n in node.walk():
+                for other in n.lines():
+                    if other.id != line.id:
+                        ids[other.id] = None
+    out = tuple(ids)
+    _READS[line] = (line.formula, line.opening, out)
+    return out

@@ -11,6 +11,7 @@ from workbook.book import Book, SheetBuilder
 from workbook.formula.expr import FormulaError
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Site, Spec
+from workbook.ranges import Range, shown
 from workbook.sheets import INPUTS, instance_title
 
 Out = TypeVar("Out")
@@ -93,10 +94,10 @@ class Inputs:
                 note = f"{value.given} -> {mult} x N + {spares} spare(s); {value.source}"
                 self._lines[f"{key}_multiplier"] = builder.input(
                     f"{key}_multiplier", f"{spec.label}: multiple of N", "ratio", mult, note,
-                    fmt=COUNT, bounds=(1, None, False), integer=True)
+                    fmt=COUNT, bounds=Range(1), integer=True)
                 self._lines[f"{key}_spares"] = builder.input(
                     f"{key}_spares", f"{spec.label}: spare units", "units", spares, note,
-                    fmt=COUNT, bounds=(0, None, False), integer=True)
+                    fmt=COUNT, bounds=Range(0), integer=True)
             else:
                 note = value.source
                 if value.given and _differs(value.given, value.magnitude, spec.unit):
@@ -104,7 +105,7 @@ class Inputs:
                 fmt = PERCENT if spec.unit == "%" else spec.fmt
                 self._lines[key] = builder.input(
                     key, spec.label, spec.unit, float(value.magnitude), note, fmt=fmt,
-                    bounds=(spec.lo, spec.hi, spec.lo_open), integer=spec.integer)
+                    bounds=spec.bounds, integer=spec.integer)
 
     def __getattr__(self, key: str) -> Line:
         try:
@@ -155,4 +156,4 @@ def _plain_unit(text: str) -> str:
 
 def shown_value(x: float, unit_text: str) -> str:
     """A structural number as the Cover and Inputs show it: a share as a percentage (0.2 -> 20%)."""
-    return f"{x * 100:g}%" if unit_text == "%" else f"{x:g} {unit_text}".strip()
+    return shown(x, percent=True) if unit_text == "%" else f"{shown(x, percent=False)} {unit_text}".strip()

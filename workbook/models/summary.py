@@ -99,7 +99,7 @@ def _decision_charts(book: Book, t: Inputs, tco: TcoOut) -> None:
                              highlight_name="This site: owned, at its utilisation", zoom=2.0))
     book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line",
                              [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
-                             periods=tco.service_months))
+                             periods=tco.service_end))
 
 
 def _power_split(s: SheetBuilder, power: PowerOut) -> None:

@@ -218,8 +218,7 @@ def _number(reviewed: Path, cell: Cell | None, line: Line, cell_name: str) -> fl
     x = float(value)
     if not math.isfinite(x):
         raise refuse(NOT_FINITE, "is not a finite number", value)
-    lo, hi, lo_open = line.bounds
-    if (lo is not None and (x < lo or (lo_open and x == lo))) or (hi is not None and x > hi):
+    if not line.bounds.holds(x):
         raise refuse(OUT_OF_RANGE, "is outside the input's range", value)
     if line.integer and not x.is_integer():
         raise refuse(NOT_WHOLE, "is not a whole number", value)

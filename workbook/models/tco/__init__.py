@@ -62,7 +62,7 @@ class TcoOut:
     curve_owned: tuple[Line, ...]
     curve_rented: tuple[Line, ...]  # on demand, with the extras: it crosses the owned curve at the break-even
     curve_on_demand: Line
-    service_months: int  # lead time + useful life at build time: the months the cumulative chart shows
+    service_end: tuple[Line, Line]  # lead time, useful life: their sum is the last month the cumulative chart shows
     equity_irr: Line | None = None  # with a loan only
     sources_equity: Line | None = None
     peak_funding: Line | None = None
@@ -111,11 +111,9 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goo
     profit_and_loss(scope, i, when, own, debt)
     useful = answers.useful(s, ans.hours, ans.npv_own, goodput) if goodput is not None else None
     points, owned, rented, on_demand = answers.cost_curve(s, i, ans)
-    lead = scope.book.evaluate(lines=[cap.lead.id])[cap.lead.id]
-    shown = float(lead.reshape(-1)[0] + i.useful_life.value.reshape(-1)[0])
     return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_rented=rented,
                          curve_on_demand=on_demand,
-                         service_months=round(shown), owned_cost_per_useful_gpu_hour=useful,
+                         service_end=(cap.lead, i.useful_life), owned_cost_per_useful_gpu_hour=useful,
                          capex=cap.capex)
 
 

@@ -1,0 +1,128 @@
+"""The layers of the package: no import cycle between modules, and the formula core depends on nothing above it.
+
+Imports are read from the source (every `import` and `from ... import`, inside functions too, where a cycle
+hides), not from what Python happens to have loaded; an import under `if TYPE_CHECKING:` is a type hint only
+and is left out. `from package import name` is an import of the submodule when `name` is one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "workbook"
+# the formula core (workbook.formula) may read these leaf modules and nothing else of the package
+CORE_MAY_READ = {"workbook.units", "workbook.ranges"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _type_hint_only(tree: ast.Module) -> set[int]:
+    return {id(node) for block in ast.walk(tree) if isinstance(block, ast.If) and "TYPE_CHECKING" in
+            ast.unparse(block.test) for statement in block.body for node in ast.walk(statement)}
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that `name` imports."""
+    tree = ast.parse(path.read_text())
+    skip = _type_hint_only(tree)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, base] if base else up)
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _modules()
+    return {name: _imported(name, path, modules) for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle_through_three_modules() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_the_reader_sees_imports_inside_functions_and_not_type_hints(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import b\n"
+                      "def f():\n    from c import x\n")
+    assert _imported("m", source, {"m": source, "b": source, "c": source}) == {"c"}
+
+
+def test_no_module_of_the_package_imports_itself_through_others() -> None:
+    found = cycles(import_graph())
+    assert found == [], f"import cycles: {found}"
+
+
+def test_the_formula_core_depends_on_nothing_above_it() -> None:
+    graph = import_graph()
+    above = {f"{name} -> {other}" for name, reads in graph.items() if name.startswith("workbook.formula")
+             for other in reads if not other.startswith("workbook.formula") and other not in CORE_MAY_READ}
+    assert above == set()
