@@ -41,8 +41,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's workbook, whatever the environm
 
 from workbook.formula import kernels  # noqa: E402
 from workbook.formula import spreadsheet as ss  # noqa: E402
-from workbook.inputs import load_site  # noqa: E402
-from workbook.models import all_rules, all_specs, build_book  # noqa: E402
+from workbook.models import build_book, load_all  # noqa: E402
 
 EXAMPLE = ROOT / "inputs" / "example.yaml"
 RTOL = 1e-12
@@ -892,7 +891,7 @@ def _checks_and_summary(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> N
 
 
 def example_book() -> Any:
-    return build_book(load_site(EXAMPLE, all_specs(), rules=all_rules()))
+    return build_book(load_all(EXAMPLE))
 
 
 def hand_inputs(book: Any) -> tuple[dict[str, np.ndarray], dict[str, int]]:

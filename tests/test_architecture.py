@@ -2,15 +2,24 @@
 
 Imports are read from the source (every `import` and `from ... import`, inside functions too, where a cycle
 hides), not from what Python happens to have loaded; an import under `if TYPE_CHECKING:` is a type hint only
-and is left out. `from package import name` is an import of the submodule when `name` is one.
+and is left out. `from package import name` is an import of the submodule when `name` is one, and importing a
+module also runs the __init__ of each package above it that the importer is not inside.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import io
+import os
 from pathlib import Path
 
+import pytest
+import yaml
+
 from tests.conftest import ROOT
+from workbook.models import build_book, load_all
+from workbook.quotes import quotes_path
 
 PACKAGE = ROOT / "workbook"
 # the formula core (workbook.formula) may read these leaf modules and nothing else of the package
@@ -54,7 +63,16 @@ def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 target = target.rpartition(".")[0]
             if target and target != name:
                 found.add(target)
+                found |= _outside_packages(target, name, modules)
     return found
+
+
+def _outside_packages(target: str, name: str, modules: dict[str, Path]) -> set[str]:
+    """The packages Python initialises before `target` that `name` is not itself inside: importing
+    workbook.models.bom from workbook.quotes runs workbook/models/__init__.py first."""
+    parts = target.split(".")
+    parents = {".".join(parts[:k]) for k in range(1, len(parts))}
+    return {p for p in parents if p in modules and not (name == p or name.startswith(p + "."))}
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -116,6 +134,20 @@ def test_the_reader_sees_imports_inside_functions_and_not_type_hints(tmp_path: P
     assert _imported("m", source, {"m": source, "b": source, "c": source}) == {"c"}
 
 
+def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
+    """quotes imports models.bom, which runs models/__init__.py, which imports quotes: a cycle, although no
+    module names the other directly (the ImportError of `import workbook.quotes` in a fresh process)."""
+    (tmp_path / "models").mkdir()
+    files = {"quotes": tmp_path / "quotes.py", "models": tmp_path / "models" / "__init__.py",
+             "models.bom": tmp_path / "models" / "bom.py", "models.power": tmp_path / "models" / "power.py"}
+    files["quotes"].write_text("from models.bom import Quote\n")
+    files["models"].write_text("from quotes import read\nfrom models import power\n")
+    files["models.bom"].write_text("")
+    files["models.power"].write_text("from models.bom import Quote\n")  # inside its own package: no cycle
+    graph = {name: _imported(name, path, files) for name, path in files.items()}
+    assert cycles(graph) == [["models", "quotes"]]
+
+
 def test_no_module_of_the_package_imports_itself_through_others() -> None:
     found = cycles(import_graph())
     assert found == [], f"import cycles: {found}"
@@ -126,3 +158,33 @@ def test_the_formula_core_depends_on_nothing_above_it() -> None:
     above = {f"{name} -> {other}" for name, reads in graph.items() if name.startswith("workbook.formula")
              for other in reads if not other.startswith("workbook.formula") and other not in CORE_MAY_READ}
     assert above == set()
+
+
+def _no_file_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, opening or reading any file fails the test."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a file was read while the book was defined: {args[:1]}")
+
+    for owner, name in ((builtins, "open"), (io, "open"), (os, "open"), (Path, "open"), (Path, "read_text"),
+                        (Path, "read_bytes")):
+        monkeypatch.setattr(owner, name, refuse)
+
+
+@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
+def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every site of inputs/ (the upgrade reads its next fleet's file), and the example with a quote imported:
+    everything is read by load_all, then the models define the book from what was read."""
+    path = ROOT / "inputs" / site
+    if site == "example.yaml":  # with a vendor's quote beside it, which the BOM then prices
+        path = tmp_path / site
+        path.write_bytes((ROOT / "inputs" / site).read_bytes())
+        quotes_path(path).parent.mkdir()
+        quotes_path(path).write_text(yaml.safe_dump({"quotes": [{
+            "vendor": "Acme", "date": "2026-11-30", "file": "acme.xlsx", "sha256": "0" * 64,
+            "lines": {"nodes": {"unit_price": 250000, "lead_time_weeks": 12, "quantity": 1}}}]}))
+    loaded = load_all(path)
+    assert (site != "example.yaml") or set(loaded.quotes) == {"nodes"}
+    with monkeypatch.context() as patched:
+        _no_file_reads(patched)
+        book = build_book(loaded)
+    assert book.lines

@@ -19,7 +19,7 @@ from tests.conftest import EXAMPLE
 from tests.helpers import BASE, site_with
 from workbook.excel.layout import NOTE
 from workbook.inputs import InputError, InputErrors, Site, example_for, load_site
-from workbook.models import all_specs, build_book
+from workbook.models import all_specs, build_book, complete
 
 SPECS = {s.key: s for s in all_specs()}
 
@@ -235,7 +235,7 @@ def test_a_value_in_another_unit_is_converted(tmp_path: Path) -> None:
     assert site.get("power.gpu_tdp").magnitude == pytest.approx(700, rel=1e-12)
     assert site.get("power.rack_power_limit").magnitude == pytest.approx(41, rel=1e-12)
     assert site.get("power.site_available_power").magnitude == pytest.approx(3, rel=1e-12)
-    book = build_book(site)
+    book = build_book(complete(site))
     line = book.lines["power.gpu_tdp"]
     assert float(line.value) == pytest.approx(700, rel=1e-12)
     assert line.unit_text == "W"

@@ -12,8 +12,8 @@ from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
-from workbook.inputs import Site, load_site
-from workbook.models import all_rules, all_specs, build_book
+from workbook.inputs import Site
+from workbook.models import build_book, load_all
 from workbook.units import Q_
 
 
@@ -47,9 +47,9 @@ class Model:
 
 
 def load(site_path: Path | str) -> Model:
-    site = load_site(site_path, all_specs(), rules=all_rules())
-    book = build_book(site)
-    return Model(site, book, book.evaluate())
+    loaded = load_all(site_path)  # every file read and validated before any model runs
+    book = build_book(loaded)
+    return Model(loaded.site, book, book.evaluate())
 
 
 def build(site_path: Path | str, out: Path | str) -> tuple[Model, Layout]:

@@ -11,19 +11,34 @@ from __future__ import annotations
 
 import datetime
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from workbook.book import Book
 from workbook.inputs import InputError, Site, serial
-from workbook.models.bom import Quote
 from workbook.ranges import Range
 from workbook.sheets import INPUTS
 from workbook.yaml_reader import YamlError, read_yaml
 
 MAX_COMMENT = 500  # characters of a vendor's comment kept
 SECTION = "Vendor quotes"
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One vendor's price and lead time for one BOM line, as imported (workbook.quotes)."""
+
+    vendor: str
+    date: float  # a spreadsheet date (days since 1899-12-30)
+    date_text: str  # YYYY-MM-DD
+    unit_price: float  # USD
+    lead_weeks: float
+    quantity: float  # the quantity the vendor was asked to quote
+    comment: str
+    file: str  # the returned file's name
+    sha256: str
 
 
 def quotes_path(site_path: Path) -> Path:

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 
-from workbook import scenarios, sensitivity, sheets
+from workbook import scenarios, sensitivity, sheets, unit_constants
 from workbook.book import Book
 from workbook.formula.line import Line
-from workbook.inputs import InputError, Rule, Site, Spec
+from workbook.inputs import InputError, Rule, Site, Spec, load_site
 from workbook.models import (
     bom,
     cooling,
@@ -36,7 +37,8 @@ from workbook.models import (
     ups,
 )
 from workbook.models.base import AllInputs, Inputs, Scope
-from workbook.models.generation_inputs import load_upgrade
+from workbook.models.generation_inputs import Upgrade, load_upgrade
+from workbook.quotes import Quote, chosen_quotes, quote_inputs, quotes_path
 
 PRESENTATION: list[ModuleType] = [power, generators, fabric, cooling, envelope, reliability, bom, tco, printing]
 ENGINEERING: list[ModuleType] = [power, generators, fabric, cooling]  # the models of one fleet of hardware
@@ -102,12 +104,37 @@ def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.Reliab
     return rel, define_fleet(book, inputs, storage=rel.storage_power, servers=servers)
 
 
-def define_upgrade(book: Book, site: Site, inputs: AllInputs,
+@dataclass(frozen=True)
+class Loaded:
+    """A site and everything its book is defined from, read and validated before any model runs: the site file
+    (with its upgrade's inputs among its values), the upgrade and its next fleet's file, the vendor quotes imported
+    for it, and the templates (catalog, defaults, limits, unit conversion constants). No model reads a file."""
+
+    site: Site
+    upgrade: Upgrade | None
+    quotes: dict[str, Quote]
+
+
+def complete(site: Site) -> Loaded:
+    """What a validated site's book needs besides the site file, read now: its upgrade's next fleet, its quotes."""
+    engineering = [spec for m in ENGINEERING for spec in m.INPUTS]
+    upgrade = load_upgrade(site, engineering, [r for m in ENGINEERING for r in getattr(m, "RULES", [])])
+    if upgrade is not None:
+        site = dataclasses.replace(site, values={**site.values, **upgrade.values})
+    unit_constants.constants()  # the conversion constants' file, read once a process, before any formula needs it
+    return Loaded(site, upgrade, chosen_quotes(site))
+
+
+def load_all(site_path: Path | str) -> Loaded:
+    """Read and validate a site file and everything its book is defined from."""
+    return complete(load_site(site_path, all_specs(), rules=all_rules()))
+
+
+def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
                    fleet: Fleet) -> tuple[generation.GenerationOut, Fleet] | None:
     """A generation upgrade, when the site file has one: the next fleet as a second instance of the engineering
     models (namespace `next`), and the plans that move the hall from one fleet to the other."""
-    engineering = [spec for m in ENGINEERING for spec in m.INPUTS]
-    upgrade = load_upgrade(site, engineering, [r for m in ENGINEERING for r in getattr(m, "RULES", [])])
+    site, upgrade = loaded.site, loaded.upgrade
     if upgrade is None:
         return None
     nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
@@ -116,13 +143,10 @@ def define_upgrade(book: Book, site: Site, inputs: AllInputs,
     return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
-def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet,
+def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet, quotes: dict[str, Quote],
                storage: reliability.ReliabilityOut | None = None,
                spares: tuple[reliability.Spare, ...] = ()) -> bom.BomOut:
     """The bill of materials of the site's fleet, priced by the vendors' quotes where a quote was imported."""
-    from workbook.quotes import chosen_quotes, quote_inputs, quotes_path
-
-    quotes = chosen_quotes(site)
     b = inputs.bom
     q = quote_inputs(book, site, quotes, b.price_date if b.has("price_date") else None)
     out = bom.define(Scope(book, bom.PREFIX), inputs, fleet.power, fleet.fabric, fleet.cooling, fleet.oob,
@@ -153,8 +177,9 @@ def named_parts(site: Site) -> dict[str, str]:
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
 
 
-def build_book(site: Site) -> Book:
+def build_book(loaded: Loaded) -> Book:
     """Every line of the site's workbook, defined once; evaluation and rendering both read this."""
+    site = loaded.site
     book = Book(site.name)
     for title in sheets.ORDER:
         book.sheets.setdefault(title, [])
@@ -162,9 +187,9 @@ def build_book(site: Site) -> Book:
     rel, fleet = define_site_fleet(book, inputs)
     spares = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power, fleet.fabric,
                                        fleet.cooling, named_parts(site))
-    bill = define_bom(book, site, inputs, fleet, rel, spares)
+    bill = define_bom(book, site, inputs, fleet, loaded.quotes, rel, spares)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
-    upgrade = define_upgrade(book, site, inputs, fleet)
+    upgrade = define_upgrade(book, loaded, inputs, fleet)
     fleets = [("Current fleet" if upgrade else "This site's fleet", fleet, inputs.power.gpu_throughput)]
     if upgrade is not None:
         fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))

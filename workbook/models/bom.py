@@ -34,6 +34,7 @@ from workbook.models.oob import OobOut
 from workbook.models.power import PowerOut
 from workbook.models.reliability import ReliabilityOut, Spare
 from workbook.presentation import Grid, GridColumn, Section
+from workbook.quotes import Quote
 from workbook.sheets import BOM as TITLE
 
 PREFIX = "bom"
@@ -104,21 +105,6 @@ INPUTS = with_limits([
          "2026-12-01", date=True, optional=True, fmt="yyyy-mm-dd"),
     *TERMS,
 ])
-
-
-@dataclass(frozen=True)
-class Quote:
-    """One vendor's price and lead time for one BOM line, as imported (workbook.quotes)."""
-
-    vendor: str
-    date: float  # a spreadsheet date (days since 1899-12-30)
-    date_text: str  # YYYY-MM-DD
-    unit_price: float  # USD
-    lead_weeks: float
-    quantity: float  # the quantity the vendor was asked to quote
-    comment: str
-    file: str  # the returned file's name
-    sha256: str
 
 
 @dataclass(frozen=True)

@@ -98,11 +98,12 @@ class Upgrade:
     projects: dict[str, str]  # project -> its zone
     plans: dict[str, tuple[list[Entry], list[Entry]]]  # plan -> (deliveries, decommissionings)
     specs: list[Spec] = field(default_factory=list)
+    values: dict[str, Value] = field(default_factory=dict)  # each spec's value, validated: the site's values beside
 
 
 def load_upgrade(site: Site, fleet_specs: list[Spec], fleet_rules: list[Any]) -> Upgrade | None:
-    """The upgrade the site file describes, its inputs added to the site's values; None without `generation:`.
-    Raises InputError naming the file and the key."""
+    """The upgrade the site file describes (its next fleet's file read and validated, its inputs in `values`, the
+    site left as it was); None without `generation:`. Raises InputError naming the file and the key."""
     raw = site.generation
     if raw is None:
         return None
@@ -147,14 +148,14 @@ def _next_site(site: Site, name: Any, specs: list[Spec], rules: list[Any]) -> Si
 
 
 def _add(site: Site, up: Upgrade, spec: Spec, raw: Any) -> None:
-    """One input: validated as any input, added to the site's values and to the upgrade's specs."""
+    """One input: validated as any input, added to the upgrade's values and specs."""
     if raw is _MISSING:
         raise InputError("is missing", file=site.path, key=spec.key, expected=f"{spec.expect}, e.g. {spec.example}")
     try:
         value, source = split_value(raw)
     except InputError as e:
         raise e.located(file=site.path, key=spec.key) from None
-    site.values[spec.key] = Value(parse_value(value, spec, site.path, spec.key), str(value),
+    up.values[spec.key] = Value(parse_value(value, spec, site.path, spec.key), str(value),
                                   source or f"site file {site.path.name}")
     up.specs.append(spec)
 

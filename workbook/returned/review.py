@@ -36,7 +36,7 @@ from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, La
 from workbook.excel.writer import CellContext
 from workbook.formula.line import Line
 from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
-from workbook.models import all_rules, all_specs, build_book
+from workbook.models import all_rules, all_specs, build_book, complete
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.sheets import INPUTS
 from workbook.yaml_reader import clip
@@ -104,7 +104,7 @@ def import_inputs(reviewed: Path | str, site_path: Path | str, today: date | Non
     site = load_site(site_path, all_specs(), rules=all_rules())
     returned = read_returned(reviewed, [INPUTS])
     _check_built_from(reviewed, returned.properties.get("description"), site)
-    book = build_book(site)
+    book = build_book(complete(site))
     layout = plan(book)
     cells = returned.cells.get(INPUTS)
     if cells is None:
@@ -483,7 +483,7 @@ def _replace_checked(reviewed: Path, site: Site, edited: str, changes: list[Chan
 
 def _check_reads_back(reviewed: Path, edited: Path, changes: list[Change], book: Book) -> None:
     try:
-        new_book = build_book(load_site(edited, all_specs(), rules=all_rules()))
+        new_book = build_book(complete(load_site(edited, all_specs(), rules=all_rules())))
     except InputError as e:
         key = f"scenarios.{e.scenario}.{e.key}" if e.scenario else e.key
         cells = next((c.cells for c in changes if c.key == key), ())
