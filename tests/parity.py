@@ -8,7 +8,9 @@ Each recalculated file is loaded by openpyxl once, for both; the built file is r
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,9 +90,14 @@ def check(built: list[Built], workdir: Path) -> Outcome:
 
 
 def record(name: str, outcome: Outcome) -> None:
-    """Keep the counts for the closing note (outputs/ is not committed)."""
+    """Keep the counts for the closing note (outputs/ is not committed). Tests run in parallel processes
+    (`make test`: pytest -n 2), so the read-modify-write holds a lock and the file is replaced whole."""
     REPORT.parent.mkdir(exist_ok=True)
-    data = json.loads(REPORT.read_text()) if REPORT.exists() else {}
-    data[name] = {"workbooks": outcome.workbooks, "formula_cells": outcome.cells, "lines": outcome.lines,
-                  "problems": len(outcome.problems)}
-    REPORT.write_text(json.dumps(data, indent=1))
+    with open(REPORT.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        data = json.loads(REPORT.read_text()) if REPORT.exists() else {}
+        data[name] = {"workbooks": outcome.workbooks, "formula_cells": outcome.cells, "lines": outcome.lines,
+                      "problems": len(outcome.problems)}
+        partial = REPORT.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(data, indent=1))
+        partial.replace(REPORT)

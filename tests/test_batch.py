@@ -28,6 +28,7 @@ def sites(tmp_path: Path) -> list[Path]:
     return out
 
 
+@pytest.mark.slow
 def test_two_sites_in_two_processes_give_the_bytes_of_one_by_one_builds(tmp_path: Path) -> None:
     first, second = sites(tmp_path)
     proc = run("build", first, second, "-j", "2", cwd=tmp_path)
@@ -45,6 +46,7 @@ def test_two_sites_in_two_processes_give_the_bytes_of_one_by_one_builds(tmp_path
     assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == ["first.xlsx", "second.xlsx"]
 
 
+@pytest.mark.slow
 def test_a_bad_site_among_several_writes_nothing(tmp_path: Path) -> None:
     first, second = sites(tmp_path)
     bad = bad_site(tmp_path / "bad.yaml", {"power.gpu_tdp": "700 m"})
@@ -56,6 +58,7 @@ def test_a_bad_site_among_several_writes_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml", "first.yaml", "second.yaml"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_an_output_that_cannot_be_written_leaves_every_other_output_unwritten(tmp_path: Path, jobs: str) -> None:
     """All or nothing holds at the write too: the second site's output path is a folder, so the first site's
@@ -70,6 +73,7 @@ def test_an_output_that_cannot_be_written_leaves_every_other_output_unwritten(tm
     assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == ["second.xlsx"]
 
 
+@pytest.mark.slow
 def test_the_first_bad_site_in_command_line_order_is_reported(tmp_path: Path) -> None:
     """Two bad sites: the error names the first one given, whichever worker finished first."""
     first, _ = sites(tmp_path)
@@ -93,6 +97,7 @@ class Oops(FormulaError):
         return "power.oops (Power in metres): is in m, expected a power"
 
 
+@pytest.mark.slow
 @fork_only
 @pytest.mark.parametrize("jobs", ["2", "1"])
 def test_a_model_error_in_a_worker_exits_3_with_its_line(
@@ -134,6 +139,7 @@ def test_a_bug_in_a_worker_is_one_internal_error_line(
     assert not (tmp_path / "outputs").exists()
 
 
+@pytest.mark.slow
 def test_progress_bar_on_stderr_when_asked_and_stdout_unchanged(tmp_path: Path) -> None:
     first, second = sites(tmp_path)
     proc = run("build", first, second, "-j", "2", "--progress", cwd=tmp_path)

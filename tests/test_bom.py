@@ -26,6 +26,7 @@ def example() -> Model:
     return load(EXAMPLE)
 
 
+@pytest.mark.slow
 def test_quantities_are_the_model_lines(example: Model) -> None:
     """Nodes 1,024 / 8 = 128; 39 racks (5 network racks for 65 switches, one storage rack: the 5.0 kW of storage
     the Reliability sheet sizes, one management rack); 142 PDUs; power cords 128 x 6 PSUs (DGX H100) = 768; leaves
@@ -137,6 +138,7 @@ def test_support_is_the_groups_support_lines_counted_once(example: Model) -> Non
     assert v(example, "bom.total") == pytest.approx(1.01 * equipment + 64_000 + 161_200, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
     """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more equipment, and 1% of it shipping: 528,735 more
     capex."""
@@ -149,6 +151,7 @@ def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
     assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500 * 1.01, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_lead_times_set_the_service_start(tmp_path: Path) -> None:
     """Budget lead times per group: the longest (network, 20 weeks; cooling's 40 weeks do not count on an
     air-cooled site: it has no CDUs, manifolds or hoses to wait for) plus 3 weeks of installation = 23 weeks =
@@ -167,6 +170,7 @@ def test_lead_times_set_the_service_start(tmp_path: Path) -> None:
     assert list(delivery).index(1) == 6  # the capex balance is paid at month 6
 
 
+@pytest.mark.slow
 def test_liquid_cooled_racks_have_manifolds_and_hoses() -> None:
     """The GB200 NVL72 site: every compute rack is liquid-cooled, so a manifold and 2 hoses each; CDUs from the
     Cooling sheet, priced at the catalog CDU class's price."""
@@ -179,6 +183,7 @@ def test_liquid_cooled_racks_have_manifolds_and_hoses() -> None:
     assert v(m, "bom.cdus_cost") == v(m, "bom.cdus_qty") * v(m, "bom.cdu_price")
 
 
+@pytest.mark.slow
 def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     """With a 10 m in-band optic the example's in-band runs (host-leaf 14.4 m, leaf-spine 7.2 + 6 = 13.2 m) go
     single-mode: its 272 endpoint, 276 leaf and 192 leaf-spine transceivers move to the single-mode rows at 400
@@ -208,6 +213,7 @@ def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     assert v(m, "fabric.inband_node_optics_power") == pytest.approx(256 * 4.5 / 1000)
 
 
+@pytest.mark.slow
 def test_end_of_row_length_classes(tmp_path: Path) -> None:
     """Network racks at each row's end: host-leaf runs go along a row, 6 + 7.2 = 13.2 m at most, spread evenly:
     class 1 6 + 7.2 / 3 = 8.4 -> 10 m, share (10 - 6) / 7.2 = 0.5556, ROUNDUP(1,024 x 0.5556 = 568.9) = 569;

@@ -73,6 +73,7 @@ def models() -> dict[str, Any]:
     return {site.name: load(site) for site in SITES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", [s.name for s in SITES])
 def test_every_site_is_byte_identical_with_the_fast_formula_path(
     site: str, models: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

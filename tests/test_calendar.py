@@ -56,6 +56,7 @@ def test_a_fiscal_year_ending_in_june_runs_july_to_june(tmp_path: Path) -> None:
     assert v(m, "tco.pl_ties_to_cash")
 
 
+@pytest.mark.slow
 def test_a_calendar_year_from_a_july_start_takes_a_partial_first_year(tmp_path: Path) -> None:
     """Ordered 1 July 2027, year ending December: months 1-6 are July to December 2027 (FY2027), 7-18 FY2028,
     19-30 FY2029, 31-36 FY2030; depreciation 60,000, 120,000, 60,000, 0."""
@@ -64,6 +65,7 @@ def test_a_calendar_year_from_a_july_start_takes_a_partial_first_year(tmp_path: 
     assert v(m, "tco.pl_depreciation").tolist() == pytest.approx([0, 60_000, 120_000, 60_000, 0])
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(start=st.dates(datetime.date(2000, 1, 1), datetime.date(2100, 12, 31)), year_end=st.integers(1, 12))
 def test_every_month_is_in_one_fiscal_year_column(tmp_path: Path, start: datetime.date, year_end: int) -> None:
@@ -114,6 +116,7 @@ def june(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return Built(path, model, layout, openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True))
 
 
+@pytest.mark.slow
 def test_month_columns_are_headed_by_their_end_dates(june: Built) -> None:
     for title in ("Cash flows", "Scenarios"):
         if title not in june.formulas.sheetnames:

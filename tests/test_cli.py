@@ -47,6 +47,7 @@ def api_error(site: Path, printed: str) -> InputError:
     return exc.value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("case", "change", "remove", "words"),
     [
@@ -83,6 +84,7 @@ def test_invalid_yaml_exits_2(tmp_path: Path) -> None:
     assert not (tmp_path / "x.xlsx").exists()
 
 
+@pytest.mark.slow
 def test_every_site_is_validated_before_any_is_written(tmp_path: Path) -> None:
     good_site = tmp_path / "good.yaml"
     good_site.write_text(EXAMPLE.read_text())
@@ -93,6 +95,7 @@ def test_every_site_is_validated_before_any_is_written(tmp_path: Path) -> None:
     assert not (tmp_path / "outputs" / "good.xlsx").exists()
 
 
+@pytest.mark.slow
 def test_build_writes_the_default_output(tmp_path: Path) -> None:
     site = tmp_path / "mysite.yaml"
     site.write_text(EXAMPLE.read_text())
@@ -155,6 +158,7 @@ class Names(Context):
 GRID_SHEETS = {"BOM"}  # sheets that are a table of lines (presentation.Grid), not one line a row
 
 
+@pytest.mark.slow
 def test_evaluate_json_schema_and_cells(good: Path) -> None:
     proc = run("evaluate", EXAMPLE, "--json")
     assert proc.returncode == 0, proc.stderr
@@ -194,6 +198,7 @@ def test_evaluate_json_schema_and_cells(good: Path) -> None:
                 assert got == entry["value"], line_id
 
 
+@pytest.mark.slow
 def test_evaluate_table_lists_every_line() -> None:
     proc = run("evaluate", EXAMPLE)
     assert proc.returncode == 0, proc.stderr

@@ -32,6 +32,7 @@ def _parts(node: Node) -> tuple[set[str], set[str]]:
     return nodes, lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
 def test_every_node_declares_every_part_it_holds(site: Path) -> None:
     book = load(site).book
@@ -82,6 +83,7 @@ def test_rebuilding_shares_what_reads_no_mapped_line_and_keeps_shared_parts_shar
     assert _value(book, clone, {"x.a": 2.0, "x.c": 7.0}) == [13.0]
 
 
+@pytest.mark.slow
 def test_a_scenario_clone_reads_the_scenario_lines_only(tmp_path: Path) -> None:
     model = load(ROOT / "inputs" / "example.yaml")
     book = model.book

@@ -59,6 +59,7 @@ def liquid(tmp_path_factory: pytest.TempPathFactory) -> Model:
 # ---------------------------------------------------------------- physics sanity
 
 
+@pytest.mark.slow
 def test_water_at_one_and_a_half_litres_per_minute_per_kw_rises_about_9_6_k(example: Model) -> None:
     """OCP's 1.5 L/min per kW keeps water within 10 K: 1 kW / (997 kg/m3 x 4.18 kJ/(kg K) x 1.5 L/min)."""
     assert value(example, "cooling.coolant_rise", "K") == pytest.approx(9.6, abs=0.01)
@@ -67,6 +68,7 @@ def test_water_at_one_and_a_half_litres_per_minute_per_kw_rises_about_9_6_k(exam
     assert value(example, "cooling.coolant_return_temperature") == pytest.approx(30 + by_hand, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_pg25_needs_more_flow_than_water_for_the_same_rise(tmp_path: Path) -> None:
     pg25 = load(site_file(tmp_path, **COOLANTS["PG25"]))
     assert value(pg25, "cooling.coolant_rise", "K") == pytest.approx(1.0 / (1021.5 * 3.92 * 1.5 / 60_000))
@@ -74,6 +76,7 @@ def test_pg25_needs_more_flow_than_water_for_the_same_rise(tmp_path: Path) -> No
     assert value(pg25, "cooling.min_flow_per_kw") > value(water, "cooling.min_flow_per_kw")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.floats(0.01, 20.0), min_size=1, max_size=20), st.one_of(st.just(0.0), st.floats(1e-6, 1.0)))
 def test_flow_round_trips_between_litres_per_minute_and_gpm(liquid: Model, per_kw: list[float],
@@ -156,6 +159,7 @@ def test_the_example_counts_each_watt_of_facility_power_once(example: Model) -> 
 # ---------------------------------------------------------------- CDUs
 
 
+@pytest.mark.slow
 def test_cdu_count_with_n_plus_1_and_2n(tmp_path: Path, liquid: Model) -> None:
     """Row CDUs pool the hall: 8 x 700 W + 2 x 350 W = 6.3 kW a node on plates, and the 10.2 kW vendor maximum's
     allowance over the 8.89 / 0.94 = 9.4574 kW component sum by the same share: 6.3 x 10.2 / 9.4574 = 6.7947 kW;
@@ -180,6 +184,7 @@ def test_cdu_count_with_n_plus_1_and_2n(tmp_path: Path, liquid: Model) -> None:
     assert not bare.quantity("checks.all_pass")
 
 
+@pytest.mark.slow
 def test_flow_can_need_more_cdus_than_heat(tmp_path: Path) -> None:
     model = load(site_file(tmp_path, **{**LIQUID, "cdu_flow": "100 L/min"}))
     flow = value(model, "cooling.coolant_flow", "L/min")
@@ -188,6 +193,7 @@ def test_flow_can_need_more_cdus_than_heat(tmp_path: Path) -> None:
         model, "cooling.cdus_for_heat")
 
 
+@pytest.mark.slow
 def test_rack_manifold_and_rise_checks_fail_when_broken(tmp_path: Path) -> None:
     model = load(site_file(tmp_path, **{**LIQUID, "rack_manifold_flow": "10 L/min", "flow_per_kw": "1 L/min/kW"}))
     # 4 nodes x 6.7947 kW to liquid x 1 L/min/kW = 27.2 L/min per rack > 10; 1 L/min per kW of water rises ~14.4 K
@@ -218,6 +224,7 @@ def test_cold_plate_time_to_thermal_limit_by_hand(example: Model) -> None:
     assert example.quantity("cooling.throttle_above_coolant")
 
 
+@pytest.mark.slow
 def test_b200_cold_plate_rides_through_about_27_seconds(b200: Model) -> None:
     """80 mL of PG25 (81.72 g x 3.92 kJ/(kg K) = 320.34 J/K) + 0.5 kg of copper (192.5 J/K) = 512.84 J/K; a B200 at
     1,000 W heats it by 1.950 K/s; from the 35 C supply to 87 C (52 K): 26.67 s (it was 3.20 s)."""
@@ -341,6 +348,7 @@ def test_b200_compressor_power_by_hand(b200: Model) -> None:
 SHARE = st.one_of(st.just(0.0), st.floats(1e-9, 1.0))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.floats(0.0, 40.0), st.floats(0.5, 1.0), SHARE, SHARE)
 def test_the_allowance_splits_by_the_component_sums_shares(b200: Model, maximum: float, efficiency: float,
@@ -375,6 +383,7 @@ def test_psu_loss_goes_to_air_not_to_the_coolant(b200: Model) -> None:
     np.testing.assert_allclose(node_air, dc / np.array([0.94, 0.8]) - 8.7, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_gb200_nvl72_cold_plates_gpus_cpus_switch_chips_and_nics(tmp_path: Path) -> None:
     """72 x 1,200 W + 36 x 250 W + 0.8 x 7,200 W + 108 x 25 W = 103.86 kW per rack-scale node; its 1.36 t is
     the whole rack, so there is no empty rack to add: (1,360 + 30 L x 1.0215 kg/L) / 0.72 m2 = 1,931 kg/m2."""
@@ -394,6 +403,7 @@ def test_gb200_nvl72_cold_plates_gpus_cpus_switch_chips_and_nics(tmp_path: Path)
 # ---------------------------------------------------------------- CDU scope: pooled row units, per-rack units
 
 
+@pytest.mark.slow
 def test_in_rack_cdus_are_counted_per_rack_with_redundancy(tmp_path: Path, b200: Model) -> None:
     """rack-100kW on the B200 site: a rack's 4 x 10.94 = 43.76 kW and 65.6 L/min need ROUNDUP(43.76 / 100) = 1
     unit; N+1 in every rack gives 2 a rack, x 64 racks = 128 installed (pooling the hall gave 22 for 64 racks)."""
@@ -504,6 +514,7 @@ def test_an_overhead_too_small_for_the_plant_fails_the_balance(example: Model) -
 # ---------------------------------------------------------------- floor loading
 
 
+@pytest.mark.slow
 def test_floor_load_of_a_dgx_b200_rack_of_four_by_hand(tmp_path: Path, b200: Model) -> None:
     """4 x 142.4 kg + 150 kg rack + 30 L of PG25 at 1.0215 kg/L = 750.2 kg over 0.6 x 1.2 m = 1,042 kg/m2:
     within a heavy-duty raised floor's 1,200, far beyond an older floor's 340 (70 lb/ft2)."""
@@ -542,6 +553,7 @@ def test_catalog_cooling_entries_carry_their_sources() -> None:
 # ---------------------------------------------------------------- properties over many inputs
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.integers(8, 100_000), min_size=2, max_size=12),
        st.floats(0.05, 1.0), st.sampled_from(["N", "N+1", "2N", "2N+1"]))
@@ -556,6 +568,7 @@ def test_more_load_never_needs_less_flow_or_fewer_cdus(liquid: Model, gpus: list
         assert (np.diff(v[line][:, 0]) >= 0).all(), line
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 1.0)), min_size=2, max_size=12))
 def test_a_larger_liquid_share_moves_heat_from_air_to_liquid(liquid: Model, shares: list[float]) -> None:
@@ -567,6 +580,7 @@ def test_a_larger_liquid_share_moves_heat_from_air_to_liquid(liquid: Model, shar
                                v["cooling.it_heat"][:, 0], rtol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(site=sites())
 def test_heat_out_equals_heat_in_on_random_sites(tmp_path_factory: pytest.TempPathFactory, site: dict) -> None:

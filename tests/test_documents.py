@@ -42,12 +42,14 @@ def example() -> Model:
     return load(EXAMPLE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
 def test_every_reference_of_the_full_workbook_resolves_inside_it(site: Path, tmp_path: Path) -> None:
     build(site, tmp_path / "full.xlsx")
     assert unresolved_references(tmp_path / "full.xlsx") == []
 
 
+@pytest.mark.slow
 def test_the_resolution_check_finds_a_reference_outside_the_file(example: Model, tmp_path: Path) -> None:
     """The check itself can fail: a document that drops the TCO sheet but keeps the Summary's formulas as
     formulas (no values substituted) has references to a sheet it does not hold."""

@@ -206,6 +206,7 @@ def test_the_gb200_headline_gain_is_mostly_rounding() -> None:
     assert round(value(v, "envelope.compute_gain_continuous"), 4) == 0.0963
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(feed=st.floats(0.5, 1000.0), cap=st.floats(0.1, 1.0))
 def test_whole_nodes_approach_the_continuous_gain_as_the_feed_grows(feed: float, cap: float) -> None:
@@ -225,6 +226,7 @@ def test_whole_nodes_approach_the_continuous_gain_as_the_feed_grows(feed: float,
 # ---------------------------------------------------------------- rules for every input
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(feeds=st.lists(st.floats(0.01, 1000.0), min_size=2, max_size=12),
        cap=st.floats(0.1, 1.0), exponent=st.floats(0.0, 1.0), pue=st.floats(1.0, 3.0),
@@ -246,6 +248,7 @@ def test_more_feed_never_fits_fewer_gpus_and_a_cap_never_fewer(feeds: list[float
     assert np.all((nodes + 1) * per_node > room * (1 - 1e-9))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(feed=st.floats(0.01, 1000.0), exponent=st.floats(0.0, 1.0))
 def test_a_cap_at_tdp_changes_nothing(feed: float, exponent: float) -> None:

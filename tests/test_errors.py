@@ -72,6 +72,7 @@ def mutated_sites(draw: Any) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.fuzz
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=mutated_sites())
 def test_every_refusal_of_a_mutated_site_names_the_file_and_the_key_one_line_each(data: dict[str, Any]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -114,12 +113,14 @@ def _random_overrides(book: Book, n: int, seed: int) -> dict[str, np.ndarray]:
 # ---------------------------------------------------------------- the same bits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", [p.name for p in SITES])
 def test_every_line_of_every_site_is_the_reference_to_the_bit(books: dict[str, Book], site: str) -> None:
     book = books[site]
     assert_same_bits(book.evaluate(), reference_evaluate(book))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [3, 40])  # rows on Python floats (a few), and numpy columns (many)
 @pytest.mark.parametrize("site", ["example.yaml", "b200-liquid-build.yaml"])  # b200: a loan's recursive rows
 def test_a_batch_is_the_reference_to_the_bit(books: dict[str, Book], site: str, n: int) -> None:
@@ -128,6 +129,7 @@ def test_a_batch_is_the_reference_to_the_bit(books: dict[str, Book], site: str, 
     assert_same_bits(book.evaluate(overrides), reference_evaluate(book, overrides))
 
 
+@pytest.mark.slow
 def test_scenarios_as_rows_are_their_copies_evaluated_one_by_one(books: dict[str, Book]) -> None:
     for book in books.values():
         assert evaluation._scenarios(book) is not None  # every site's scenarios are read as rows
@@ -138,6 +140,7 @@ def test_scenarios_as_rows_are_their_copies_evaluated_one_by_one(books: dict[str
         assert_same_bits(rows, one_by_one)
 
 
+@pytest.mark.slow
 def test_a_scenario_copy_that_is_not_its_base_formula_is_evaluated_as_written() -> None:
     book = load(EXAMPLE).book
     mapping = next(iter(book.scenarios.values()))
@@ -210,6 +213,7 @@ def test_evaluate_refuses_inputs_of_different_lengths(books: dict[str, Book]) ->
 # ---------------------------------------------------------------- many sites, a chunk at a time
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", [1, 7, 64, 1000])
 def test_chunks_give_the_batch_values(books: dict[str, Book], chunk: int) -> None:
     book = books["example.yaml"]
@@ -234,6 +238,7 @@ rows = st.integers(1, 40).flatmap(lambda n: st.lists(st.lists(cells, min_size=n,
                                                      max_size=4))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(rows)
 def test_row_sum_is_spreadsheets(values: list[list[float]]) -> None:
@@ -265,6 +270,7 @@ def cash_flows(draw: st.DrawFn) -> np.ndarray:
     return flows
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(cash_flows(), st.sampled_from([0.0, -1.0, 0.01, -0.02, 0.05]))
 def test_irr_is_spreadsheets(flows: np.ndarray, guess: float) -> None:
@@ -310,24 +316,9 @@ def test_scalar_arithmetic_is_spreadsheets(ab: tuple[float, float]) -> None:
             assert math.isnan(want) or math.copysign(1, got) == math.copysign(1, want)  # 0 and -0 as numpy
 
 
-# ---------------------------------------------------------------- faster
 
 
-def test_whole_book_is_several_times_faster_than_the_reference(books: dict[str, Book]) -> None:
-    """Measured on this machine: ~15x (the example, its six scenarios as rows). 3x leaves room for noise."""
-    book = books["example.yaml"]
-    new, old = [], []
-    for _ in range(5):
-        t0 = time.perf_counter()
-        book.evaluate()
-        t1 = time.perf_counter()
-        reference_evaluate(book)
-        t2 = time.perf_counter()
-        new.append(t1 - t0)
-        old.append(t2 - t1)
-    assert sorted(new)[2] * 3 < sorted(old)[2]
-
-
+@pytest.mark.slow
 def test_a_scenario_copy_that_still_reads_the_base_line_is_evaluated_as_written() -> None:
     """The batched scenarios may stand in for a copy only when it is its base formula re-pointed: a copy left
     reading the base case's line is evaluated as written (what LibreOffice computes), and a base line changed

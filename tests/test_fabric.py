@@ -67,6 +67,7 @@ SUPERPOD_B200 = [
 ]
 
 
+@pytest.mark.slow
 def test_superpod_b200_counts_for_2_to_64_scalable_units(tmp_path: Path) -> None:
     model = superpod(tmp_path)
     gpus = [row[2] for row in SUPERPOD_B200]
@@ -84,6 +85,7 @@ def test_superpod_b200_counts_for_2_to_64_scalable_units(tmp_path: Path) -> None
     assert column(v, "fabric.holds_endpoints") == [1] * 6
 
 
+@pytest.mark.slow
 def test_superpod_b200_small_sizes_with_a_node_per_su_given_to_ufm(tmp_path: Path) -> None:
     """B200 RA "Network fabrics", compute fabric component count: 1-4 SUs of 31, 63, 95, 127 nodes.
     The 3-SU row (24 leaves, 16 spines, not 24 x 32 / 64 = 12) is the equal-links-per-spine rule."""
@@ -98,6 +100,7 @@ def test_superpod_b200_small_sizes_with_a_node_per_su_given_to_ufm(tmp_path: Pat
 # --------------------------------------------------------------------------- partial fabrics (issue 9, item 7)
 
 
+@pytest.mark.slow
 def test_128_gpus_wire_uplinks_only_for_populated_ports(tmp_path: Path) -> None:
     """16 DGX H100 on 8 rails: 8 leaves with 16 of their 32 ports down used need ROUNDUP(16 x 32 / 32) = 16
     uplinks each; a spine's 64 ports split over 8 leaves give 8 links a pair, so ROUNDUP(16 / 8) = 2 spines.
@@ -110,6 +113,7 @@ def test_128_gpus_wire_uplinks_only_for_populated_ports(tmp_path: Path) -> None:
     assert column(v, "fabric.leaf_spine_transceivers") == [2 * 128 / 2]  # both ends, 2 ports a cage
 
 
+@pytest.mark.slow
 def test_2056_gpus_build_only_the_third_groups_populated_part(tmp_path: Path) -> None:
     """257 DGX H100: 257 hosts a rail, 9 leaves a rail (8 full, one with 1 host): 72 leaves, three tiers.
     Groups of 32 leaves: 64 full leaves fill two groups of 32 spines; the third holds the 8 part-filled leaves,
@@ -132,6 +136,7 @@ def test_2056_gpus_build_only_the_third_groups_populated_part(tmp_path: Path) ->
 # --------------------------------------------------------------------------- spine-core links (issue 25, item 7)
 
 
+@pytest.mark.slow
 def test_10000_gpus_spine_core_links_count_the_ports_used() -> None:
     """1,250 DGX H100 on 8 rails: 40 leaves a rail (39 full, one with 2 hosts), 320 leaves, three tiers.
     Groups of 32: the 312 full leaves fill 9 groups (288) and 24 of the tenth, whose 8 other leaves are the
@@ -151,6 +156,7 @@ def test_10000_gpus_spine_core_links_count_the_ports_used() -> None:
     assert column(v, "fabric.spine_core_transceivers") == [2 * 10000 / 2]
 
 
+@pytest.mark.slow
 def test_part_filled_leaves_spilling_into_a_group_of_their_own(tmp_path: Path) -> None:
     """3 NICs per GPU: 24 rails. 552 GPUs are 69 hosts a rail: 2 full leaves a rail (48) and one with 5 hosts
     (24 part-filled leaves of ROUNDUP(5 / 1) = 5 uplinks): 72 leaves, three tiers. Groups of 32: 32 full leaves
@@ -173,6 +179,7 @@ def test_part_filled_leaves_spilling_into_a_group_of_their_own(tmp_path: Path) -
 # --------------------------------------------------------------------------- the storage network (item 9)
 
 
+@pytest.mark.slow
 def test_example_storage_network_follows_the_sized_storage_and_tapers() -> None:
     """Endpoints: 128 nodes x 2 + 2 appliances (Reliability) x 8 ports + 4 head nodes x 2 = 280 (not 304 with the
     48 ports the site once gave). Taper: a node's 2 x 400 Gb/s over the 40 GB/s = 320 Gb/s it reads: 2.5, so a
@@ -198,6 +205,7 @@ def test_example_storage_network_follows_the_sized_storage_and_tapers() -> None:
     assert w["fabric.storage_switch_optics_power"] == pytest.approx((140 + 112) * 15 / 1000)
 
 
+@pytest.mark.slow
 def test_the_10k_site_storage_network_tapers_to_two_tiers() -> None:
     """The 10k site gives its storage (280 system ports): 1,250 x 2 + 280 = 2,780 endpoints. At the derived 2.5
     (45 down, 18 uplinks a full leaf): 61 full leaves and one with 35 (ROUNDUP(35 / 2.5) = 14 uplinks), 62 leaves
@@ -212,6 +220,7 @@ def test_the_10k_site_storage_network_tapers_to_two_tiers() -> None:
     assert column(v, "fabric.storage_switches") == [80]
 
 
+@pytest.mark.slow
 def test_a_stated_storage_ratio_is_kept_and_grows_a_third_tier(tmp_path: Path) -> None:
     """Non-blocking as stated: 1,250 DGX H100 x 2 + 16 + 8 = 2,524 endpoints, 78 full leaves and one with 28:
     79 leaves > 64, three tiers. Groups of 32 (non-blocking spines): 2 full groups; the third holds 14 full leaves
@@ -228,6 +237,7 @@ def test_a_stated_storage_ratio_is_kept_and_grows_a_third_tier(tmp_path: Path) -
     assert bool(v["fabric.storage_holds_endpoints"].reshape(-1)[0])
 
 
+@pytest.mark.slow
 def test_given_storage_keeps_the_given_ports_and_a_fleet_without_reliability_is_non_blocking() -> None:
     """The upgrade site gives its storage: 128 x 2 + 48 = 304 endpoints, tapered at 2.5 (45 down): 6 full leaves and
     one with 34 (ROUNDUP(34 / 2.5) = 14 uplinks); 7 leaves, 2 spines of 9 links: 6 x 18 + 2 x 7 = 122 leaf-spine
@@ -246,6 +256,7 @@ def test_given_storage_keeps_the_given_ports_and_a_fleet_without_reliability_is_
 # --------------------------------------------------------------------------- rack-scale systems (item 6)
 
 
+@pytest.mark.slow
 def test_gb200_nvl72_fabric_is_sized_for_its_compute_trays(tmp_path: Path) -> None:
     """8 GB200 NVL72 racks (576 GPUs): 18 compute trays of 4 GPUs and 4 NICs each, so 4 rails (not 72) and
     8 x 18 = 144 hosts a rail: ROUNDUP(144 / 32) = 5 leaves a rail (4 full, one with 16 hosts), 20 leaves, two
@@ -258,6 +269,7 @@ def test_gb200_nvl72_fabric_is_sized_for_its_compute_trays(tmp_path: Path) -> No
     assert column(v, "fabric.storage_endpoints") == [8 * 36 + 16 + 8]
 
 
+@pytest.mark.slow
 def test_gb200_spines_divide_a_leafs_uplinks() -> None:
     """The GB200 site (issue 25, item 6): 20 leaves of 32 uplinks. A spine gives each leaf ROUNDDOWN(64 / 20) = 3
     links, so at least ROUNDUP(32 / 3) = 11 spines; 11 x ROUNDUP(32 / 11) = 33 > 32 ports up, and so for 12 to 15;
@@ -302,6 +314,7 @@ def _fewest_balanced(up: int, k: int, leaves: int, need: int) -> int:
                 if -(-need // s) <= cap and s * -(-need // s) <= up)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(case=two_tier_cases())
 def test_two_tier_spines_are_the_fewest_balanced_ones(widest: Model, case: dict[str, Any]) -> None:
@@ -322,6 +335,7 @@ def test_two_tier_spines_are_the_fewest_balanced_ones(widest: Model, case: dict[
 # --------------------------------------------------------------------------- power, each watt once (item 8)
 
 
+@pytest.mark.slow
 def test_node_side_transceivers_are_counted_once_in_power(tmp_path: Path) -> None:
     """The example's node-side transceivers: 512 host-side x 15 W + 256 storage ports x 9 W + 256 in-band ports x
     3.5 W = 10.88 kW, 11.574 kW at the wall (/ 0.94). A DGX H100's 10.2 kW maximum is 0.743 kW above its 9.457 kW
@@ -351,6 +365,7 @@ def test_node_side_transceivers_are_counted_once_in_power(tmp_path: Path) -> Non
 # --------------------------------------------------------------------------- the in-band network (item 10)
 
 
+@pytest.mark.slow
 def test_example_in_band_network_in_leaf_pairs() -> None:
     """128 DGX H100 x 2 in-band ports + (4 head nodes + 2 fabric managers) x 2 + 2 appliances x 2 + 4 site
     uplinks = 276 ports, 138 on each side of the leaf pairs. SN4600C (64 ports) at 3:1: ROUNDDOWN(64 x 3 / 4) =
@@ -377,6 +392,7 @@ def test_example_in_band_network_in_leaf_pairs() -> None:
     assert v["fabric.oob_switch_ports_used"] == v["fabric.switches_total"]
 
 
+@pytest.mark.slow
 def test_in_band_network_one_pair_and_three_tiers(tmp_path: Path) -> None:
     """8 GPUs (one DGX): 2 + 16 + 4 = 22 ports, 11 a side, fit one pair's 62 non-peer ports: one tier, 2 leaves,
     no spines. 24-port leaves at 1:1 (12 - 2 = 10 down, 12 up) for 2,048 DGX: 4,096 + 16 + 4 = 4,116 ports, 2,058
@@ -398,6 +414,7 @@ def test_in_band_network_one_pair_and_three_tiers(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- reach (item 9)
 
 
+@pytest.mark.slow
 def test_a_hall_beyond_multimode_reach_moves_long_tiers_to_single_mode(tmp_path: Path) -> None:
     """10 rows at 2.4 m of 100 positions at 0.6 m (a 60 m row), network row across the middle: host-leaf runs
     24 / 2 + 60 / 2 + 6 = 48 m (multimode, 50 m reach), leaf-spine runs 60 + 6 = 66 m (single-mode). The
@@ -439,6 +456,7 @@ def test_a_hall_beyond_multimode_reach_moves_long_tiers_to_single_mode(tmp_path:
 # --------------------------------------------------------------------------- fat-tree limits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("radix", [4, 8, 16, 36, 48, 64, 128])  # at 2, k = k^2/2 = k^3/4
 def test_two_and_three_tier_limits_are_k2_over_2_and_k3_over_4(tmp_path: Path, radix: int) -> None:
     """One rail (one GPU per node): the largest two-tier fabric is k^2/2 endpoints, one more needs a core;
@@ -458,6 +476,7 @@ def test_two_and_three_tier_limits_are_k2_over_2_and_k3_over_4(tmp_path: Path, r
     assert column(v, "fabric.cores")[4] == radix**2 // 4
 
 
+@pytest.mark.slow
 def test_rail_optimised_wiring_rounds_leaves_per_rail_and_flat_wiring_does_not(tmp_path: Path) -> None:
     """33 nodes of 8 GPUs on 64-port leaves: 33 endpoints per rail need 2 leaves on each of 8 rails (16), while
     filled in any order 264 endpoints need ROUNDUP(264 / 32) = 9. At 264 nodes both need a third tier."""
@@ -474,6 +493,7 @@ def test_rail_optimised_wiring_rounds_leaves_per_rail_and_flat_wiring_does_not(t
     assert "fabric.leaves_per_rail" not in flat
 
 
+@pytest.mark.slow
 def test_oversubscription_moves_ports_up_to_down(tmp_path: Path) -> None:
     model = load(site_file(tmp_path, fabric={"leaf_oversubscription": 3, "spine_oversubscription": 1.5}))
     v = model.values
@@ -486,6 +506,7 @@ def test_oversubscription_moves_ports_up_to_down(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the example site
 
 
+@pytest.mark.slow
 def test_example_site_fabric_feeds_the_power_chain() -> None:
     model = load(EXAMPLE)
     v = {k: float(x.reshape(-1)[0]) for k, x in model.values.items()}
@@ -506,6 +527,7 @@ def test_example_site_fabric_feeds_the_power_chain() -> None:
     assert bool(model.values["checks.all_pass"].reshape(-1)[0])
 
 
+@pytest.mark.slow
 def test_catalog_network_entries_have_sources_and_load_by_singular_kind(tmp_path: Path) -> None:
     catalog = load_catalog()
     for table in ("switches", "optics", "storage_switches", "oob_switches", "inband_switches"):
@@ -547,6 +569,7 @@ def example_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
     return load(site_file(tmp_path_factory.mktemp("wiring"), fabric={"wiring": request.param}))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(f=fabrics())
 def test_ports_suffice_and_more_gpus_never_need_fewer_switches(example_model: Model, f: dict[str, Any]) -> None:

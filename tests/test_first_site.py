@@ -125,6 +125,7 @@ def test_a_misspelt_section_is_one_problem(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 14. the failing checks, printed
 
 
+@pytest.mark.slow
 def test_a_build_prints_each_failing_check_with_its_rule(tmp_path: Path) -> None:
     """The example's contracted feed is 2.166 MW (evaluate): with 2 MW available, that one check fails."""
     path = site(tmp_path / "s.yaml", {"power.site_available_power": "2 MW"})
@@ -145,6 +146,7 @@ def test_the_failing_checks_printed_are_capped_with_how_many_more() -> None:
     assert findings.failing_lines([("no rule", "")]) == ["  check FAILS: no rule"]
 
 
+@pytest.mark.slow
 def test_the_failing_checks_are_those_the_master_check_reads(tmp_path: Path) -> None:
     model = load(site(tmp_path / "s.yaml", {"power.site_available_power": "2 MW"}))
     assert findings.failing_checks(model) == [(
@@ -156,6 +158,7 @@ def test_the_failing_checks_are_those_the_master_check_reads(tmp_path: Path) -> 
 # ---------------------------------------------------------------- 15. a node maximum below the component sum
 
 
+@pytest.mark.slow
 def test_a_node_maximum_below_the_component_sum_is_a_warning_and_the_sum_is_used(tmp_path: Path) -> None:
     """DGX H100: 8 x 700 + 2 x 350 + 10 x 25 + 320 + 400 + 220 + 1400 = 8,890 W DC / 0.94 = 9,457.45 W at the wall,
     above a stated maximum of 8 kW: the design uses 9.457 kW and the build warns."""
@@ -174,6 +177,7 @@ def test_a_node_maximum_below_the_component_sum_is_a_warning_and_the_sum_is_used
     assert findings.failing_checks(model) == []  # a warning, not a check
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("given", ["10.2 kW", "0 kW"])  # the DGX H100's published maximum; none published
 def test_no_warning_for_a_maximum_above_the_sum_or_none(tmp_path: Path, given: str) -> None:
     model = load(site(tmp_path / "s.yaml", {"power.node_max_input": given}))
@@ -204,6 +208,7 @@ def _site_described(path: Path, node_name: str | None = None) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_site_described_node_has_its_own_name_in_the_bom_and_the_quote(tmp_path: Path) -> None:
     plain = load(_site_described(tmp_path / "plain.yaml"))
     named = load(_site_described(tmp_path / "named.yaml", "Acme 8-GPU H100 server"))
@@ -216,6 +221,7 @@ def test_a_site_described_node_has_its_own_name_in_the_bom_and_the_quote(tmp_pat
     assert named.quantity("power.it_load") == load(EXAMPLE).quantity("power.it_load")
 
 
+@pytest.mark.slow
 def test_a_catalog_node_keeps_its_description_unless_the_site_names_it(tmp_path: Path) -> None:
     model = load(site(tmp_path / "s.yaml", {"power.node_name": "Our DGX"}))
     assert _node_item(model).spec == "Our DGX"
@@ -233,6 +239,7 @@ def test_a_bad_node_name_is_refused(tmp_path: Path, bad: Any) -> None:
 # ---------------------------------------------------------------- 15. the new catalog nodes, by hand
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("gpu", "node", "dc_watts", "efficiency"), [
     # 8 x 700 + 2 x 350 + 10 x 25 + 320 + 400 + 220 + 1400
     ("H200-SXM", "HGX-H200-Supermicro", 8890, 0.96),
@@ -313,6 +320,7 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
     assert proc.returncode == 0, proc.stdout
 
 
+@pytest.mark.slow
 def test_init_marks_required_exactly_what_a_build_finds_missing(tmp_path: Path) -> None:
     """The skeleton's REQUIRED keys, removed, are the keys the loader reports missing: two computations, one
     answer. With --node none every node key is among them."""
@@ -335,6 +343,7 @@ def test_a_loan_from_init_names_its_three_keys(tmp_path: Path) -> None:
     assert [e.key for e in problems(path)] == ["tco.loan_share", "tco.loan_rate", "tco.loan_term"]
 
 
+@pytest.mark.slow
 def test_init_refuses_to_replace_a_file_and_names_a_wrong_entry(tmp_path: Path) -> None:
     path = tmp_path / "mine.yaml"
     path.write_text("site: mine\n")

@@ -29,6 +29,7 @@ def shown(m: Model, key: str) -> formats.Shown:
     return formats.shown(m.book.lines[key], m.values[key])
 
 
+@pytest.mark.slow
 def test_money_is_in_millions_or_thousands_by_its_size(example: Model) -> None:
     """The NPV advantage, -18,774,057 USD, reads (18.8) MUSD; the capex, 44,718,086 USD, 44.7 MUSD; a monthly
     timeline row (the cash flows) in kUSD whatever its size (one scale for a statement); a figure under 10,000 USD
@@ -82,6 +83,7 @@ def test_signed_changes() -> None:
     assert formats.signed(1, scale=",,") == "+#,##0.0,,;-#,##0.0,,;#,##0.0,,"
 
 
+@pytest.mark.slow
 def test_the_built_example_reads_as_a_finance_reader_expects(tmp_path: Path) -> None:
     """In the file: no number format in scientific notation, one unit style (m², never m^2), the Summary's NPV
     advantage in MUSD, and the Sensitivity's changes in signed percentage points."""

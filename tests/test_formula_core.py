@@ -406,6 +406,7 @@ def _mag(q: Any) -> float:
     return float(q.magnitude) if hasattr(q, "magnitude") else float(q)
 
 
+@pytest.mark.slow
 def test_every_example_line_agrees_with_an_independent_pint_evaluation() -> None:
     model = load(EXAMPLE)
     book = model.book
@@ -651,6 +652,7 @@ def _inputs(book: Book, rng: np.random.Generator, n: int) -> dict[str, np.ndarra
     return {k: f(rng, n) for k, f in POWER_OVERRIDES.items() if k in book.lines and book.lines[k].kind == "input"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_batch_gives_the_same_as_single_evaluations(seed: int) -> None:
     book = load(EXAMPLE).book
@@ -675,6 +677,7 @@ def test_a_batch_gives_the_same_as_single_evaluations(seed: int) -> None:
                 assert np.array_equal(got, want, equal_nan=True), (key, k, got, want)
 
 
+@pytest.mark.slow
 def test_a_batch_of_one_override_broadcasts_every_line() -> None:
     book = load(EXAMPLE).book
     tdp = np.array([500.0, 700.0, 1000.0])
@@ -686,6 +689,7 @@ def test_a_batch_of_one_override_broadcasts_every_line() -> None:
     assert node_gpu == pytest.approx(8 * tdp / 1000)
 
 
+@pytest.mark.slow
 def test_evaluate_refuses_an_override_that_is_not_an_input() -> None:
     book = load(EXAMPLE).book
     with pytest.raises(KeyError):

@@ -50,6 +50,7 @@ def variant(tmp_path: Path, change: Any, name: str = "variant") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> None:
     """DGX H100: 4 nodes x 10.2 kW = 40.8 kW a rack, all to air, 4 x 8 GPUs x 1.0 = 32 H100-eq. B200 (the `next`
     instance of the same models): 4 x 14.3 kW = 57.2 kW, of which 34.8 kW to the cold plates, 4 x 8 x 2.2 = 70.4.
@@ -190,6 +191,7 @@ def original_plans(gen: dict[str, Any]) -> None:
                         "decommissions": [{"zone": "b", "month": 3, "racks": 16}]}}
 
 
+@pytest.mark.slow
 def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Path) -> None:
     """The old plans keep all 32 H100 racks with the B200s. Building ahead, months 7-8: 2,000.5 kW of IT (32 x 40.8
     + 114.479 + 8 x 57.2 + 122.853), x 1.4 = 2,800.7 kW, over the 2,186.9 kW contract and the one transformer N+1
@@ -216,6 +218,7 @@ def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Pa
     assert one(model, "decom_first.generation.fits_all_first_month") == 7
 
 
+@pytest.mark.slow
 def test_the_site_and_the_ups_limits_fail_where_they_are_smaller(tmp_path: Path) -> None:
     """A 2.5 MW site and 1,000 kVA UPS blocks: the power chain still fits (2.2 MW feed; ROUNDUP(1,657.8 / 1,000) =
     2 blocks + 1), but the old build-ahead plan's 2,818.1 kW in month 7 is over the site, and its UPS-backed load,
@@ -238,6 +241,7 @@ def test_the_site_and_the_ups_limits_fail_where_they_are_smaller(tmp_path: Path)
     assert one(model, "staged_swap.generation.fits_site") == 0 and one(model, "staged_swap.generation.fits_ups") == 0
 
 
+@pytest.mark.slow
 def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -> None:
     """The old plans with a second project in month 7: 800 kW more contract and a third transformer: months 7 on
     have 3,004.9 kW of contract and 2 x 2,375 kW of transformers with one out: the build-ahead plan fits again."""
@@ -253,6 +257,7 @@ def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -
     assert one(model, "staged_swap.generation.feasible") == 1
 
 
+@pytest.mark.slow
 def test_a_projects_positions_take_its_own_power_not_the_zones_plus_it(tmp_path: Path) -> None:
     """The retrofit as first written: 12 positions of 29 kW, added to zone b's 41 kW (70 kW) they passed 57.2 kW
     B200 racks. Its positions take its own 29 kW: no position takes a B200 rack, zone b fails from month 7."""
@@ -271,6 +276,7 @@ def _fits_by_assignment(positions: list[float], racks: list[float]) -> bool:
     return len(racks) <= len(positions) and all(r <= p for r, p in zip(racks, positions, strict=False))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(own=st.integers(0, 30), own_kw=st.sampled_from([10.0, 20.0, 41.0, 60.0]), added_=st.integers(0, 20),
        converted=st.integers(0, 30), project_kw=st.sampled_from([10.0, 41.0, 57.2, 70.0]),
@@ -346,6 +352,7 @@ def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path,
     assert outcome.problems == []
 
 
+@pytest.mark.slow
 def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_path: Path) -> None:
     """The retrofit (done month 6) stops zone b for 2 months: months 4 and 5 deliver nothing there and draw no
     power; the added capacity counts from month 6, when the zone runs again."""
@@ -361,6 +368,7 @@ def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_pa
     assert one(model, "staged_swap.generation.trough_months") == 2
 
 
+@pytest.mark.slow
 def test_a_month_after_the_timeline_fails_a_check(tmp_path: Path) -> None:
     """A decommissioning in month 120 of a 96-month timeline would never happen: the plan's check says so."""
     def late(gen: dict[str, Any]) -> None:
@@ -371,6 +379,7 @@ def test_a_month_after_the_timeline_fails_a_check(tmp_path: Path) -> None:
     assert one(model, "checks.all_pass") == 0
 
 
+@pytest.mark.slow
 def test_converting_more_positions_than_the_zone_has_fails_a_check(tmp_path: Path) -> None:
     def too_many(gen: dict[str, Any]) -> None:
         gen["projects"][0]["converted_positions"] = 25
@@ -500,6 +509,7 @@ def _mutated(rng: random.Random, base: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.fuzz
 def test_hostile_upgrade_sections_load_or_are_refused_in_one_line(tmp_path: Path) -> None:
     """Forty mutated generation sections: each loads, or is refused with an InputError naming the file and a key
     in one line; never an internal error. A failing case is kept in outputs/fuzz-failures/ with its seed

@@ -31,6 +31,7 @@ def b200() -> object:
     return load(B200)
 
 
+@pytest.mark.slow
 def test_the_example_needs_three_2500_kva_sets(example) -> None:
     """IT 1,393.6594 kW; critical IT capacity 1,393.6594 x 1.1 = 1,533.025 kW (the DGX H100's 10.2 kW maximum
     already covers the GPUs' steps), no CDU pumps: the UPS-backed load. The rest of the facility on the design day,
@@ -49,6 +50,7 @@ def test_the_example_needs_three_2500_kva_sets(example) -> None:
     assert example.quantity("power.generators_one_down")
 
 
+@pytest.mark.slow
 def test_the_b200_build_needs_four_sets(b200) -> None:
     """UPS-backed: critical IT 3,905.833 x 1.1 = 4,296.416 kW + 3 CDU pumps x 15 kW = 4,341.416 kW. The rest of the
     facility: overhead 1,080.482 kW ((3,905.833 x 1.2 + 50) / 0.95 - 3,905.833) less the 45 kW of pumps already
@@ -67,6 +69,7 @@ def test_the_b200_build_needs_four_sets(b200) -> None:
     assert v(b200, "power.generator_plant_load") > v(b200, "cooling.compressor_power")
 
 
+@pytest.mark.slow
 def test_without_a_spare_set_the_check_fails_and_2n_doubles(tmp_path: Path) -> None:
     """N: 2 sets carry the example's 2,613.11 kVA, but not with one out (2,500 kVA): the check fails, and with it
     the master check. 2N: 4 sets. A 0.9-rated set needs 2,090.489 / 0.9 = 2,322.8 kVA: 1 set (N), 2 with N+1."""
@@ -81,6 +84,7 @@ def test_without_a_spare_set_the_check_fails_and_2n_doubles(tmp_path: Path) -> N
     assert (v(pf, "power.generator_blocks_n"), v(pf, "power.generator_blocks")) == (1, 2)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(gpus=st.lists(st.integers(8, 200_000), min_size=1, max_size=8), size=st.floats(10.0, 10_000.0),
        spares=st.integers(0, 2), multiple=st.integers(1, 2))
@@ -124,6 +128,7 @@ def test_the_engineering_copy_holds_the_generator_inputs(example) -> None:
         assert doc.holds(example.book.lines[line]), line
 
 
+@pytest.mark.slow
 def test_a_site_states_its_own_sets_with_sources(tmp_path: Path) -> None:
     """A site's generator section overrides the defaults, and every default carries its source."""
     data = copy.deepcopy(yaml.safe_load(EXAMPLE.read_text()))

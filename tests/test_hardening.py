@@ -215,6 +215,7 @@ def test_scenarios_are_checked_like_the_base_case(tmp_path: Path, capsys: pytest
     assert (err.scenario, err.key) == (scenario, key)
 
 
+@pytest.mark.slow
 def test_a_scenarios_checks_reach_the_master_check(tmp_path: Path) -> None:
     """A scenario that breaks a check (a rack over its power limit) turns the master check FALSE."""
     ok = load(example_with(tmp_path, "ok.yaml"))
@@ -226,12 +227,14 @@ def test_a_scenarios_checks_reach_the_master_check(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 7, 8. the output path, and nothing left behind
 
 
+@pytest.mark.slow
 def test_an_output_under_a_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "file").write_text("")
     status, err = built(EXAMPLE, tmp_path / "file" / "x.xlsx", capsys)
     assert status == 2 and "\n" not in err and str(tmp_path / "file" / "x.xlsx") in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES, errno.EROFS, errno.EDQUOT])
 def test_an_output_that_cannot_be_written_leaves_the_old_workbook_and_no_temporary_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], code: int) -> None:
@@ -261,6 +264,7 @@ def test_a_killed_builds_temporary_file_is_removed_by_the_next_build(tmp_path: P
     assert remove_stale(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_killed_builds_leave_the_old_workbook_or_the_new_one_and_nothing_after_the_next_build(tmp_path: Path) -> None:
     """The review's reproducer: kill -9 a build at moments spread over its run. The output is always the old
     file or a whole new one, and the next build leaves no temporary file of the killed ones."""
@@ -283,6 +287,7 @@ def test_killed_builds_leave_the_old_workbook_or_the_new_one_and_nothing_after_t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site.xlsx"]
 
 
+@pytest.mark.slow
 def test_a_build_writes_nothing_in_tmpdir(tmp_path: Path) -> None:
     """xlsxwriter writes about 35 temporary files per workbook unless told to work in memory."""
     tmpdir = tmp_path / "tmp"
@@ -308,6 +313,7 @@ def test_two_sites_with_one_output_name_are_refused(tmp_path: Path, capsys: pyte
 # ---------------------------------------------------------------- the fuzz test
 
 
+@pytest.mark.fuzz
 def test_fuzzed_site_files_are_built_or_refused_in_one_line(tmp_path: Path) -> None:
     """FUZZ_CASES mutants (default 150) of the two sites through the CLI, in a child with a memory bound and
     a time bound per case: exit 0 with the workbook, or exit 2 with one line naming the file and nothing

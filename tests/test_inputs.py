@@ -229,6 +229,7 @@ def test_a_file_that_does_not_exist(tmp_path: Path) -> None:
     assert err.value.problem.startswith("cannot read the file")
 
 
+@pytest.mark.slow
 def test_a_value_in_another_unit_is_converted(tmp_path: Path) -> None:
     site = load(site_with({"power.gpu_tdp": "0.7 kW", "power.rack_power_limit": "41000 W",
                            "power.site_available_power": "3000 kW"}), tmp_path / "units.yaml")
@@ -242,6 +243,7 @@ def test_a_value_in_another_unit_is_converted(tmp_path: Path) -> None:
     assert "0.7 kW" in line.note  # what was written is kept beside the converted value
 
 
+@pytest.mark.slow
 def test_value_with_source_reaches_the_inputs_note(tmp_path: Path) -> None:
     from workbook.api import build
 
@@ -310,6 +312,7 @@ def _refused_tmp(data: dict[str, Any]) -> InputError:
 TDP = next(s for s in all_specs() if s.key == "power.gpu_tdp")
 
 
+@pytest.mark.slow
 @HYPO
 @given(watts=st.floats(min_value=TDP.lo, max_value=TDP.hi, allow_nan=False),
        unit=st.sampled_from(["W", "kW", "mW", "MW"]))
@@ -319,6 +322,7 @@ def test_any_gpu_power_in_its_range_in_any_unit_gives_the_same_watts(watts: floa
     assert site.get("power.gpu_tdp").magnitude == pytest.approx(watts, rel=1e-12)
 
 
+@pytest.mark.slow
 @HYPO
 @given(gpus=st.integers(max_value=0))
 def test_any_non_positive_gpu_count_is_refused(gpus: int) -> None:
@@ -326,6 +330,7 @@ def test_any_non_positive_gpu_count_is_refused(gpus: int) -> None:
     assert (err.key, err.value) == ("power.gpus", gpus)
 
 
+@pytest.mark.slow
 @HYPO
 @given(key=st.sampled_from(["power.cpus_per_node", "power.nics_per_node"]), n=st.integers(max_value=-1))
 def test_any_negative_count_is_refused(key: str, n: int) -> None:
@@ -333,6 +338,7 @@ def test_any_negative_count_is_refused(key: str, n: int) -> None:
     assert (err.key, err.value) == (key, n)
 
 
+@pytest.mark.slow
 @HYPO
 @given(gpus=st.floats(min_value=0.01, max_value=1e6).filter(lambda x: not x.is_integer()))
 def test_any_fractional_gpu_count_is_refused(gpus: float) -> None:
@@ -340,6 +346,7 @@ def test_any_fractional_gpu_count_is_refused(gpus: float) -> None:
     assert (err.key, err.value, err.problem) == ("power.gpus", gpus, "is not a whole number")
 
 
+@pytest.mark.slow
 @HYPO
 @given(pue=st.floats(min_value=-10, max_value=1, exclude_max=True) | st.floats(min_value=3, exclude_min=True,
                                                                              max_value=1e9))
@@ -348,12 +355,14 @@ def test_any_pue_outside_1_to_3_is_refused(pue: float) -> None:
     assert (err.key, err.value) == ("power.pue", pue)
 
 
+@pytest.mark.slow
 @HYPO
 @given(pue=st.floats(min_value=1, max_value=3))
 def test_any_pue_from_1_to_3_is_accepted(pue: float) -> None:
     assert _load_tmp(site_with({"power.pue": pue})).get("power.pue").magnitude == pue
 
 
+@pytest.mark.slow
 @HYPO
 @given(watts=st.floats(min_value=-1e6, max_value=0))
 def test_any_non_positive_gpu_tdp_is_refused(watts: float) -> None:

@@ -32,6 +32,7 @@ def b200() -> object:
 # ---------------------------------------------------------------- 1. vendor maximum input
 
 
+@pytest.mark.slow
 def test_node_design_power_is_the_vendor_maximum_and_the_components_stay_as_the_breakdown(example, b200) -> None:
     """DGX H100: 8 x 700 + 2 x 350 + 10 x 25 + 320 + 400 + 220 + 1,400 = 8,890 W DC / 0.94 = 9,457.4 W at the wall,
     below NVIDIA's 10.2 kW maximum, so 10.2 kW sizes the node and 742.6 W is left unexplained by the components.
@@ -101,6 +102,7 @@ def test_transformers_are_sized_in_mva_and_ups_blocks_on_the_ups_backed_load(exa
     assert v(b200, "power.feed_blocks") == 2 * math.ceil(v(b200, "power.contracted_feed") / 0.95 / 2.5)
 
 
+@pytest.mark.slow
 def test_a_lower_power_factor_needs_more_transformer_capacity(tmp_path: Path) -> None:
     """A feed of 2.2 MW at PF 0.95 is 2.32 MVA (1 block of 2.5 MVA); at PF 0.85 it is 2.60 MVA (2 blocks)."""
     at = {pf: load(site_file(tmp_path, f"pf{pf}", power={"power_factor": pf})) for pf in (0.95, 0.85)}
@@ -131,6 +133,7 @@ def test_rack_pdus_carry_the_synchronised_peak_on_either_feed(example) -> None:
     assert v(example, "fabric.oob_pdu_ports") == v(example, "power.pdus")
 
 
+@pytest.mark.slow
 def test_one_feed_carries_a_dgx_h100_but_not_a_dgx_b200(example, b200, tmp_path: Path) -> None:
     """A node's power supplies are split over the A and B feeds, so losing a feed takes half of them. DGX H100:
     3 of its 6 x 3.3 kW (4+2) deliver 9.9 kW DC against 10.2 kW x 0.94 = 9.588 kW at its maximum: 103.3%, it rides
@@ -159,6 +162,7 @@ def test_a_node_needing_more_supplies_than_it_has_is_refused(tmp_path: Path) -> 
     assert err.value.key == "power.psus_needed"
 
 
+@pytest.mark.slow
 def test_single_phase_208_v_needs_more_pdus_than_a_rack_holds(tmp_path: Path) -> None:
     """208 V single-phase 30 A: 208 x 30 x 0.8 x 0.95 = 4.74 kW per PDU; 40.8 kW needs 9 per feed, 18 per rack,
     more than the 6 a rack holds: the check fails."""
@@ -173,6 +177,7 @@ def test_single_phase_208_v_needs_more_pdus_than_a_rack_holds(tmp_path: Path) ->
 # ---------------------------------------------------------------- 4. two PUEs
 
 
+@pytest.mark.slow
 def test_feed_at_the_design_pue_energy_at_the_annual_pue(tmp_path: Path, example) -> None:
     """Example: feed = critical x 1.4 (design day); energy at 1.3 (annual). Without an annual PUE the energy takes
     the design PUE, and only the energy changes."""
@@ -209,6 +214,7 @@ def test_network_storage_and_management_racks_are_counted_and_must_fit_the_hall(
 # ---------------------------------------------------------------- every site in inputs/
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", sorted((ROOT / "inputs").glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_site_in_inputs_passes_every_check(site: Path) -> None:
     """The example, the B200 build, the 10,000-GPU H100 hall and the GB200 NVL72 site all fit: every check TRUE

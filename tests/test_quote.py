@@ -90,7 +90,9 @@ def v(model: Any, line_id: str) -> float:
 # ---------------------------------------------------------------- the copy
 
 
-def test_the_copy_is_protected_and_only_the_quote_cells_are_editable(issued: tuple[Path, Path]) -> None:
+@pytest.mark.slow
+def test_the_copy_is_protected_and_only_the_quote_cells_are_editable(issued: tuple[Path, Path],
+                                                                      libreoffice: str) -> None:
     """Every cell is locked but the unit price, lead time and comment of each line, in our file and in the file
     LibreOffice writes back after opening it (its protection survives a round trip through LibreOffice)."""
     lo = recalculate([issued[1]], issued[1].parent / "lo")[issued[1].resolve()]
@@ -112,6 +114,7 @@ def test_the_copy_is_protected_and_only_the_quote_cells_are_editable(issued: tup
         assert len(wanted) == 3 * 55
 
 
+@pytest.mark.slow
 def test_the_copy_holds_nothing_internal(issued: tuple[Path, Path]) -> None:
     """No budget price, extended cost or TCO figure among its cell values; no internal line name, sheet name, note
     or source anywhere in its XML; its defined names are its own (`quote_*`) and point at its own sheet."""
@@ -142,7 +145,7 @@ def test_the_copy_holds_nothing_internal(issued: tuple[Path, Path]) -> None:
                          for n, ref in names)
 
 
-def test_the_copy_recalculates_in_libreoffice(issued: tuple[Path, Path]) -> None:
+def test_the_copy_recalculates_in_libreoffice(issued: tuple[Path, Path], libreoffice: str) -> None:
     report = verify_files([issued[1]])[0]
     assert not report.problems
     assert report.compared == 56  # 55 line totals and the total
@@ -151,8 +154,9 @@ def test_the_copy_recalculates_in_libreoffice(issued: tuple[Path, Path]) -> None
 # ---------------------------------------------------------------- the round trip
 
 
+@pytest.mark.slow
 def test_round_trip_prices_the_bom_at_the_quote(tmp_path: Path, issued: tuple[Path, Path],
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+                                                capsys: pytest.CaptureFixture[str], libreoffice: str) -> None:
     """Nodes quoted at 262,000 (budget 270,000) in 14 weeks, leaf switches at 28,000 (budget 30,000) in 20 weeks:
     variance 128 x -8,000 + 32 x -2,000 = -1,088,000; capex falls by as much and by the 1% shipping budget on it
     (1,088,000 x 1.01 = 1,098,880); the support budget (8% a year of the equipment) by 1,088,000 x 0.08 / 12 =
@@ -188,6 +192,7 @@ def test_round_trip_prices_the_bom_at_the_quote(tmp_path: Path, issued: tuple[Pa
     assert basis and all(b.startswith("quoted by Acme Networks") for b in basis)
 
 
+@pytest.mark.slow
 def test_the_cheapest_quote_or_the_chosen_vendor(tmp_path: Path, issued: tuple[Path, Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     site = fresh_site(tmp_path, issued)
@@ -203,6 +208,7 @@ def test_the_cheapest_quote_or_the_chosen_vendor(tmp_path: Path, issued: tuple[P
     assert v(load(site), "bom.nodes_unit_price") == 265000  # the one the site chose
 
 
+@pytest.mark.slow
 def test_a_stale_quote_fails_its_check(tmp_path: Path, issued: tuple[Path, Path],
                                        capsys: pytest.CaptureFixture[str]) -> None:
     site = fresh_site(tmp_path, issued)
@@ -293,6 +299,7 @@ ATTACKS = ["entity-expansion", "external-entity", "zip-bomb", "macro", "macro-in
            "wrong-sheet", "added-row"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", ATTACKS)
 def test_a_crafted_file_is_refused_in_one_line_and_nothing_is_written(
         attack: str, tmp_path: Path, issued: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -307,6 +314,7 @@ def test_a_crafted_file_is_refused_in_one_line_and_nothing_is_written(
     assert len(list(tmp_path.rglob("*"))) == len(list(tmp_path.rglob("*.xls*"))) + 1  # no stray files
 
 
+@pytest.mark.slow
 def test_a_good_file_passes_the_same_checks(tmp_path: Path, issued: tuple[Path, Path],
                                             capsys: pytest.CaptureFixture[str]) -> None:
     """The crafted files' base, untouched, is accepted: the refusals are the attacks', not the base's."""
@@ -317,6 +325,7 @@ def test_a_good_file_passes_the_same_checks(tmp_path: Path, issued: tuple[Path, 
     assert io.StringIO(quotes_path(site).read_text()).read().count("sha256") == 1
 
 
+@pytest.mark.slow
 def test_a_zero_price_needs_a_comment(tmp_path: Path, issued: tuple[Path, Path],
                                       capsys: pytest.CaptureFixture[str]) -> None:
     """A 0 would make the cheapest quote of a line the vendor does not sell: it must say where it is included."""
@@ -327,6 +336,7 @@ def test_a_zero_price_needs_a_comment(tmp_path: Path, issued: tuple[Path, Path],
                       capsys)[0] == 0
 
 
+@pytest.mark.slow
 def test_a_quote_for_another_quantity_fails_its_check(tmp_path: Path, issued: tuple[Path, Path],
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     """Quoted for 128 nodes; the plan grows to 1,056 GPUs (132 nodes): the unit price still applies, and Checks

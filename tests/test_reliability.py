@@ -62,6 +62,7 @@ def site_file(tmp: Path, name: str, base: dict[str, Any] | None = None, **sectio
 # ---------------------------------------------------------------- 1. interruptions
 
 
+@pytest.mark.slow
 def test_the_llama3_arithmetic(example: Model) -> None:
     """419 unexpected interruptions in 54 days on 16,384 GPUs: 54 d x 24 h / 419 = 3.09 h between them. As rates:
     419 / (16,384 x 54 x 24 = 21,233,664 GPU-hours) = 1.973e-5 an hour per GPU (19.73 per million GPU-hours, as the
@@ -216,6 +217,7 @@ def test_nodes_too_slow_for_the_target_fail_its_check(example: Model) -> None:
     assert v(out, "checks.all_pass") == 0
 
 
+@pytest.mark.slow
 def test_storage_as_the_site_gives_it() -> None:
     """The B200 build says storage_sizing: given: its power chain reads power.storage_power (60 kW) and its BOM
     the lump sum tco.storage_capex, as before; the checkpoint is written at the given bandwidth (100 GB/s)."""
@@ -327,6 +329,7 @@ def test_the_hold_rule_flips_when_waiting_is_cheap(example: Model) -> None:
     assert v(out, "reliability.optic_hold") == 1 and v(out, "reliability.optic_held") == 3
 
 
+@pytest.mark.slow
 def test_the_largest_domain_and_a_smaller_job(tmp_path: Path) -> None:
     """Holding the largest domain instead of the rack: with a spare leaf switch held, a leaf keeps none out, so the
     rack's 4 nodes are still the largest; without switch spares (a 1,000,000 USD switch is not worth a week's
@@ -356,6 +359,7 @@ def test_a_model_outside_a_million_to_100_trillion_parameters_is_refused(tmp_pat
     assert err.value.key == "reliability.model_parameters" and err.value.value == params
     assert err.value.problem.startswith(f"must be {bound} 1e+")
 
+@pytest.mark.slow
 def test_a_cdu_takes_nodes_only_where_its_group_has_no_redundant_unit(tmp_path: Path) -> None:
     """The B200 build's row CDUs are 3+1: one failing takes no node out (what N+1 is for), and 2N likewise. With N
     only, a CDU's share of the 64 liquid-cooled racks goes: ROUNDUP(64 / 3) = 22 racks of 4 nodes = 88. In-rack CDUs
@@ -372,6 +376,7 @@ def test_a_cdu_takes_nodes_only_where_its_group_has_no_redundant_unit(tmp_path: 
         assert v(out, "reliability.cdu_domain") == want, (redundancy, cdu_scope)
 
 
+@pytest.mark.slow
 def test_b200_build_spares_after_the_domain_fix() -> None:
     """The B200 build held 73 spare nodes (37.6 MUSD): the 3+1 CDUs' 64 nodes. Now: pipeline 0.36 x 2 (2,048 GPUs) x
     14 days = 10.08 -> stock 16 over 256 nodes at 95%; hot pool 1; the largest domain is a rack's 4 (a spare leaf
@@ -383,6 +388,7 @@ def test_b200_build_spares_after_the_domain_fix() -> None:
     assert v(m, "reliability.correlated_buffer") == 4 and v(m, "reliability.node_held") == 16 + 1 + 4
 
 
+@pytest.mark.slow
 def test_a_rack_scale_node_spares_its_compute_trays() -> None:
     """GB200 NVL72: the unit swapped is the compute tray (18 a rack, USD 170,000 [E]), not the 72-GPU rack. 576
     GPUs: 0.3600 / 1,024 x 576 = 0.2025 trays a day x 14 days = 2.83 in repair among 8 x 18 = 144 trays -> a stock

@@ -158,6 +158,7 @@ def review_source(old_value: str, old_source: str = "") -> str:
     return f"{head}; {old_source}" if old_source else head
 
 
+@pytest.mark.slow
 def test_prints_one_line_per_changed_key(imported: Imported) -> None:
     assert imported.outcome.status == 0, imported.outcome.err
     assert set(imported.outcome.out.splitlines()) == PRINTED
@@ -210,6 +211,7 @@ def test_every_other_line_and_comment_is_kept_byte_for_byte(imported: Imported) 
         line for line in new if line.lstrip().startswith("#")]
 
 
+@pytest.mark.slow
 def test_a_rebuild_evaluates_to_the_reviewed_values(imported: Imported) -> None:
     model = load(imported.site)
     for name, value in EDITS.items():
@@ -217,6 +219,7 @@ def test_a_rebuild_evaluates_to_the_reviewed_values(imported: Imported) -> None:
         assert float(model.values[line_id].reshape(-1)[0]) == pytest.approx(value, rel=1e-9), name
 
 
+@pytest.mark.slow
 def test_an_unchanged_review_changes_nothing(copies: tuple[Path, Path]) -> None:
     site, xlsx = copies
     before = site.read_bytes()
@@ -281,6 +284,7 @@ CASES = {  # id: (values typed in, another edit, the kind refused, the key named
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_refused(case: str, copies: tuple[Path, Path], rows: dict[str, int]) -> None:
     values, edit, kind, key, names_cell = CASES[case]
@@ -309,6 +313,7 @@ def test_refused_unless_built_from_the_site_file_as_it_is(copies: tuple[Path, Pa
     assert (error.kind, error.file) == (review.NOT_BUILT_FROM_SITE, xlsx.with_name("reviewed.xlsx"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("number", ["NaN", "INF"])
 def test_refused_not_finite(number: str, copies: tuple[Path, Path], rows: dict[str, int]) -> None:
     """openpyxl will not write NaN: the cell's XML is edited, as a hand-made file could."""

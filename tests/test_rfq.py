@@ -85,6 +85,7 @@ def v(model: Any, line_id: str) -> float:
 # ---------------------------------------------------------------- the request sheet
 
 
+@pytest.mark.slow
 def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path) -> None:
     """Item 1: each row is a label and its words (no Python list text), the header bar is filled, the site's terms
     and the validity asked for (bom.quote_max_age, 90 days) are there, and the lines asked for are counted: 55 on
@@ -111,6 +112,7 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
         assert len(rows[label]) > 40, label
 
 
+@pytest.mark.slow
 def test_the_terms_default_to_to_be_agreed(tmp_path: Path) -> None:
     """A site that gives no terms: each says "to be agreed" on the copy (the defaults' words)."""
     site = tmp_path / "example.yaml"
@@ -121,6 +123,7 @@ def test_the_terms_default_to_to_be_agreed(tmp_path: Path) -> None:
         assert rows[label] == "to be agreed", label
 
 
+@pytest.mark.slow
 def test_one_date_and_the_same_file_for_the_same_inputs(site: Path, tmp_path: Path) -> None:
     """Item 3: the issue date is the copy's one date (its created property is that day, no other date than it
     and the site's required-by and due dates appears); the same site, vendor, lines and date give the same
@@ -171,6 +174,7 @@ def test_a_bad_term_is_refused_in_one_line(key: str, value: Any, problem: str, t
     assert "\n" not in message and str(site) in message and f"bom.{key}" in message and problem in message, message
 
 
+@pytest.mark.slow
 def test_a_term_is_folded_to_one_line(tmp_path: Path) -> None:
     """Tabs, newlines and runs of spaces in a term are one space each (the copy shows one line)."""
     site = tmp_path / "fold.yaml"
@@ -181,6 +185,7 @@ def test_a_term_is_folded_to_one_line(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- a subset per vendor
 
 
+@pytest.mark.slow
 def test_a_subset_copy_asks_for_its_groups_only(site: Path, tmp_path: Path) -> None:
     """`--groups network`: 34 lines (32 network lines, its shipping and its support), no GPU node and no fan;
     `--lines nodes,racks` on a colocation site: only the nodes (the cabinets are the colocation's, not quoted)."""
@@ -193,6 +198,7 @@ def test_a_subset_copy_asks_for_its_groups_only(site: Path, tmp_path: Path) -> N
                                                                                              "leaf_switches"]
 
 
+@pytest.mark.slow
 def test_an_unknown_group_or_line_is_refused(site: Path, capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:
     """A misspelt group, an unknown line, a date not written YYYY-MM-DD, a vendor's name with a bidirectional
@@ -206,6 +212,7 @@ def test_an_unknown_group_or_line_is_refused(site: Path, capsys: pytest.CaptureF
     assert not (tmp_path / "x.xlsx").exists()
 
 
+@pytest.mark.slow
 def test_a_subset_copy_prices_only_its_lines(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Acme quotes the whole list: nodes at 265,000 (budget 270,000). Beta Networks is asked for the network only
     and quotes leaf switches at 28,000 (budget 30,000). After both imports the nodes keep Acme's price, the leaf
@@ -228,6 +235,7 @@ def test_a_subset_copy_prices_only_its_lines(site: Path, tmp_path: Path, capsys:
     assert "vendor: Beta Networks" in text and re.search(r"reference: RFQ-[0-9A-F-]{14}", text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", [("Vendor", "Gamma Optics"), ("Issued", "2026-12-05"), ("Issued", "soon"),
                                   ("Reference", "RFQ-0000-0000-0000")])
 def test_a_changed_request_is_refused(edit: tuple[str, str], site: Path, tmp_path: Path,
@@ -244,6 +252,7 @@ def test_a_changed_request_is_refused(edit: tuple[str, str], site: Path, tmp_pat
     assert not quotes_path(mine).exists()
 
 
+@pytest.mark.slow
 def test_a_subset_given_another_copys_reference_is_refused(site: Path, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """A network copy carrying the reference of a network-and-services copy (same vendor, same day) is refused:
@@ -260,6 +269,7 @@ def test_a_subset_given_another_copys_reference_is_refused(site: Path, tmp_path:
 # ---------------------------------------------------------------- a part number or spec on every line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["example.yaml", "gb200-nvl72-colo.yaml", "b200-liquid-build.yaml"])
 def test_every_line_has_a_part_or_spec(name: str) -> None:
     """Every line a vendor is asked to quote says what it is (at least a few words), and the host-side
@@ -274,6 +284,7 @@ def test_every_line_has_a_part_or_spec(name: str) -> None:
     assert "MMA4Z00-NS" in host and "host side" in host
 
 
+@pytest.mark.slow
 def test_a_quoted_support_line_is_the_tcos_support(site: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """Support is counted once: Acme quotes the compute group's support at 2,000,000 a year (budget 8% x
@@ -310,6 +321,7 @@ def _add_a_line(ws: Any, model: Any) -> None:
         ws.cell(FIRST, c).value = value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", ["heading-written", "line-added"])
 def test_a_tampered_subset_is_refused(attack: str, site: Path, tmp_path: Path,
                                       capsys: pytest.CaptureFixture[str]) -> None:

@@ -199,6 +199,7 @@ def test_reads_an_openpyxl_workbook(tmp_path: Path) -> None:
     assert returned.properties["title"] == "openpyxl quote"
 
 
+@pytest.mark.slow
 def test_reads_our_own_workbook_as_a_reviewer_returns_it(tmp_path: Path) -> None:
     """A reviewer's copy of the workbook we built passes every rule, and every cell reads as openpyxl reads it."""
     from workbook.api import build

@@ -69,6 +69,7 @@ def inputs_by_label(model: Model) -> dict[str, Line]:
     return {line.label: line for line in model.book.lines.values() if line.kind == "input"}
 
 
+@pytest.mark.slow
 def test_headers_are_distinct_and_each_reads_whole_at_its_width(example: Built) -> None:
     ws = example.sheet
     r = header_row(ws)
@@ -164,6 +165,7 @@ def test_editing_an_input_the_table_read_turns_the_check_false_in_libreoffice(li
     assert same(True, read(edited, "checks.all_pass"))  # a notice, not part of the master check
 
 
+@pytest.mark.slow
 def test_a_case_the_model_cannot_compute_is_na_with_its_reason_whole(tmp_path: Path) -> None:
     """An 84-month timeline holds a 100-week compute lead time (24 whole months) and the 60-month life exactly;
     moved to 120 weeks (28 months) the life no longer fits: that case is n/a, and its reason is written whole under
@@ -248,6 +250,7 @@ def test_the_break_even_rent_change_sits_beside_the_break_even_utilisation(examp
     assert float(example.model.values["scenario.flat_rent.tco.npv_advantage"].reshape(-1)[0]) < 0 < root
 
 
+@pytest.mark.slow
 def test_no_break_even_rent_change_in_range_is_said_in_words(tmp_path: Path) -> None:
     """At 15 USD/GPU-h on demand, a year's rent (15 x 1,024 x 70% x 8,760 = 94 MUSD) already exceeds the NPV of
     owning (about 78 MUSD): buying is ahead even when rent falls 90% a year, so there is no root in range."""

@@ -161,6 +161,7 @@ def cash_flows(draw: st.DrawFn) -> list[float]:
     return draw(st.lists(st.floats(-1e6, 1e6), min_size=n, max_size=n))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(values=cash_flows(), guess=st.one_of(st.floats(-0.05, 0.05), st.just(0.0), st.just(-1.0)))
 def test_irr(values: list[float], guess: float) -> None:
@@ -186,6 +187,7 @@ def test_npv_transcription_is_excel_npv(rate: float, values: list[float]) -> Non
     assert lo.npv(rate, values) == pytest.approx(npf.npv(rate, [0.0, *values]), rel=1e-9, abs=1e-6)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(n=st.one_of(st.integers(0, 60), st.integers(0, 200_000)), p=st.one_of(st.floats(0, 1), st.floats(0, 0.01)),
        level=st.one_of(st.floats(0, 1), st.sampled_from([0.5, 0.9, 0.95, 0.99, 0.999])))
@@ -202,6 +204,7 @@ def test_crit_binom(n: int, p: float, level: float) -> None:
     assert _same(float(batch[0]), want) and float(batch[2]) == lo.crit_binom(3.0, 0.1, 0.9)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(n=st.integers(0, 300), p=st.floats(0, 1), level=st.floats(0.01, 0.999))
 def test_crit_binom_is_the_binomial_quantile(n: int, p: float, level: float) -> None:

@@ -39,6 +39,7 @@ def shows(line: Any) -> str:
     return line.formula.line.id if isinstance(line.formula, Ref) else line.id
 
 
+@pytest.mark.slow
 def test_the_answer_comes_first_then_the_master_check_then_what_to_confirm(example: Model) -> None:
     """Row by row: the sentence, the NPV advantage, owned and rented cost per GPU-hour, the break-even, the IRR,
     the utilisation and rent price that drive it; the master check; the estimates; then the cluster (its GPUs)."""
@@ -83,6 +84,7 @@ def test_the_estimates_to_confirm_are_the_tornados_widest_marked_estimates(examp
         assert example.values[line.id].item() == example.values[shows(line)].item()
 
 
+@pytest.mark.slow
 def test_a_value_with_a_published_source_is_not_listed(tmp_path: Path) -> None:
     """Give the on-demand price a provider's quote ([H]) and the lead time a signed schedule's: neither is listed,
     and the next estimates in the tornado's order take their places (the cost of capital, site file [E], comes in
@@ -99,6 +101,7 @@ def test_a_value_with_a_published_source_is_not_listed(tmp_path: Path) -> None:
                       "tco.cost_of_capital"]
 
 
+@pytest.mark.slow
 def test_the_workbook_opens_on_the_answer_and_puts_the_inputs_behind_the_results(tmp_path: Path) -> None:
     """Sheet order: the Cover, the Summary, the models, ..., the Inputs, the Checks. The Summary's first value
     cell is the sentence, in the worded format with MUSD chosen by the figure's size."""
@@ -114,6 +117,7 @@ def test_the_workbook_opens_on_the_answer_and_puts_the_inputs_behind_the_results
     assert '"Rent: owning costs "#,##0.0,," MUSD more than renting (NPV)"' in cell.number_format
 
 
+@pytest.mark.slow
 def test_the_cover_repeats_the_answer_live(tmp_path: Path) -> None:
     """The pack's first page is the Cover: under its title, the answer, a reference to the Summary's row
     (=summary_answer) in that row's format, in the row that was blank (the upgrade's Cover fits its page at 45%);

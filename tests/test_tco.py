@@ -96,6 +96,7 @@ def test_payback_undiscounted_and_discounted(tmp_path: Path) -> None:
     assert v(m, "tco.discounted_payback_month") == by_hand
 
 
+@pytest.mark.slow
 def test_break_even_is_the_root_where_the_npvs_are_equal(tmp_path: Path) -> None:
     """On the example (energy rises with utilisation; rent extras are part of the rent), the break-even
     utilisation is where the NPVs of owning and of renting on demand are equal. The old line,
@@ -128,6 +129,7 @@ def test_no_gpu_hours_shows_a_message_not_div0(tmp_path: Path, libreoffice: str)
 EXAMPLE_BOOK = load(EXAMPLE).book
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(price=st.floats(0.5, 10), util=st.floats(0.05, 1.0))
 def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> None:
@@ -141,6 +143,7 @@ def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> N
 # ---------------------------------------------------------------- 1. facility prices on critical IT capacity
 
 
+@pytest.mark.slow
 def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Path) -> None:
     """Example: IT load = 128 nodes x 10.2 kW (the DGX H100's maximum input, which holds its own transceivers) +
     46.579 kW of switches (57 x 747 W + 8 in-band x 500 W) + 28.458 kW of switch-side optics + 5.0224 kW storage
@@ -162,6 +165,7 @@ def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Pa
     assert v(feed, "tco.energy_cost") == v(critical, "tco.energy_cost")
 
 
+@pytest.mark.slow
 def test_build_cost_is_per_mw_of_critical_it(tmp_path: Path) -> None:
     m = load(B200)
     assert v(m, "tco.facility_capex") == pytest.approx(v(m, "power.critical_it_capacity") / 1000 * 11.7e6, rel=1e-12)
@@ -174,6 +178,7 @@ DECISION = ["tco.npv_own", "tco.npv_rent", "tco.irr_buy", "tco.owned_annual_cost
             "tco.break_even_utilisation", "tco.payback_month", "tco.discounted_payback_month"]
 
 
+@pytest.mark.slow
 def test_the_decision_does_not_depend_on_the_financing(tmp_path: Path) -> None:
     """The B200 site with its 60% loan at 7.5% and the same site paid in cash give the same answers: the loan is
     discounted at its own rate beside the decision, not at the WACC inside it (which made 5.2 M of value from
@@ -242,6 +247,7 @@ def test_interest_during_construction_is_capitalised(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 5. prices move
 
 
+@pytest.mark.slow
 def test_rent_falls_and_costs_escalate_once_a_year(tmp_path: Path) -> None:
     """Rent at -20% a year: months 13-24 cost 0.8 x 11,680 = 9,344. On the example every running cost moves from
     year 2: electricity +2.5%, colocation +3%, staff +3.5%, support +3%: month 13's are those times month 5's (the
@@ -269,6 +275,7 @@ def test_utilisation_ramps_up_over_its_first_months(tmp_path: Path) -> None:
     assert v(m, "tco.pv_gpu_hours") == pytest.approx(8 * 730 * (0.25 + 0.5 + 0.75 + 21), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_reserved_rent_is_fixed_for_its_term(tmp_path: Path) -> None:
     """Half the GPUs reserved at 1.5 USD for 12-month terms, the market falling 20% a year: months 1-12 cost 4 x
     730 x 1.5 = 4,380 reserved + 4 x 730 x 2 = 5,840 on demand; the renewal at month 13 takes the market's index
@@ -283,6 +290,7 @@ def test_a_reserved_rent_is_fixed_for_its_term(tmp_path: Path) -> None:
     assert v(long, "tco.reserved_index")[[1, 13, 24]].tolist() == [1, 1, 1]
 
 
+@pytest.mark.slow
 def test_the_it_resale_value_follows_the_rent_market(tmp_path: Path) -> None:
     """A 10% residual at today's rent, the rent falling 20% a year: the 2-year-old node (exit in month 24, year 2)
     resells for 240,000 x 10% x 0.8 = 19,200; fixed, for 24,000. With the rent flat the two agree."""
@@ -295,6 +303,7 @@ def test_the_it_resale_value_follows_the_rent_market(tmp_path: Path) -> None:
     assert v(flat, "tco.it_resale_value") == 24_000
 
 
+@pytest.mark.slow
 def test_a_payback_is_a_month_after_which_buying_stays_ahead(tmp_path: Path) -> None:
     """Rent at 8 USD falling 70% a year against a node with 25,000 USD of staff a month: cumulative renting passes
     owning in month 12 (560,640 against 540,000) and falls behind again in month 14, for good. The old running
@@ -332,6 +341,7 @@ def test_tax_shields_and_the_pl_ties_to_the_cash(tmp_path: Path) -> None:
     assert v(m, "tco.pl_ties_to_cash")
 
 
+@pytest.mark.slow
 def test_macrs_with_a_bonus_and_a_tax_lag(tmp_path: Path) -> None:
     """HAND at 25% tax with MACRS 5-year property and a 40% bonus: 96,000 deducted in month 1, then the other
     144,000 at 20%/12 a month in tax year 1 (2,400) and 32%/12 in year 2 (3,840); at exit (month 24) 144,000 x
@@ -362,6 +372,7 @@ def test_interest_during_construction_is_depreciated_not_expensed(tmp_path: Path
     assert v(m, "tco.pl_interest")[0] == 0 and v(m, "tco.pl_ties_to_cash")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", ["example", "b200-liquid-build"])
 def test_the_pl_ties_with_tax_and_every_feature_on(tmp_path: Path, site: str) -> None:
     data = yaml.safe_load((ROOT / "inputs" / f"{site}.yaml").read_text())
@@ -375,6 +386,7 @@ def test_the_pl_ties_with_tax_and_every_feature_on(tmp_path: Path, site: str) ->
 # ---------------------------------------------------------------- 7. the facility's value at exit
 
 
+@pytest.mark.slow
 def test_the_facility_at_exit_by_each_method(tmp_path: Path) -> None:
     """B200 site: a 20-year hall leaves the IT after 5 years with 180 of its 240 months to run. At book value (the
     default) 75% of its cost is left; the annuity method keeps (1 - (1+r)^-180) / (1 - (1+r)^-240) = 89.3% (at 10%
@@ -404,6 +416,7 @@ def test_the_facility_at_exit_by_each_method(tmp_path: Path) -> None:
     assert v(annuity, "tco.npv_advantage") == pytest.approx(v(m, "tco.npv_advantage_facility_annuity"), rel=1e-9)
 
 
+@pytest.mark.slow
 def test_lender_checks_the_loan_term_and_the_facility_life(tmp_path: Path) -> None:
     """A loan repaid 36 months after the IT is retired, or a hall written off before the IT it houses, passed
     before; each is now a check that fails."""
@@ -426,6 +439,7 @@ def test_owned_and_rented_per_gpu_hour_on_the_same_basis(tmp_path: Path) -> None
     assert v(m, "tco.rented_cost_per_gpu_hour") == pytest.approx(1.5, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_month_of_delay_on_the_decision(tmp_path: Path) -> None:
     """At 12%: one more month of lead time pays the node a month later (240,000 / (1 + i)) and moves the 24 months
     of service (and the rent they replace) to months 2-25. The NPV advantage moves by [sum of rent over months 2-25
@@ -447,6 +461,7 @@ def test_a_month_of_delay_on_the_decision(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- 8. sensitivity found by evaluation
 
 
+@pytest.mark.slow
 def test_tornado_holds_every_input_that_moves_the_npv_advantage_by_more_than_1_percent(tmp_path: Path) -> None:
     """The tornado on the decision: each input shown moves the NPV advantage of buying by more than 1% of the NPV
     of owning one way or the other; an input left out (the cable price) moves it by less; widest bar first."""
@@ -482,6 +497,7 @@ def test_tornado_case_that_the_timeline_cannot_hold_is_not_a_number(tmp_path: Pa
     assert not [row for row in table.rows if row[0] == "Useful life of the IT equipment (whole months)"]
 
 
+@pytest.mark.slow
 def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) -> None:
     model = load(EXAMPLE)
     [table] = model.book.tables
@@ -496,6 +512,7 @@ def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) 
 # ---------------------------------------------------------------- the timeline and scenarios
 
 
+@pytest.mark.slow
 def test_same_formula_across_every_period(tmp_path: Path) -> None:
     """FAST: a row's formula is the same in every month (shifted one column at a time), and in the Start column
     too unless the row gives its opening there."""
@@ -518,6 +535,7 @@ def test_same_formula_across_every_period(tmp_path: Path) -> None:
     assert checked > 40
 
 
+@pytest.mark.slow
 def test_scenarios_are_live_clones(tmp_path: Path) -> None:
     path = site_file(tmp_path, tco={"utilisation": 0.7},
                      scenarios={"low": {"tco.utilisation": 0.35}, "dear": {"tco.electricity_price": "0.2 USD/kWh"}})

@@ -60,6 +60,7 @@ def rendered(model: Model) -> dict[str, list[str]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
 def test_no_formula_of_a_site_shows_a_conversion_factor(site: Path) -> None:
     model = load(site)
@@ -123,6 +124,7 @@ def test_a_conversion_names_its_constant_and_computes_with_its_value() -> None:
     assert v["c.tons"].item() == pytest.approx(Q_(7000.0, "W").to("ton_of_refrigeration").magnitude, rel=1e-14)
 
 
+@pytest.mark.slow
 def test_constants_are_the_last_section_of_the_inputs_sheet(example: Model) -> None:
     items = [item for _, item in plan(example.book).sheets[INPUTS].rows]
     start = next(k for k, item in enumerate(items) if isinstance(item, Section) and item.title == SECTION)

@@ -21,6 +21,7 @@ def typed(cells: dict[tuple[str, str], tuple[str, Any]]) -> dict[tuple[str, str]
     return {k: (f, v, type(v)) for k, (f, v) in cells.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("site", SITES, ids=[s.name for s in SITES])
 def test_one_pass_reader_equals_two_openpyxl_loads(site: Path, tmp_path: Path) -> None:
     path = tmp_path / "book.xlsx"

@@ -73,6 +73,7 @@ def cell(wb: Any, sheet: str, row: int, col: int) -> Any:
     return wb[sheet].cell(row=row + 1, column=col + 1)
 
 
+@pytest.mark.slow
 def test_every_calculated_cell_is_a_formula_caching_the_python_value(built: Built) -> None:
     checked = 0
     for line in built.model.book.lines.values():
@@ -327,6 +328,7 @@ def test_the_summary_has_a_chart_of_live_cells(built: Built) -> None:
         assert "drawing" in z.read(sheet_rels).decode()
 
 
+@pytest.mark.slow
 def test_two_builds_are_byte_identical(built: Built, tmp_path: Path) -> None:
     again = tmp_path / "again.xlsx"
     build(EXAMPLE, again)
