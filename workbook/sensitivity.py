@@ -29,7 +29,7 @@ import numpy as np
 
 from workbook.book import Book
 from workbook.excel import formats as formats_
-from workbook.formula.evaluation import evaluate, non_finite_cases
+from workbook.formula.evaluation import evaluate, non_finite_cases, stacked
 from workbook.formula.functions import all_
 from workbook.formula.line import PERCENT, Line
 from workbook.inputs import Rule, Spec, rule_holds
@@ -112,11 +112,8 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     by_key = {s.key: s for s in specs}
     lines, low_high = _cases(book, by_key, swing)
     n = 2 * len(lines) + 1  # the last case is the base
-    overrides = {}
-    for j, line in enumerate(lines):
-        column = np.full(n, float(line.value.reshape(-1)[0]))
-        column[2 * j : 2 * j + 2] = low_high[j]
-        overrides[line.id] = column
+    swings = [{line.id: float(x)} for line, pair in zip(lines, low_high, strict=True) for x in pair]
+    overrides = stacked(book, [*swings, {}])  # each swing an overlay, all rows of one batch
     # only what the outputs and the base case's validity checks read is computed (not the scenarios' lines)
     validity = _validity_checks(book)
     scale = scale or outputs[0]

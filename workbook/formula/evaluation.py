@@ -14,7 +14,9 @@ the same for every site, so it is computed and stored once); the values returned
   part of its formula that reads that previous value: every other part is computed once for all columns, and for
   a few rows the column loop runs on Python floats (workbook.formula.kernels: the same bits as numpy);
 - a book's scenarios are rows of one batch: the base case in row 0 and each scenario's inputs in its own row, so
-  each base line is evaluated once and a scenario's copy of it is its row (see _Scenarios).
+  each base line is evaluated once and a scenario's copy of it is its row (see _Scenarios);
+- evaluate_overlays(book, [overlay, ...]) evaluates a list of overlays (each a declarative set of input overrides:
+  a scenario, a tornado's swing, a risk run's sample, an edit to explain) as the rows of one batch.
 
 Every value is the same, to the bit, as evaluating each line in turn as written (tests/test_evaluation_speed.py
 keeps that straightforward evaluation as its reference).
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -538,3 +540,50 @@ def _scalar(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray], b: 
             return None
         return lambda t, p: twin(*(f(t, p) for f in parts))
     return None
+
+
+# ---------------------------------------------------------------- overlays: many sets of input overrides, one batch
+
+Overlay = Mapping[str, Any]  # input id -> its value in the input's unit (a number, or a pint quantity converted)
+
+
+def _magnitude(line: Line, value: Any) -> float:
+    """An overlay's value as the line holds it: a quantity converted to the line's unit, a number as given."""
+    if hasattr(value, "to") and hasattr(value, "magnitude"):
+        return float(value.to(line.unit).magnitude)
+    return float(value)
+
+
+def stacked(book: Book, overlays: Sequence[Overlay]) -> dict[str, np.ndarray]:
+    """The overrides that evaluate a list of overlays as rows: for each input any overlay changes, a column of one
+    value per overlay, the input's own value where that overlay leaves it."""
+    out: dict[str, np.ndarray] = {}
+    for key in dict.fromkeys(k for overlay in overlays for k in overlay):
+        line = book.lines.get(key)
+        if line is None or line.kind != "input":
+            raise KeyError(f"{key} is not an input of this book")
+        column = np.full(len(overlays), float(np.asarray(line.value, dtype=float).reshape(-1)[0]))
+        for row, overlay in enumerate(overlays):
+            if key in overlay:
+                column[row] = _magnitude(line, overlay[key])
+        out[key] = column
+    return out
+
+
+def evaluate_overlays(book: Book, overlays: Sequence[Overlay], lines: Iterable[str] | None = None, *,
+                      strict: bool = True, chunk: int = DEFAULT_CHUNK) -> dict[str, np.ndarray]:
+    """Row k of every value is the book under overlays[k] (an empty overlay is the base case): one batch of
+    len(overlays) rows, a chunk at a time, each value the same bits as evaluating that overlay alone. `lines`
+    as in evaluate (default: every line)."""
+    if not overlays:
+        raise ValueError("no overlay to evaluate")
+    wanted = [line.id for line in book.lines.values()] if lines is None else list(lines)
+    values = evaluate_many(book, stacked(book, overlays), wanted, chunk=chunk, strict=strict, compact=True)
+    return {k: np.broadcast_to(v, (len(overlays), v.shape[1])) for k, v in values.items()}
+
+
+def scenario_overlays(book: Book) -> dict[str, dict[str, float]]:
+    """The book's scenarios as overlays: each scenario's inputs, by the base input they stand in for."""
+    return {name: {base_id: float(np.asarray(copy.value, dtype=float).reshape(-1)[0])
+                   for base_id, copy in mapping.items() if copy.kind == "input"}
+            for name, mapping in book.scenarios.items()}

@@ -1,0 +1,85 @@
+"""Overlays: a scenario, a tornado's swing, a risk sample or an edit is a declarative set of input overrides, and a
+list of them is evaluated as the rows of one batch, each row the same bits as that overlay evaluated alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import fixed_seed
+from workbook.api import load
+from workbook.formula.evaluation import evaluate, evaluate_overlays, scenario_overlays, stacked
+from workbook.units import ureg
+
+SITES = sorted((ROOT / "inputs").glob("*.yaml"))
+RANDOM_INPUTS = {"tco.utilisation": (0.3, 1.0), "tco.electricity_price": (0.03, 0.3), "power.gpu_tdp": (500, 1000),
+                 "tco.cost_of_capital": (0.0, 0.2), "tco.on_demand_price": (1.0, 4.0), "power.pue": (1.1, 1.8)}
+
+
+@pytest.fixture(scope="module")
+def example() -> Any:
+    return load(EXAMPLE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", [p.name for p in SITES])
+def test_a_sites_scenarios_as_overlays_are_its_scenario_lines(site: str) -> None:
+    """Each scenario's copy of a line (scenario.<name>.<line>, what the workbook shows) is its base line evaluated
+    under the scenario's overlay: one batch, the base case in row 0, to the bit."""
+    model = load(ROOT / "inputs" / site)
+    book = model.book
+    overlays = scenario_overlays(book)
+    assert overlays, "every site has at least the built-in delay scenario"
+    copies = {name: {base: copy.id for base, copy in mapping.items() if copy.kind != "input"}
+              for name, mapping in book.scenarios.items()}
+    bases = sorted({base for mapping in copies.values() for base in mapping})
+    rows = evaluate_overlays(book, [{}, *overlays.values()], bases)
+    for r, name in enumerate(overlays, start=1):
+        for base, copy_id in copies[name].items():
+            assert np.array_equal(rows[base][r], model.values[copy_id][0], equal_nan=True), (name, base)
+    for base in bases:
+        assert np.array_equal(rows[base][0], model.values[base][0], equal_nan=True), base
+
+
+def test_a_list_of_overlays_is_each_overlay_evaluated_alone(example: Any) -> None:
+    """Twenty random overlays, each changing a random subset of six inputs (seed OVERLAY_SEED), evaluated as one
+    batch: every answer equals the overlay evaluated on its own, to the bit."""
+    seed = fixed_seed("OVERLAY_SEED", 20261205)
+    rng = np.random.default_rng(seed)
+    overlays = [{key: float(rng.uniform(lo, hi)) for key, (lo, hi) in RANDOM_INPUTS.items() if rng.random() < 0.5}
+                for _ in range(20)]
+    answers = ["tco.npv_advantage", "tco.owned_cost_per_gpu_hour", "power.contracted_feed", "tco.irr_buy"]
+    batch = evaluate_overlays(example.book, overlays, answers, chunk=7)  # three chunks
+    for k, overlay in enumerate(overlays):
+        alone = evaluate(example.book, overlay, answers)
+        for key in answers:
+            assert np.array_equal(batch[key][k], alone[key][0], equal_nan=True), f"seed {seed}, overlay {k}: {key}"
+
+
+def test_an_empty_overlay_is_the_base_case_and_a_quantity_is_converted(example: Any) -> None:
+    book = example.book
+    price = float(book.lines["tco.electricity_price"].value.reshape(-1)[0])  # USD/kWh
+    rows = evaluate_overlays(book, [{}, {"tco.electricity_price": ureg.Quantity(price * 1000, "USD/MWh")}],
+                             ["tco.npv_advantage"])["tco.npv_advantage"]
+    assert rows.shape == (2, 1)
+    assert rows[0, 0] == rows[1, 0] == example.values["tco.npv_advantage"][0, 0]
+
+
+def test_overlays_are_refused_when_empty_or_not_inputs(example: Any) -> None:
+    with pytest.raises(ValueError):
+        evaluate_overlays(example.book, [])
+    with pytest.raises(KeyError):
+        stacked(example.book, [{"tco.npv_advantage": 1.0}])
+    with pytest.raises(KeyError):
+        stacked(example.book, [{"tco.no_such_input": 1.0}])
+
+
+def test_stacked_puts_each_overlay_in_its_row_and_the_base_elsewhere(example: Any) -> None:
+    book = example.book
+    base = float(book.lines["tco.utilisation"].value.reshape(-1)[0])
+    columns = stacked(book, [{"tco.utilisation": 0.5}, {}, {"power.pue": 1.5, "tco.utilisation": 0.9}])
+    assert columns["tco.utilisation"].tolist() == [0.5, base, 0.9]
+    assert columns["power.pue"].tolist() == [float(book.lines["power.pue"].value.reshape(-1)[0])] * 2 + [1.5]
