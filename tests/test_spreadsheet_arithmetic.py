@@ -65,6 +65,23 @@ def test_roundup_rounddown_and_approx_value(x: float) -> None:
     assert _same(float(ss.round_down(x)), lo.round_number(x, 0, up=False)), x
 
 
+@SETTINGS
+@given(xs=st.lists(numbers, min_size=2, max_size=40), ys=st.lists(numbers, min_size=2, max_size=40))
+def test_a_batch_is_each_value_alone(xs: list[float], ys: list[float]) -> None:
+    """The vectorised functions take a short path for the values that cannot need the spreadsheet's rounding
+    (far from a whole number, of one sign): over a batch mixing both kinds, every element is the scalar
+    transcription's."""
+    n = min(len(xs), len(ys))
+    a, b = np.array(xs[:n]), np.array(ys[:n])
+    for got, want in ((ss.round_up(a), [lo.round_number(x, 0, up=True) for x in xs[:n]]),
+                      (ss.round_down(a), [lo.round_number(x, 0, up=False) for x in xs[:n]]),
+                      (ss.approx_value(a), [lo.approx_value(x) for x in xs[:n]]),
+                      (ss.approx_add(a, b), [lo.approx_add(x, y) for x, y in zip(xs, ys, strict=False)]),
+                      (ss.approx_sub(a, b), [lo.approx_sub(x, y) for x, y in zip(xs, ys, strict=False)])):
+        assert all(_same(float(g), w) for g, w in zip(got, want, strict=True)), (a, b, got, want)
+    assert ss.approx_equal(a, b).tolist() == [lo.approx_equal(x, y) for x, y in zip(xs, ys, strict=False)]
+
+
 def test_roundup_vectorised_over_a_batch() -> None:
     xs = np.array([0.07 * 400, 32.3 - 0.3, -2.5, 2096149787234.9998, 5e15 + 2, 0.0, 1e-300])
     assert ss.round_up(xs).tolist() == [lo.round_number(float(x), 0, up=True) for x in xs]

@@ -40,21 +40,31 @@ def representable_integer(x_abs: Any) -> np.ndarray:
 
 def approx_equal(a: Any, b: Any) -> np.ndarray:
     """rtl_math_approxEqual: equal, or both non-zero and within 2^-48 of each other, but never two different
-    representable integers."""
+    representable integers. The tests past the first cheap one run only on the few pairs that close."""
     a, b = np.broadcast_arrays(_f(a), _f(b))
     with np.errstate(invalid="ignore", over="ignore"):
         d = np.abs(a - b)
-        aa, ba = np.abs(a), np.abs(b)
-        near = (a != 0) & (b != 0) & np.isfinite(d) & (d <= aa * E44) & (d <= ba * E44)
-        ints = representable_integer(d) & representable_integer(aa) & representable_integer(ba)
-        return (a == b) | (near & ~ints & (d < aa * E48) & (d < ba * E48))
+        # within 2^-44 of both and not equal (d > 0: then neither is 0; an infinite d is never within)
+        near = (d <= np.minimum(np.abs(a), np.abs(b)) * E44) & (d > 0)
+        out = np.atleast_1d(a == b)
+        if near.any():
+            near = np.atleast_1d(near)
+            dn, an, bn = np.atleast_1d(d)[near], np.abs(np.atleast_1d(a)[near]), np.abs(np.atleast_1d(b)[near])
+            ints = representable_integer(dn) & representable_integer(an) & representable_integer(bn)
+            out[near] = ~ints & (dn < an * E48) & (dn < bn * E48)
+        return out.reshape(np.shape(a))
 
 
 def approx_add(a: Any, b: Any) -> np.ndarray:
     """rtl::math::approxAdd: 0 where a and b have opposite signs and cancel to about 15 digits."""
     a, b = np.broadcast_arrays(_f(a), _f(b))
     opposite = ((a < 0) & (b > 0)) | ((b < 0) & (a > 0))
-    return np.where(opposite & approx_equal(a, -b), 0.0, a + b)
+    out = np.atleast_1d(a + b)
+    if opposite.any():  # only values of opposite signs can cancel
+        opposite = np.atleast_1d(opposite)
+        cancel = approx_equal(np.atleast_1d(a)[opposite], -np.atleast_1d(b)[opposite])
+        out[opposite] = np.where(cancel, 0.0, out[opposite])
+    return out.reshape(np.shape(a))
 
 
 def approx_sub(a: Any, b: Any) -> np.ndarray:
@@ -96,22 +106,44 @@ def _log10(v: np.ndarray) -> np.ndarray:
     """log10 as glibc's correctly rounded log10 gives it. numpy's vectorised log10 can be an ulp off, which
     matters only where the result is next to a whole number (flooring it): those few go through math.log10."""
     lg = np.atleast_1d(np.log10(v))
-    near = np.abs(lg - np.round(lg)) < 1e-9
+    whole = np.round(lg)
+    near = np.abs(lg - whole) < 1e-9
     if near.any():
-        lg[near] = [math.log10(x) for x in np.broadcast_to(v, lg.shape)[near]]
+        vs = np.broadcast_to(v, lg.shape)
+        # an exact power of ten (1, 10, ... 1e22, each exact in binary) has the whole number as its log10, which
+        # a correctly rounded log10 returns: only the others near a whole number need math.log10, one by one
+        exact = near & (whole >= 0) & (whole <= 22)
+        exact[exact] = vs[exact] == _POW10[whole[exact].astype(int)]
+        lg[exact] = whole[exact]
+        rest = near & ~exact
+        if rest.any():
+            lg[rest] = [math.log10(x) for x in vs[rest]]
     return lg.reshape(np.shape(v))
 
 
 def approx_value(x: Any) -> np.ndarray:
     """rtl_math_approxValue: round to 15 significant digits. Left alone: zero, values above 2^41 (tested
     before the sign is taken, so not negative ones), representable integers and values with at most 11
-    fraction bits."""
+    fraction bits. Only the values not left alone by the cheap tests are rounded."""
     x = _f(x)
     v = np.abs(x)
     with np.errstate(all="ignore"):
-        finite = np.isfinite(v) & (v != 0)
-        safe_v = np.where(finite, v, 1.0)
-        skip = ~finite | (x > BIG_INT) | representable_integer(v) | (_bits_in_fraction(safe_v) <= 11)
+        todo = np.isfinite(v) & (v != 0) & (x <= BIG_INT) & ~representable_integer(v)
+    if not todo.any():
+        return x.copy()
+    if x.ndim == 0:
+        return _approx_value(x)
+    out = x.copy()
+    out[todo] = _approx_value(x[todo])
+    return out
+
+
+def _approx_value(x: np.ndarray) -> np.ndarray:
+    """approx_value of finite non-zero values no larger than 2^41 that are not whole numbers."""
+    v = np.abs(x)
+    with np.errstate(all="ignore"):
+        safe_v = v
+        skip = _bits_in_fraction(safe_v) <= 11
         n = 14 - np.floor(_log10(safe_v))
         k = np.abs(n)
         fac = np.where(k <= 308, _POW10[np.minimum(k, 308).astype(int)], np.inf)
@@ -127,12 +159,32 @@ def round_up(x: Any) -> np.ndarray:
     rounded to 12 significant digits (tdf#124286), then away from zero after approxValue. So LibreOffice's
     ROUNDUP of 1234567890123.4 is 1234567890120: counts must stay well below 1e11 (the input ranges see to
     it), and values within 1e-12 of a whole number round to it."""
-    return _round0(_twelve_digits(x), np.ceil)
+    return _round_whole(x, np.ceil)
 
 
 def round_down(x: Any) -> np.ndarray:
     """ROUNDDOWN(x, 0): as ROUNDUP, toward zero."""
-    return _round0(_twelve_digits(x), np.floor)
+    return _round_whole(x, np.floor)
+
+
+def _round_whole(x: Any, fn: Any) -> np.ndarray:
+    """ROUNDUP or ROUNDDOWN to a whole number. Rounding to 12 significant digits moves |x| by at most
+    0.5e-11 |x| and approxValue by 0.5e-14 |x|: where |x| is further than 1e-11 |x| from every whole number,
+    neither moves it across one, and the answer is plain ceil or floor of |x| with x's sign (the same bits).
+    Only the values near a whole number, and the tiniest (whose 10^-e overflows in LibreOffice: ROUNDUP of 1e-300
+    is an overflow there), take the spreadsheet's path."""
+    x = _f(x)
+    v = np.abs(x)
+    with np.errstate(all="ignore"):
+        fraction = v - np.floor(v)
+        clear = (v >= 1e-280) & (v < TWO52) & (np.minimum(fraction, 1.0 - fraction) > v * 1e-11)
+    if x.ndim == 0 or not clear.any():
+        return _round0(_twelve_digits(x), fn)
+    out = np.copysign(fn(v), x)
+    rest = ~clear
+    if rest.any():
+        out[rest] = _round0(_twelve_digits(x[rest]), fn)
+    return out
 
 
 def _twelve_digits(x: Any) -> np.ndarray:
@@ -140,11 +192,21 @@ def _twelve_digits(x: Any) -> np.ndarray:
     x = _f(x)
     with np.errstate(all="ignore"):
         fraction = np.isfinite(x) & (np.fmod(x, 1.0) != 0)
-        v = np.where(fraction, np.abs(x), 1.0)
-        e = np.floor(approx_value(_log10(v))) + 1.0 - 12.0
+    if not fraction.any():
+        return x.copy()
+    if x.ndim == 0:
+        return _round_twelve(x)
+    out = x.copy()
+    out[fraction] = _round_twelve(x[fraction])
+    return out
+
+
+def _round_twelve(x: np.ndarray) -> np.ndarray:
+    """RoundSignificant(x, 12) of finite values with a fraction."""
+    with np.errstate(all="ignore"):
+        e = np.floor(approx_value(_log10(np.abs(x)))) + 1.0 - 12.0
         scaled = _pow10(-e) * x
-        r = _round_half_away(scaled) * _pow10(e)
-    return np.where(fraction, r, x)
+        return _round_half_away(scaled) * _pow10(e)
 
 
 def _pow10(k: np.ndarray) -> np.ndarray:
