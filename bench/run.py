@@ -232,7 +232,8 @@ def power_in_numpy(x: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     one_feed = np.floor(g("power.psus_per_node") / 2) * g("power.psu_rating")
     out = {
         "power.node_max_below_components": (g("power.node_max_input") > 0) & (g("power.node_max_input") < component),
-        "power.node_design_dc": design_dc, "power.node_psus_redundant": g("power.psus_per_node") - g("power.psus_needed"),
+        "power.node_design_dc": design_dc,
+        "power.node_psus_redundant": g("power.psus_per_node") - g("power.psus_needed"),
         "power.node_psus_per_feed": np.floor(g("power.psus_per_node") / 2), "power.node_one_feed_power": one_feed,
         "power.node_one_feed_share": one_feed / design_dc,
         "power.psus_carry_node": g("power.psus_needed") * g("power.psu_rating") >= design_dc,
