@@ -313,18 +313,25 @@ def test_two_sites_with_one_output_name_are_refused(tmp_path: Path, capsys: pyte
 # ---------------------------------------------------------------- the fuzz test
 
 
+FUZZ_PARTS = 3  # the cases are run in this many tests, which the test processes of `make test` share
+
+
 @pytest.mark.fuzz
-def test_fuzzed_site_files_are_built_or_refused_in_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", range(FUZZ_PARTS))
+def test_fuzzed_site_files_are_built_or_refused_in_one_line(tmp_path: Path, part: int) -> None:
     """FUZZ_CASES mutants (default 150) of the two sites through the CLI, in a child with a memory bound and
     a time bound per case: exit 0 with the workbook, or exit 2 with one line naming the file and nothing
-    written. A failing case stays in the folder with its seed and index (python -m tests.fuzz --only I)."""
+    written. A failing case stays in the folder with its seed and index (python -m tests.fuzz --only I).
+    Case i is the same whichever part runs it: part k runs its share of the indices."""
     cases = int(os.environ.get("FUZZ_CASES", "150"))
     seed = fixed_seed("FUZZ_SEED", 20261203)
+    start, stop = cases * part // FUZZ_PARTS, cases * (part + 1) // FUZZ_PARTS
     folder = ROOT / "outputs" / "fuzz-failures" / f"seed-{seed}"
-    proc = subprocess.run([sys.executable, "-m", "tests.fuzz", "--seed", str(seed), "--cases", str(cases),
-                           "--out", str(folder)], capture_output=True, text=True, cwd=ROOT, timeout=60 * 60)
+    proc = subprocess.run([sys.executable, "-m", "tests.fuzz", "--seed", str(seed), "--start", str(start),
+                           "--cases", str(stop - start), "--out", str(folder)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60 * 60)
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert summary["cases"] == cases
+    assert summary["cases"] == stop - start
     assert summary["problems"] == [], f"kept in {folder}: {summary['problems'][:3]}"
     assert set(summary["outcomes"]) <= {"built", "refused"}
     assert summary["outcomes"].get("built", 0) > 0 and summary["outcomes"].get("refused", 0) > 0

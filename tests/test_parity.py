@@ -26,6 +26,7 @@ from workbook.verify import verify_files
 
 RANDOM_SITES = int(os.environ.get("PARITY_SITES", "200"))
 SEED = fixed_seed("PARITY_SEED", 20261202)
+PARTS = 4  # the random sites are checked in this many tests, which the test processes share
 BATCH = 50
 FAILURES = ROOT / "outputs" / "parity-failures"
 
@@ -87,9 +88,12 @@ def keep_reproducers(problems: list[str], site_files: list[Path]) -> Path:
     return where
 
 
-def test_random_sites_match_libreoffice(libreoffice: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("part", range(PARTS))
+def test_random_sites_match_libreoffice(libreoffice: str, tmp_path: Path, part: int) -> None:
     """RANDOM_SITES valid random sites from SEED, built one by one and recalculated in batches of 50 (one soffice
-    start each). Shrinking is off: a failure keeps each failing site file and the commands that rerun it."""
+    start each). Shrinking is off: a failure keeps each failing site file and the commands that rerun it. The
+    sites are drawn in one sequence and checked in PARTS parts (site i in part i % PARTS), so the test processes
+    of `make test` share them and the sites are the same however many there are."""
     pending: list[Path] = []
     total = Outcome()
 
@@ -112,12 +116,15 @@ def test_random_sites_match_libreoffice(libreoffice: str, tmp_path: Path) -> Non
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(site=sites())
     def one(site: dict) -> None:
-        pending.append(write_site(site, tmp_path / f"site{next(counter):04d}.yaml"))
+        index = next(counter)
+        if index % PARTS != part:
+            return
+        pending.append(write_site(site, tmp_path / f"site{index:04d}.yaml"))
         if len(pending) >= BATCH:
             flush()
 
     one()
     flush()
-    record(f"random (seed {SEED}{', extremes' if EXTREMES else ''})", total)
-    assert total.workbooks == RANDOM_SITES
+    record(f"random (seed {SEED}{', extremes' if EXTREMES else ''}, part {part + 1} of {PARTS})", total)
+    assert total.workbooks == len(range(part, RANDOM_SITES, PARTS))
     assert total.problems == []

@@ -129,12 +129,17 @@ def approx_value(x: Any) -> np.ndarray:
     v = np.abs(x)
     with np.errstate(all="ignore"):
         todo = np.isfinite(v) & (v != 0) & (x <= BIG_INT) & ~representable_integer(v)
+    return _only_where(x, todo, _approx_value)
+
+
+def _only_where(x: np.ndarray, todo: np.ndarray, fn: Any) -> np.ndarray:
+    """x with fn applied to the values where `todo` holds (fn of the rest would leave them as they are)."""
     if not todo.any():
         return x.copy()
     if x.ndim == 0:
-        return _approx_value(x)
+        return fn(x)
     out = x.copy()
-    out[todo] = _approx_value(x[todo])
+    out[todo] = fn(x[todo])
     return out
 
 
@@ -192,13 +197,7 @@ def _twelve_digits(x: Any) -> np.ndarray:
     x = _f(x)
     with np.errstate(all="ignore"):
         fraction = np.isfinite(x) & (np.fmod(x, 1.0) != 0)
-    if not fraction.any():
-        return x.copy()
-    if x.ndim == 0:
-        return _round_twelve(x)
-    out = x.copy()
-    out[fraction] = _round_twelve(x[fraction])
-    return out
+    return _only_where(x, fraction, _round_twelve)
 
 
 def _round_twelve(x: np.ndarray) -> np.ndarray:
