@@ -107,7 +107,6 @@ class _Scenarios:
                 else:
                     self.row[copy.id] = (base_id, r)
             self.changes.append(changed)
-        self.stacked = {k for c in self.changes for k in c}  # base inputs with one row per case
         self.copies: dict[str, list[tuple[str, int]]] = {}  # base line id -> its copies and their rows
         for copy_id, (base_id, r) in self.row.items():
             self.copies.setdefault(base_id, []).append((copy_id, r))
@@ -119,14 +118,9 @@ class _Scenarios:
 
     def inputs(self, book: Book, overrides: dict[str, Any]) -> dict[str, np.ndarray]:
         """The inputs a scenario changes, one row per case: the base value, and each scenario's own in its row."""
-        out = {}
-        for key in self.stacked:
-            column = np.full((len(self.changes) + 1, 1), _value(book, overrides, key))
-            for r, changed in enumerate(self.changes, start=1):
-                if key in changed:
-                    column[r, 0] = _value(book, overrides, changed[key])
-            out[key] = column
-        return out
+        overlays = [{}, *({key: _value(book, overrides, own) for key, own in changed.items()}
+                          for changed in self.changes)]
+        return {k: v.reshape(-1, 1) for k, v in stacked(book, overlays, overrides).items()}
 
 
 class _NotRows(Exception):
@@ -235,11 +229,11 @@ def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, s
     values = env.values
     widths = {None: 1, MONTHS: book.periods, YEARS: book.years}
     per_case = {k for k, v in overrides.items() if np.size(v) != 1}  # lines that differ between cases
-    stacked: dict[str, np.ndarray] = {}
+    scenario_inputs: dict[str, np.ndarray] = {}
     copy_of: dict[str, tuple[str, int]] = {}
     if scenarios is not None:
-        stacked = scenarios.inputs(book, overrides)
-        per_case |= stacked.keys()
+        scenario_inputs = scenarios.inputs(book, overrides)
+        per_case |= scenario_inputs.keys()
         copy_of = scenarios.row
     reading = scenarios.reading if scenarios is not None else reads
     last_reader: dict[str, int] = {}
@@ -250,7 +244,7 @@ def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, s
     rows_of = len(scenarios.changes) + 1 if scenarios is not None else batch
     for k, line in enumerate(order):
         if line.kind == "input":
-            v = stacked[line.id] if line.id in stacked else overrides.get(line.id, line.value)
+            v = scenario_inputs[line.id] if line.id in scenario_inputs else overrides.get(line.id, line.value)
             values[line.id] = np.asarray(v, dtype=float).reshape(-1, 1)
             continue
         at = copy_of.get(line.id)
@@ -554,15 +548,15 @@ def _magnitude(line: Line, value: Any) -> float:
     return float(value)
 
 
-def stacked(book: Book, overlays: Sequence[Overlay]) -> dict[str, np.ndarray]:
+def stacked(book: Book, overlays: Sequence[Overlay], base: Overlay | None = None) -> dict[str, np.ndarray]:
     """The overrides that evaluate a list of overlays as rows: for each input any overlay changes, a column of one
-    value per overlay, the input's own value where that overlay leaves it."""
+    value per overlay, the base value where that overlay leaves it (`base`'s, else the input's own)."""
     out: dict[str, np.ndarray] = {}
     for key in dict.fromkeys(k for overlay in overlays for k in overlay):
         line = book.lines.get(key)
         if line is None or line.kind != "input":
             raise KeyError(f"{key} is not an input of this book")
-        column = np.full(len(overlays), float(np.asarray(line.value, dtype=float).reshape(-1)[0]))
+        column = np.full(len(overlays), _value(book, base or {}, key))
         for row, overlay in enumerate(overlays):
             if key in overlay:
                 column[row] = _magnitude(line, overlay[key])

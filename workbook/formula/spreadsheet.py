@@ -147,12 +147,11 @@ def _approx_value(x: np.ndarray) -> np.ndarray:
     """approx_value of finite non-zero values no larger than 2^41 that are not whole numbers."""
     v = np.abs(x)
     with np.errstate(all="ignore"):
-        safe_v = v
-        skip = _bits_in_fraction(safe_v) <= 11
-        n = 14 - np.floor(_log10(safe_v))
+        skip = _bits_in_fraction(v) <= 11
+        n = 14 - np.floor(_log10(v))
         k = np.abs(n)
         fac = np.where(k <= 308, _POW10[np.minimum(k, 308).astype(int)], np.inf)
-        scaled = np.where(n < 0, safe_v / fac, safe_v * fac)
+        scaled = np.where(n < 0, v / fac, v * fac)
         rounded = _round_half_away(scaled)
         back = np.where(n < 0, rounded * fac, rounded / fac)
         keep = skip | ~np.isfinite(scaled) | ~np.isfinite(back)
