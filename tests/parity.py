@@ -2,8 +2,8 @@
 
 Two comparisons per workbook: every formula cell's cached value against LibreOffice's recalculated value
 (verify.compare), and every calculated line's Python value against LibreOffice's value in the line's cell.
-Each recalculated file is loaded by openpyxl once, for both; the built file is read without openpyxl
-(verify.formula_cells).
+Each recalculated file is read once, for both, and no file through openpyxl's object model
+(sheet_reader.cell_values and formula_cells: one pass over the XML).
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import yaml
 from workbook.api import Model, build
 from workbook.excel.cells import cached
 from workbook.excel.layout import Layout
-from workbook.verify import as_number, compare, is_error, load_values, recalculate, same
+from workbook.sheet_reader import cell_values, coordinate
+from workbook.verify import compare, is_error, recalculate, same
 
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
 
@@ -68,7 +69,7 @@ def check(built: list[Built], workdir: Path) -> Outcome:
     outcome = Outcome()
     for b in built:
         lo_path = recalced[b.xlsx.resolve()]
-        lo = load_values(lo_path)  # the one openpyxl load of the recalculated file, read by both comparisons
+        lo = cell_values(lo_path)  # the one read of the recalculated file, for both comparisons
         report = compare(b.xlsx, lo)
         outcome.workbooks += 1
         outcome.cells += report.compared
@@ -80,7 +81,7 @@ def check(built: list[Built], workdir: Path) -> Outcome:
             values = b.model.values[line.id]
             outcome.lines += 1
             for t in range(values.shape[1]):  # every period of a series line, the one value of the others
-                got = as_number(lo[sheet].cell(row=row + 1, column=col + 1 + t).value)
+                got = lo.get((sheet, coordinate(row, col + t)))
                 expected = cached(line, values, t)
                 if is_error(got) or not same(expected, got):
                     outcome.problems.append(

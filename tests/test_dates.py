@@ -23,7 +23,8 @@ from workbook.formula.expr import FormulaError
 from workbook.formula.functions import eomonth as eomonth_of
 from workbook.formula.functions import year_of
 from workbook.inputs import Site, serial
-from workbook.verify import as_number, recalculate, verify_files
+from workbook.sheet_reader import as_number
+from workbook.verify import recalculate, verify_files
 
 
 def day(text: str) -> float:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE
 from tests.helpers import BASE, site_with
 from workbook.excel.layout import NOTE
-from workbook.inputs import InputError, InputErrors, Site, example_for, load_site
+from workbook.inputs import InputError, InputErrors, Site, example_for, load_catalog, load_site
 from workbook.models import all_specs, build_book, complete
 
 SPECS = {s.key: s for s in all_specs()}
@@ -379,3 +379,17 @@ def test_an_over_long_text_in_a_list_is_refused_naming_its_item(tmp_path: Path) 
     with pytest.raises(InputError) as refused:
         load_site(path, all_specs())
     assert refused.value.key == "generation.zones.0" and refused.value.file == path
+
+
+def test_a_template_is_parsed_once_yet_an_edit_is_read_and_no_caller_changes_another(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.yaml"
+    path.write_text("gpus:\n  X1: {tdp: 700 W}\n")
+    first = load_catalog(path)
+    first["gpus"]["X1"]["tdp"] = "1 W"  # a caller that changes what it was given
+    assert load_catalog(path) == {"gpus": {"X1": {"tdp": "700 W"}}}
+    path.write_text("gpus:\n  X1: {tdp: 1000 W}\n")
+    assert load_catalog(path) == {"gpus": {"X1": {"tdp": "1000 W"}}}
+    path.write_text("gpus: [\n")
+    with pytest.raises(InputError) as e:
+        load_catalog(path)
+    assert e.value.file == path

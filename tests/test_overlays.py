@@ -83,3 +83,20 @@ def test_stacked_puts_each_overlay_in_its_row_and_the_base_elsewhere(example: An
     columns = stacked(book, [{"tco.utilisation": 0.5}, {}, {"power.pue": 1.5, "tco.utilisation": 0.9}])
     assert columns["tco.utilisation"].tolist() == [0.5, base, 0.9]
     assert columns["power.pue"].tolist() == [float(book.lines["power.pue"].value.reshape(-1)[0])] * 2 + [1.5]
+
+
+@pytest.mark.parametrize("key", list(RANDOM_INPUTS))
+def test_a_base_evaluation_reused_gives_the_same_bits(example: Any, key: str) -> None:
+    """A search that moves one input round after round (the break-even rent change) reuses the base evaluation for
+    every line the input does not reach: each answer equals the evaluation computed from nothing, to the bit, and
+    a line the input reaches is computed again (not taken from the base)."""
+    book = example.book
+    answers = ["tco.npv_advantage", "tco.owned_cost_per_gpu_hour", "power.contracted_feed", "tco.irr_buy"]
+    base = evaluate(book, {}, answers, strict=False, compact=True, with_dependencies=True)
+    lo, hi = RANDOM_INPUTS[key]
+    moved = {key: np.linspace(lo, hi, 9)}
+    reused = evaluate(book, moved, answers, strict=False, base=base)
+    fresh = evaluate(book, moved, answers, strict=False)
+    for out in answers:
+        assert np.array_equal(reused[out], fresh[out], equal_nan=True), (key, out)
+    assert any(np.ptp(fresh[out][:, 0]) > 0 for out in answers), f"{key} moves none of the answers"

@@ -45,8 +45,8 @@ def test_harness_really_recalculates(libreoffice: str, tmp_path: Path) -> None:
 
 
 def test_example_site_matches_libreoffice(libreoffice: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every cell of the example against LibreOffice, with one openpyxl load of the recalculated file and none of
-    the built one (issue 10)."""
+    """Every cell of the example against LibreOffice, with no openpyxl load of either file: both are read in one
+    pass over their XML (sheet_reader): 0.3 s for the recalculated example, where openpyxl took 1.0 s."""
     built = build_all([EXAMPLE], tmp_path / "built")
     loads: list[Path] = []
     real_load = openpyxl.load_workbook
@@ -58,7 +58,7 @@ def test_example_site_matches_libreoffice(libreoffice: str, tmp_path: Path, monk
     monkeypatch.setattr(openpyxl, "load_workbook", counted)
     outcome = check(built, tmp_path)
     monkeypatch.undo()
-    assert loads == [(tmp_path / "recalculated" / "example.xlsx").resolve()]
+    assert loads == []
     record("example", outcome)
     assert outcome.problems == []
     assert outcome.cells >= 40

@@ -23,7 +23,7 @@ import xlsxwriter
 from tests.conftest import EXAMPLE
 from workbook.returned import safe_xlsx
 from workbook.returned.safe_xlsx import LIMITS, Cell, Limits, UntrustedFile, read_returned
-from workbook.verify import as_number
+from workbook.sheet_reader import as_number
 
 MB = 1024 * 1024
 ANY: Any = object()

@@ -25,10 +25,10 @@ from workbook.excel import writer
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, Layout
 from workbook.formula.expr import UNIVERSAL
 from workbook.formula.line import Line
+from workbook.sheet_reader import as_number
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.unit_constants import is_constant
 from workbook.units import factor
-from workbook.verify import as_number
 
 INPUT_FILL = "FFF2CC"
 INPUT_FONT = "0000FF"

@@ -7,6 +7,7 @@ quantity as text (`700 W`, `0.08 USD/kWh`, `30 degC`), a word for a choice, or `
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime
 import difflib
@@ -462,8 +463,28 @@ def _read_yaml(path: Path) -> Any:
         raise InputError(e.problem, file=path, key=e.key, line=e.line, column=e.column) from None
 
 
+def _read_template(path: Path) -> Any:
+    """A template's data, parsed once per content: every site's load reads the catalog and the defaults (a batch
+    build or a test run loads hundreds of sites), and parsing them took a quarter of a site's load. Keyed on the
+    bytes, so an edited template is read again; a deep copy, so no caller changes another's."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        raw = None
+    if raw is None or (Path(path), raw) not in _TEMPLATES:
+        data, read = _read_yaml(path)
+        for old in [key for key in _TEMPLATES if key[0] == Path(path)]:
+            del _TEMPLATES[old]  # one version of each template is enough
+        _TEMPLATES[(Path(path), read)] = data
+        return copy.deepcopy(data)
+    return copy.deepcopy(_TEMPLATES[(Path(path), raw)])
+
+
+_TEMPLATES: dict[tuple[Path, bytes], Any] = {}
+
+
 def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
-    data, _ = _read_yaml(path)
+    data = _read_template(path)
     if not isinstance(data, dict):
         raise InputError("the catalog must be a mapping of kinds (gpus, nodes, ...)", file=path)
     return data
@@ -471,7 +492,7 @@ def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
 
 def load_defaults(path: Path = DEFAULTS_PATH) -> dict[str, tuple[Any, str]]:
     """The defaults of keys no site file or catalog entry gives: key -> (value, source)."""
-    data, _ = _read_yaml(path)
+    data = _read_template(path)
     if not isinstance(data, dict):
         raise InputError("defaults must be a mapping of key: {value, source}", file=path)
     out = {}

@@ -187,9 +187,10 @@ def break_even(book: Book, input_id: str, output_id: str, lo: float, hi: float) 
     sign changes, until it is narrower than ROOT_TOLERANCE; the root is its midpoint. None where the output keeps
     one sign (or has no value) over the whole range."""
     a, b = lo, hi
+    base = evaluate(book, {}, [output_id], strict=False, compact=True, with_dependencies=True)
     while True:
         xs = np.linspace(a, b, ROOT_POINTS + 1)
-        ys = _cases_of(evaluate(book, {input_id: xs}, [output_id], strict=False)[output_id], xs.size)
+        ys = _cases_of(evaluate(book, {input_id: xs}, [output_id], strict=False, base=base)[output_id], xs.size)
         exact = np.flatnonzero(ys == 0)
         if exact.size:
             return float(xs[exact[0]])

@@ -8,10 +8,8 @@ output is checked for existence. Many files go through one soffice start.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import math
 import os
-import posixpath
 import shutil
 import signal
 import subprocess
@@ -22,12 +20,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
 import openpyxl
-from openpyxl.utils.datetime import to_excel
 
 from workbook.inputs import InputError
+from workbook.sheet_reader import Cells, cell_values, formula_cells
 
 REL_TOL = 1e-9
 ABS_TOL = 1e-12
@@ -152,99 +149,15 @@ def same(expected: Any, got: Any, exact: bool = False) -> bool:
     return expected == got
 
 
-def formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
-    """(sheet, cell) -> (formula, cached value) for every formula cell of a workbook (a date as its serial number).
-
-    Read in one pass over the sheets' XML (no openpyxl load: the value cached with a formula is what openpyxl
-    only gives in a second, data_only load). A file with what that pass does not read (shared or array
-    formulas, a formula cell without its address, an unusual value type) is read with openpyxl instead."""
-    try:
-        return _read_formula_cells(Path(path))
-    except _Unusual:
-        return _formula_cells_openpyxl(Path(path))
-
-
-def _formula_cells_openpyxl(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
-    formulas = openpyxl.load_workbook(path, data_only=False)
-    values = openpyxl.load_workbook(path, data_only=True)
-    out = {}
-    for ws in formulas.worksheets:
-        cached = values[ws.title]
-        for row in ws.iter_rows():
-            for cell in row:
-                if isinstance(cell.value, str) and cell.value.startswith("="):
-                    out[(ws.title, cell.coordinate)] = (cell.value, as_number(cached[cell.coordinate].value))
-    return out
-
-
-class _Unusual(Exception):
-    """Something the one-pass reader leaves to openpyxl."""
-
-
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-_REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-_PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-
-
-def _worksheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
-    """(sheet title, part name) of every worksheet, in workbook order (chart sheets are not worksheets)."""
-    rels = {}
-    for rel in ElementTree.fromstring(zf.read("xl/_rels/workbook.xml.rels")).iter(f"{_PKG_REL}Relationship"):
-        if rel.get("Type", "").endswith("/worksheet"):
-            target = rel.get("Target", "")
-            rels[rel.get("Id")] = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
-                posixpath.join("xl", target))
-    book = ElementTree.fromstring(zf.read("xl/workbook.xml"))
-    return [(sheet.get("name", ""), rels[sheet.get(f"{_REL}id")]) for sheet in book.iter(f"{_MAIN}sheet")
-            if sheet.get(f"{_REL}id") in rels]
-
-
-def _cached_value(kind: str | None, text: str | None) -> Any:
-    """A formula cell's cached value as openpyxl's data_only load gives it (a date as its serial number)."""
-    if text is None:
-        return None
-    if kind in (None, "n"):
-        return float(text) if ("." in text or "E" in text or "e" in text) else int(text)
-    if kind == "b":
-        return bool(int(text))
-    if kind in ("str", "e"):
-        return text
-    raise _Unusual(kind)
-
-
-def _read_formula_cells(path: Path) -> dict[tuple[str, str], tuple[str, Any]]:
-    cell_tag, f_tag, v_tag = f"{_MAIN}c", f"{_MAIN}f", f"{_MAIN}v"
-    out: dict[tuple[str, str], tuple[str, Any]] = {}
-    try:
-        with zipfile.ZipFile(path) as zf:
-            for title, part in _worksheet_parts(zf):
-                with zf.open(part) as stream:
-                    for _, elem in ElementTree.iterparse(stream):
-                        if elem.tag != cell_tag:
-                            continue
-                        f = elem.find(f_tag)
-                        if f is not None:
-                            coord = elem.get("r")
-                            if f.get("t") not in (None, "normal") or not f.text or coord is None:
-                                raise _Unusual(coord)
-                            v = elem.find(v_tag)
-                            out[(title, coord)] = ("=" + f.text, _cached_value(elem.get("t"),
-                                                                              None if v is None else v.text))
-                        elem.clear()
-    except (KeyError, ValueError, ElementTree.ParseError, zipfile.BadZipFile) as e:
-        raise _Unusual(str(e)) from None
-    return out
-
-
-def compare(original: Path, recalculated: Path | Any) -> Report:
+def compare(original: Path, recalculated: Path | Cells) -> Report:
     """Every formula cell's cached value in `original` against its value in `recalculated` (LibreOffice's
-    copy): a path, or that copy already loaded with openpyxl (data_only), so a caller that reads it too
-    loads it once."""
+    copy): a path, or that copy's values already read (`cell_values`), so a caller that reads them too reads
+    the file once."""
     report = Report(original)
     cells = formula_cells(original)
-    got_wb = load_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
+    got_cells = cell_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
     for (sheet, coord), (formula, expected) in cells.items():
-        got = as_number(got_wb[sheet][coord].value)
+        got = got_cells.get((sheet, coord))
         report.compared += 1
         where = f"'{sheet}'!{coord}"
         if is_error(got):
@@ -258,18 +171,10 @@ def compare(original: Path, recalculated: Path | Any) -> Report:
     return report
 
 
-def as_number(value: Any) -> Any:
-    """A cell's value as the spreadsheet stores it: openpyxl reads a date-formatted number (a month's end date on
-    the timeline) as a datetime, which is its serial number of days (since 1899-12-30) underneath."""
-    if isinstance(value, datetime.datetime | datetime.date):
-        return float(to_excel(value))
-    return value
-
-
 def load_values(path: Path) -> Any:
-    """A recalculated workbook's values (openpyxl, data_only): the one load of that file. Its charts are not
-    compared: openpyxl cannot read the date axis LibreOffice writes back (a month's end dates on the timeline
-    charts) and says so in a warning, which would only be noise here."""
+    """A recalculated workbook loaded with openpyxl (data_only), for a test that reads it cell by cell. Its
+    charts are not read: openpyxl cannot read the date axis LibreOffice writes back (a month's end dates on
+    the timeline charts) and says so in a warning, which would only be noise here."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Unable to read chart", category=UserWarning)
         return openpyxl.load_workbook(path, data_only=True)

@@ -186,7 +186,8 @@ def _same(base: Node | None, copy: Node | None, mapping: dict[str, Line]) -> boo
 
 
 def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterable[str] | None = None, *,
-             strict: bool = True, compact: bool = False, with_dependencies: bool = False) -> dict[str, np.ndarray]:
+             strict: bool = True, compact: bool = False, with_dependencies: bool = False,
+             base: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Magnitudes of `lines` (every line when None), each in its declared unit, as arrays (batch, columns).
 
     `overrides` replaces input values, e.g. with arrays of many sampled sites at once (each of one value or of
@@ -194,7 +195,10 @@ def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterabl
     is dropped once nothing still to compute reads it, unless it was asked for (`with_dependencies` keeps every
     computed line and returns them all). A line with no finite value (an unguarded division by zero) raises,
     unless `strict` is off: then the caller finds the cases that have none (non_finite_cases). `compact`
-    returns each line as stored: one row where it does not depend on the cases."""
+    returns each line as stored: one row where it does not depend on the cases. `base` is an earlier compact
+    evaluation of the same book without overrides (with_dependencies): a line no override reaches takes its value
+    from there (the same bits) instead of being computed again, as a search that evaluates the book round after
+    round under one moved input does."""
     overrides = overrides or {}
     batch = 1
     for key, v in overrides.items():
@@ -213,7 +217,7 @@ def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterabl
     else:
         scenarios = None  # no scenario's copy is asked for, or they cannot be rows: each line as written
     wanted = None if lines is None or with_dependencies else set(lines)
-    values = _run(book, order, overrides, batch, strict, wanted, scenarios)
+    values = _run(book, order, overrides, batch, strict, wanted, scenarios, base or {})
     if not compact:  # an input keeps its own shape: one value, or one per case
         values = {k: v if book.lines[k].kind == "input" else _broadcast(v, batch) for k, v in values.items()}
     return values
@@ -224,7 +228,8 @@ def _broadcast(v: np.ndarray, batch: int) -> np.ndarray:
 
 
 def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, strict: bool,
-         wanted: set[str] | None, scenarios: _Scenarios | None) -> dict[str, np.ndarray]:
+         wanted: set[str] | None, scenarios: _Scenarios | None, base: dict[str, np.ndarray],
+         ) -> dict[str, np.ndarray]:
     env = Env(sizes={MONTHS: book.periods, YEARS: book.years})
     values = env.values
     widths = {None: 1, MONTHS: book.periods, YEARS: book.years}
@@ -249,8 +254,8 @@ def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, s
             continue
         at = copy_of.get(line.id)
         if at is not None:  # a scenario's copy: its row of the base line
-            base = values[at[0]]
-            v = base[at[1] : at[1] + 1] if base.shape[0] > 1 else base
+            rows_of_base = values[at[0]]
+            v = rows_of_base[at[1] : at[1] + 1] if rows_of_base.shape[0] > 1 else rows_of_base
             if strict and not line.is_bool:
                 _check_finite(line, v)
             values[line.id] = v
@@ -259,11 +264,14 @@ def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, s
             rows = rows_of if per_case and not per_case.isdisjoint(deps) else 1
             if rows != 1:
                 per_case.add(line.id)
-            v = _row(book, line, env, rows) if line.axis == MONTHS else np.asarray(line.formula.evaluate(env))
-            v = _stored(line, v, (rows, widths[line.axis]))
-            if strict and not line.is_bool:
-                _check_finite(line, v if scenarios is None else v[:1])
-            values[line.id] = v
+            if rows == 1 and line.id in base:  # no override reaches it: as computed before
+                values[line.id] = base[line.id]
+            else:
+                v = _row(book, line, env, rows) if line.axis == MONTHS else np.asarray(line.formula.evaluate(env))
+                v = _stored(line, v, (rows, widths[line.axis]))
+                if strict and not line.is_bool:
+                    _check_finite(line, v if scenarios is None else v[:1])
+                values[line.id] = v
         if wanted is not None:
             for other in reading(line):
                 if last_reader.get(other) == k and other not in wanted:
