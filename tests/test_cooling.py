@@ -580,6 +580,7 @@ def test_a_larger_liquid_share_moves_heat_from_air_to_liquid(liquid: Model, shar
                                v["cooling.it_heat"][:, 0], rtol=1e-12)
 
 
+@pytest.mark.long
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(site=sites())

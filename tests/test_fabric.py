@@ -630,6 +630,7 @@ def test_ports_suffice_and_more_gpus_never_need_fewer_switches(example_model: Mo
         assert np.all(np.diff(c[key]) >= 0), key
 
 
+@pytest.mark.long
 @pytest.mark.slow
 def test_random_sites_are_valid_and_cover_one_two_and_three_tiers() -> None:
     """60 random sites each build, and between them need one, two and three tiers (the draw is derandomized, so

@@ -410,6 +410,7 @@ def random_plan(rng: random.Random) -> dict[str, Any]:
     return {"deliveries": batches(16), "decommissions": batches(rng.randint(0, 16))}
 
 
+@pytest.mark.long
 def test_random_plans_match_libreoffice(tmp_path: Path, libreoffice: str) -> None:
     """Six random plans, each a site; every formula cell and every line equal to LibreOffice's recalculation.
     On failure the sites are left in outputs/fuzz-failures/ with the seed in their name (PLAN_SEED draws others)."""

@@ -88,6 +88,7 @@ def keep_reproducers(problems: list[str], site_files: list[Path]) -> Path:
     return where
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("part", range(PARTS))
 def test_random_sites_match_libreoffice(libreoffice: str, tmp_path: Path, part: int) -> None:
     """RANDOM_SITES valid random sites from SEED, built one by one and recalculated in batches of 50 (one soffice
