@@ -98,7 +98,7 @@ def test_every_site_is_byte_identical_with_the_fast_formula_path(
             return original(ws, row, col, *args, **kwargs)
         return fast_formulas.write_formula(ws, row, col, *args, **kwargs)
 
-    original = fast_formulas._original_write_formula
+    original = fast_formulas.xlsxwriter_write_formula
     monkeypatch.setattr(fast_formulas, "needs_preparation", counted)
     monkeypatch.setattr(Worksheet, "write_formula", routed)
     save(model, tmp_path / "fast.xlsx")

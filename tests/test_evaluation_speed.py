@@ -24,6 +24,7 @@ from workbook.book import Book
 from workbook.formula import evaluation, kernels
 from workbook.formula import spreadsheet as ss
 from workbook.formula.expr import MONTHS, YEARS, Env
+from workbook.sensitivity import validity_checks
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
@@ -132,10 +133,10 @@ def test_a_batch_is_the_reference_to_the_bit(books: dict[str, Book], site: str, 
 @pytest.mark.slow
 def test_scenarios_as_rows_are_their_copies_evaluated_one_by_one(books: dict[str, Book]) -> None:
     for book in books.values():
-        assert evaluation._scenarios(book) is not None  # every site's scenarios are read as rows
+        assert evaluation.scenarios_as_rows(book) is not None  # every site's scenarios are read as rows
         rows = book.evaluate()
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(evaluation, "_scenarios", lambda book: None)
+            mp.setattr(evaluation, "scenarios_as_rows", lambda book: None)
             one_by_one = book.evaluate()
         assert_same_bits(rows, one_by_one)
 
@@ -148,12 +149,12 @@ def test_a_scenario_copy_that_is_not_its_base_formula_is_evaluated_as_written() 
     saved = copy.formula
     copy.formula = copy.formula * 2  # no longer the base line's formula: not a row of it
     try:
-        assert evaluation._scenarios(book) is None
+        assert evaluation.scenarios_as_rows(book) is None
         got = book.evaluate()
         assert_same_bits(got, reference_evaluate(book))
     finally:
         copy.formula = saved
-    assert evaluation._scenarios(book) is not None
+    assert evaluation.scenarios_as_rows(book) is not None
 
 
 # ---------------------------------------------------------------- only what is asked for
@@ -180,10 +181,9 @@ def test_a_scenario_copy_asked_for_alone(books: dict[str, Book]) -> None:
 
 
 def test_the_tornado_reads_no_scenario_line(books: dict[str, Book]) -> None:
-    from workbook.sensitivity import _validity_checks
 
     book = books["example.yaml"]
-    targets = ["tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation", *(c.id for c in _validity_checks(book))]
+    targets = ["tco.owned_cost_per_gpu_hour", "tco.break_even_utilisation", *(c.id for c in validity_checks(book))]
     order = evaluation.needed(book, targets)
     assert not any(line.id.startswith("scenario.") for line in order)
 
@@ -281,8 +281,8 @@ def test_irr_is_spreadsheets(flows: np.ndarray, guess: float) -> None:
 
 def test_irr_steps_only_the_rows_not_yet_converged(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes = []
-    real = kernels._kahan_rows
-    monkeypatch.setattr(kernels, "_kahan_rows", lambda terms: sizes.append(terms.shape[0]) or real(terms))
+    real = kernels.kahan_rows
+    monkeypatch.setattr(kernels, "kahan_rows", lambda terms: sizes.append(terms.shape[0]) or real(terms))
     flows = np.array([[-100.0] + [10.0] * 20, [-100.0] + [0.0] * 19 + [500.0]])
     guess = np.array([[float(ss.irr(flows[:1], 0.05)[0, 0])], [0.0]])  # the first starts at its answer
     got = kernels.irr(flows, guess)

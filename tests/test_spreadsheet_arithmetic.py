@@ -103,6 +103,37 @@ def test_power(a: float, b: float) -> None:
     assert (math.isnan(got) and math.isnan(want)) or got == pytest.approx(want, rel=1e-13, abs=0), (a, b)
 
 
+POW_POOL = [0.0, -0.0, 1.0, -1.0, 2.0, -8.0, 1.05, 0.5, 1 / 3, -1 / 3, 1 / 12, 3.0, -2.0, 1e300, math.inf, -math.inf,
+            math.nan, 1.0000000001]
+
+
+@SETTINGS
+@given(n=st.integers(1, 600), data=st.data())
+def test_a_batch_of_powers_is_each_power_alone_to_the_bit(n: int, data: st.DataObject) -> None:
+    """A batch computes each distinct pair once (by bits, so 0.0 and -0.0 stay apart): every element equals that
+    pair's power alone, to the bit, however many times the pairs repeat."""
+    pool = st.one_of(st.sampled_from(POW_POOL), st.floats(-50, 50))
+    a = np.array(data.draw(st.lists(pool, min_size=n, max_size=n)))
+    b = np.array(data.draw(st.lists(pool, min_size=n, max_size=n)))
+    got = ss.power(a.reshape(-1, 1), b.reshape(-1, 1)).reshape(-1)
+    alone = np.array([float(ss.power(x, y)) for x, y in zip(a, b, strict=True)])
+    assert np.array_equal(got.view(np.uint64), alone.view(np.uint64)), (a.tolist(), b.tolist())
+
+
+def test_two_pairs_whose_bits_hash_alike_are_each_computed() -> None:
+    """The batch's distinct pairs are found by a hash of their bits: two pairs made to collide still get their own
+    powers (every pair is checked against the pair its hash stands for)."""
+    k = np.uint64(0x9E3779B97F4A7C15)
+    x1, y1, x2 = np.array([1.07]), np.array([0.5]), np.array([1.5])
+    y2 = ((x1.view(np.uint64) * k ^ y1.view(np.uint64)) ^ (x2.view(np.uint64) * k)).view(float)
+    a, b = np.tile(np.concatenate([x1, x2]), 200), np.tile(np.concatenate([y1, y2]), 200)
+    assert np.unique(a.view(np.uint64) * k ^ b.view(np.uint64)).size == 1  # one hash for both pairs
+    got = ss.power(a, b)
+    alone = np.array([float(ss.power(x, y)) for x, y in zip(a, b, strict=True)])
+    assert np.array_equal(got.view(np.uint64), alone.view(np.uint64))
+    assert got[0] == math.pow(1.07, 0.5)
+
+
 row_values = st.one_of(finite.filter(lambda v: abs(v) < 1e200), near_whole, scaled, st.just(0.0))
 
 

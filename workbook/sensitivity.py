@@ -115,7 +115,7 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     swings = [{line.id: float(x)} for line, pair in zip(lines, low_high, strict=True) for x in pair]
     overrides = stacked(book, [*swings, {}])  # each swing an overlay, all rows of one batch
     # only what the outputs and the base case's validity checks read is computed (not the scenarios' lines)
-    validity = _validity_checks(book)
+    validity = validity_checks(book)
     scale = scale or outputs[0]
     values = evaluate(book, overrides, [*outputs, scale, *(c.id for c in validity)], strict=False,
                       with_dependencies=True)
@@ -270,7 +270,7 @@ def _broken_rules(book: Book, overrides: dict[str, np.ndarray], rules: list[Rule
     return out
 
 
-def _validity_checks(book: Book) -> list[Line]:
+def validity_checks(book: Book) -> list[Line]:
     """The checks the base case's own numbers rely on (a scenario's copies are other cases than the tornado's)."""
     copies = {line.id for mapping in book.scenarios.values() for line in mapping.values()}
     return [line for line in book.lines.values() if line.kind == "check" and line.validity and line.id not in copies]

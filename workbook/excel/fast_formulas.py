@@ -34,7 +34,7 @@ from xlsxwriter.worksheet import CellFormulaTuple, Worksheet, re_dynamic_functio
 AUDITED = ("3.3.1",)
 ENABLED = xlsxwriter.__version__ in AUDITED
 
-_original_write_formula = Worksheet.write_formula
+xlsxwriter_write_formula = Worksheet.write_formula
 _dynamic = re_dynamic_function.search
 
 
@@ -56,7 +56,7 @@ def write_formula(ws: Worksheet, row: int, col: int, formula: str, fmt: Any = No
     """`ws.write_formula(row, col, formula, fmt, value)` (row and column as numbers), without the regex
     passes when they would change nothing; returns what xlsxwriter returns (0, or -1 out of bounds)."""
     if needs_preparation(ws, formula):
-        return _original_write_formula(ws, row, col, formula, fmt, value)
+        return xlsxwriter_write_formula(ws, row, col, formula, fmt, value)
     if ws._check_dimensions(row, col):
         return -1
     ws.table[row][col] = CellFormulaTuple(formula[1:], fmt, value)

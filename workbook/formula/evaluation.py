@@ -130,7 +130,7 @@ class _NotRows(Exception):
 _SCENARIOS: dict[int, tuple[Any, Any, _Scenarios | None]] = {}  # id(book) -> (its weakref, state, plan)
 
 
-def _scenarios(book: Book) -> _Scenarios | None:
+def scenarios_as_rows(book: Book) -> _Scenarios | None:
     """The book's scenarios as rows, or None (no scenarios, or copies that are not their base's formula)."""
     if not book.scenarios:
         return None
@@ -211,7 +211,7 @@ def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterabl
             batch = size
     lines = None if lines is None else list(lines)
     order = needed(book, lines)
-    scenarios = _scenarios(book) if batch == 1 else None
+    scenarios = scenarios_as_rows(book) if batch == 1 else None
     if scenarios is not None and any(line.id in scenarios.row for line in order):
         order = needed(book, lines, scenarios.reading)
     else:

@@ -189,7 +189,7 @@ def _matches(keys: np.ndarray, key: float) -> np.ndarray:
     return approx_equal(keys, key)
 
 
-def _kahan_rows(terms: np.ndarray) -> np.ndarray:
+def kahan_rows(terms: np.ndarray) -> np.ndarray:
     """Kahan.get of each row's values added in column order, shape (rows,)."""
     if terms.shape[0] > SMALL:
         k = Kahan((terms.shape[0],))
@@ -224,8 +224,8 @@ def irr(row: Any, guess: Any) -> np.ndarray:
             # (1 + x)^t for t = 0..n, each as spreadsheet.irr calls it: a contiguous column, a scalar exponent
             powers = np.stack([np.power(base, float(t)) for t in range(n + 1)], axis=1)
             values = row[todo]
-            nom = _kahan_rows(values / powers[:, :n])
-            denom = _kahan_rows(minus_t * values / powers[:, 1:])
+            nom = kahan_rows(values / powers[:, :n])
+            denom = kahan_rows(minus_t * values / powers[:, 1:])
             x_new = xa - nom / denom
             eps[todo] = np.abs(x_new - xa)
             x[todo] = x_new

@@ -233,6 +233,21 @@ def _glibc_pow(x: float, y: float) -> float:
 
 
 _GLIBC_POW = np.frompyfunc(_glibc_pow, 2, 1)
+_DISTINCT_FROM = 256  # elements from which the pairs are made distinct first
+
+
+def _pow_each(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """glibc's pow of each pair, computed once per distinct pair: a batch repeats its pairs (a discount factor's
+    rate is the same in every case but the one that moves it), and each pair is a call into Python. Pairs are
+    told apart by a hash of their bits (so 0.0 and -0.0 stay apart), and every pair is checked against the one
+    its hash stands for: a collision computes each pair."""
+    x, y = (np.ascontiguousarray(v, dtype=float).reshape(-1) for v in (a, b))
+    if x.size >= _DISTINCT_FROM:
+        xb, yb = x.view(np.uint64), y.view(np.uint64)
+        _, first, where = np.unique(xb * np.uint64(0x9E3779B97F4A7C15) ^ yb, return_index=True, return_inverse=True)
+        if np.array_equal(xb[first][where], xb) and np.array_equal(yb[first][where], yb):
+            return np.asarray(_GLIBC_POW(x[first], y[first]), dtype=float)[where].reshape(a.shape)
+    return np.asarray(_GLIBC_POW(x, y), dtype=float).reshape(a.shape)
 
 
 def power(a: Any, b: Any) -> np.ndarray:
@@ -243,11 +258,12 @@ def power(a: Any, b: Any) -> np.ndarray:
         # glibc's pow (LibreOffice's std::pow) element by element: numpy's vectorised pow differs from it in the last
         # bit for some arguments, and differently for a batch than for one site (its SIMD loops), so a batch would
         # not give what single evaluations give, nor LibreOffice
-        r = np.asarray(_GLIBC_POW(a, b), dtype=float).reshape(a.shape)
+        r = _pow_each(a, b)
         f = 1.0 / b + np.where(b < 0, -0.5, 0.5)
         i = np.trunc(np.where(np.isfinite(f) & (np.abs(f) < 9e18), f, 0.0))
         odd_root = (a < 0) & (b != 0) & (np.fmod(i, 2) != 0) & approx_equal(1.0 / np.where(i == 0, 1, i), b)
-        r = np.where(odd_root, -np.asarray(_GLIBC_POW(-a, b), dtype=float).reshape(a.shape), r)
+        if odd_root.any():
+            r = np.where(odd_root, -_pow_each(-a, b), r)
         underflow = ((r == 0) & (a != 0)) | ((r != 0) & (np.abs(r) < np.finfo(float).tiny))
     return np.where(np.isfinite(r) & ~underflow, r, np.nan)
 
