@@ -40,19 +40,30 @@ def representable_integer(x_abs: Any) -> np.ndarray:
 
 def approx_equal(a: Any, b: Any) -> np.ndarray:
     """rtl_math_approxEqual: equal, or both non-zero and within 2^-48 of each other, but never two different
-    representable integers. The tests past the first cheap one run only on the few pairs that close."""
+    representable integers. A pair further apart than 2^-44 of |a| can be neither; the rule runs only on the rest
+    (in a batch, few pairs: a cheap first pass, the same answer)."""
     a, b = np.broadcast_arrays(_f(a), _f(b))
+    with np.errstate(invalid="ignore", over="ignore"):
+        d = a - b
+        out = np.atleast_1d(a == b)
+        # not equal, and not further apart than 2^-44 |a| (NaN stays in: the rule decides it)
+        maybe = np.atleast_1d(~(np.abs(d) > np.abs(a) * E44) & (d != 0)) & ~out
+    if maybe.any():
+        out[maybe] = _approx_equal_rule(np.atleast_1d(a)[maybe], np.atleast_1d(b)[maybe])
+    return out.reshape(np.shape(a))
+
+
+def _approx_equal_rule(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         d = np.abs(a - b)
         # within 2^-44 of both and not equal (d > 0: then neither is 0; an infinite d is never within)
         near = (d <= np.minimum(np.abs(a), np.abs(b)) * E44) & (d > 0)
-        out = np.atleast_1d(a == b)
+        out = a == b
         if near.any():
-            near = np.atleast_1d(near)
-            dn, an, bn = np.atleast_1d(d)[near], np.abs(np.atleast_1d(a)[near]), np.abs(np.atleast_1d(b)[near])
+            dn, an, bn = d[near], np.abs(a[near]), np.abs(b[near])
             ints = representable_integer(dn) & representable_integer(an) & representable_integer(bn)
             out[near] = ~ints & (dn < an * E48) & (dn < bn * E48)
-        return out.reshape(np.shape(a))
+        return out
 
 
 def approx_add(a: Any, b: Any) -> np.ndarray:
@@ -70,8 +81,15 @@ def approx_add(a: Any, b: Any) -> np.ndarray:
 def approx_sub(a: Any, b: Any) -> np.ndarray:
     """rtl::math::approxSub: 0 where a and b have the same sign and are equal to about 15 digits."""
     a, b = np.broadcast_arrays(_f(a), _f(b))
-    alike = ((a < 0) & (b < 0)) | ((a > 0) & (b > 0))
-    return np.where(alike & approx_equal(a, b), 0.0, a - b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.atleast_1d(a - b)
+        # only these can be approxEqual and not already 0 (NaN stays in: inf - inf is 0 when alike)
+        maybe = np.atleast_1d(~(np.abs(out) > np.abs(a) * E44) & (out != 0))
+    if maybe.any():
+        am, bm = np.atleast_1d(a)[maybe], np.atleast_1d(b)[maybe]
+        alike = ((am < 0) & (bm < 0)) | ((am > 0) & (bm > 0))
+        out[maybe] = np.where(alike & _approx_equal_rule(am, bm), 0.0, out[maybe])
+    return out.reshape(np.shape(a))
 
 
 def compare(op: str, a: Any, b: Any) -> np.ndarray:
