@@ -35,7 +35,8 @@ numbers = st.one_of(finite, whole, near_whole, scaled, st.sampled_from([0.0, -0.
 
 
 def _same(got: float, want: float) -> bool:
-    return (math.isnan(got) and math.isnan(want)) or got == want
+    """Both NaN, or equal with the same sign (a -0.0 is written to the cell as -0)."""
+    return (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
 
 
 @SETTINGS

@@ -193,17 +193,21 @@ def _round_whole(x: Any, fn: Any) -> np.ndarray:
     """ROUNDUP or ROUNDDOWN to a whole number. Rounding to 12 significant digits moves |x| by at most
     0.5e-11 |x| and approxValue by 0.5e-14 |x|: where |x| is further than 1e-11 |x| from every whole number,
     neither moves it across one, and the answer is plain ceil or floor of |x| with x's sign (the same bits).
-    Only the values near a whole number, and the tiniest (whose 10^-e overflows in LibreOffice: ROUNDUP of 1e-300
-    is an overflow there), take the spreadsheet's path."""
+    A whole number below 2^52 is left as it is by both roundings (and by the spreadsheet's path). Only the values
+    near a whole number, and the tiniest (whose 10^-e overflows in LibreOffice: ROUNDUP of 1e-300 is an overflow
+    there), take the spreadsheet's path."""
     x = _f(x)
     v = np.abs(x)
     with np.errstate(all="ignore"):
         fraction = v - np.floor(v)
-        clear = (v >= 1e-280) & (v < TWO52) & (np.minimum(fraction, 1.0 - fraction) > v * 1e-11)
-    if x.ndim == 0 or not clear.any():
+        small = v < TWO52
+        whole = small & (fraction == 0)  # a whole number (or +-0) is its own ROUNDUP and ROUNDDOWN, as written
+        clear = (v >= 1e-280) & small & (np.minimum(fraction, 1.0 - fraction) > v * 1e-11)
+        done = clear | whole
+    if x.ndim == 0 or not done.any():
         return _round0(_twelve_digits(x), fn)
-    out = np.copysign(fn(v), x)
-    rest = ~clear
+    out = np.where(whole, x, np.copysign(fn(v), x))
+    rest = ~done
     if rest.any():
         out[rest] = _round0(_twelve_digits(x[rest]), fn)
     return out
