@@ -199,14 +199,17 @@ def _round_whole(x: Any, fn: Any) -> np.ndarray:
     x = _f(x)
     v = np.abs(x)
     with np.errstate(all="ignore"):
-        fraction = v - np.floor(v)
-        small = v < TWO52
-        whole = small & (fraction == 0)  # a whole number (or +-0) is its own ROUNDUP and ROUNDDOWN, as written
-        clear = (v >= 1e-280) & small & (np.minimum(fraction, 1.0 - fraction) > v * 1e-11)
-        done = clear | whole
+        below = np.floor(v)
+        fraction = v - below
+        margin = v * 1e-11
+        done = fraction > margin
+        done &= (1.0 - fraction) > margin
+        done &= v >= 1e-280
+        done |= fraction == 0  # a whole number (or +-0): ceil and floor leave it, and so does the spreadsheet
+        done &= v < TWO52
     if x.ndim == 0 or not done.any():
         return _round0(_twelve_digits(x), fn)
-    out = np.where(whole, x, np.copysign(fn(v), x))
+    out = np.copysign(below if fn is np.floor else fn(v), x)
     rest = ~done
     if rest.any():
         out[rest] = _round0(_twelve_digits(x[rest]), fn)
