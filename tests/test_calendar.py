@@ -24,8 +24,8 @@ from workbook.formula import kernels
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import rollup
 from workbook.inputs import InputError, serial
-from workbook.sheet_reader import as_number
-from workbook.verify import compare, load_values, recalculate
+from workbook.sheet_reader import as_number, load_values
+from workbook.verify import compare, recalculate
 
 
 def day(text: str) -> float:

@@ -22,8 +22,9 @@ from workbook.excel.formats import negatives_in_parentheses
 from workbook.excel.layout import Layout
 from workbook.excel.pages import LINE_HEIGHT, wrapped_lines
 from workbook.formula.line import Line
+from workbook.sheet_reader import load_values
 from workbook.sheets import SENSITIVITY
-from workbook.verify import load_values, recalculate, same
+from workbook.verify import recalculate, same
 
 CURRENT = "sensitivity.current"  # the check's id, as `evaluate --json` lists it
 OUTPUTS = ("tco.npv_advantage", "tco.break_even_utilisation")

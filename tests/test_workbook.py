@@ -263,7 +263,8 @@ def test_the_master_check_is_false_not_an_error_when_an_input_breaks_the_model(l
                                                                             tmp_path: Path) -> None:
     """0 GPUs per node pasted past the validation: LibreOffice fills the workings with #DIV/0!, and the master check
     (on the Checks sheet and on the Summary) shows FALSE."""
-    from workbook.verify import load_values, recalculate
+    from workbook.sheet_reader import load_values
+    from workbook.verify import recalculate
 
     wb = openpyxl.load_workbook(built.path)
     sheet, row, col = built.layout.cells["power.gpus_per_node"]

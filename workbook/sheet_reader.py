@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime
 import posixpath
-import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -24,7 +23,6 @@ from openpyxl.utils.datetime import to_excel
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-_COORD = re.compile(r"([A-Z]{1,3})([0-9]+)")
 
 Cells = dict[tuple[str, str], Any]  # (sheet title, "B12") -> value
 
@@ -71,13 +69,18 @@ def formula_cells_openpyxl(path: Path) -> Cells:
 
 
 def cell_values_openpyxl(path: Path) -> Cells:
-    """Its charts are not read: openpyxl cannot read the date axis LibreOffice writes back (a month's end dates
-    on the timeline charts) and says so in a warning, which would only be noise here."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Unable to read chart", category=UserWarning)
-        wb = openpyxl.load_workbook(path, data_only=True)
+    wb = load_values(path)
     return {(ws.title, cell.coordinate): as_number(cell.value)
             for ws in wb.worksheets for row in ws.iter_rows() for cell in row if cell.value is not None}
+
+
+def load_values(path: Path) -> Any:
+    """A workbook loaded with openpyxl (data_only), for a reader that goes cell by cell. Its charts are not read:
+    openpyxl cannot read the date axis LibreOffice writes back (a month's end dates on the timeline charts) and
+    says so in a warning, which would only be noise here."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Unable to read chart", category=UserWarning)
+        return openpyxl.load_workbook(path, data_only=True)
 
 
 def coordinate(row: int, col: int) -> str:

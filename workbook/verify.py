@@ -14,14 +14,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import warnings
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import openpyxl
 
 from workbook.inputs import InputError
 from workbook.sheet_reader import Cells, cell_values, formula_cells
@@ -169,15 +166,6 @@ def compare(original: Path, recalculated: Path | Cells) -> Report:
     if not cells:
         report.problems.append("no formula cells found")
     return report
-
-
-def load_values(path: Path) -> Any:
-    """A recalculated workbook loaded with openpyxl (data_only), for a test that reads it cell by cell. Its
-    charts are not read: openpyxl cannot read the date axis LibreOffice writes back (a month's end dates on
-    the timeline charts) and says so in a warning, which would only be noise here."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Unable to read chart", category=UserWarning)
-        return openpyxl.load_workbook(path, data_only=True)
 
 
 def verify_files(paths: Iterable[Path]) -> list[Report]:

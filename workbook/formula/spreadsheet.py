@@ -84,7 +84,7 @@ def approx_sub(a: Any, b: Any) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore"):
         out = np.atleast_1d(a - b)
         # only these can be approxEqual and not already 0 (NaN stays in: inf - inf is 0 when alike)
-        maybe = np.atleast_1d(~(np.abs(out) > np.abs(a) * E44) & (out != 0))
+        maybe = ~(np.abs(out) > np.abs(a) * E44) & (out != 0)
     if maybe.any():
         am, bm = np.atleast_1d(a)[maybe], np.atleast_1d(b)[maybe]
         alike = ((am < 0) & (bm < 0)) | ((am > 0) & (bm > 0))
