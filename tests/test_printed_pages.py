@@ -5,6 +5,7 @@ workbook's own page setup and fonts) and no text overlaps other text on paper (f
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import yaml
 from openpyxl.utils import range_boundaries
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.overlaps import overlaps, past_the_edge, smallest_text
+from tests.overlaps import PageText, overlaps, past_the_edge, read, smallest_text
 from workbook import api
 from workbook.excel.layout import LABEL, UNIT, Layout
 from workbook.excel.pages import MARGIN_SIDE, READABLE
@@ -47,6 +48,11 @@ class Printed:
     pdf: Path
     xlsx: Path
     appendix_pdf: Path | None
+
+    @functools.cached_property
+    def text(self) -> list[PageText]:
+        """The pack's printed text, read once for every check of it."""
+        return read(self.pdf)
 
 
 def printed(site: Path, folder: Path) -> Printed:
@@ -111,16 +117,16 @@ def test_no_text_overlaps_other_text_on_paper(site_printed: Printed) -> None:
     """Rows tall enough for their wrapped text: no word's box on a printed page crosses a word of another line
     (the example's pack had 50 such crossings on 16 pages before issue 27), and the smallest upright text printed
     is 8 points or more."""
-    found = overlaps(site_printed.pdf)
+    found = overlaps(site_printed.text)
     assert found == [], [str(o) for o in found[:10]]
-    assert smallest_text(site_printed.pdf)[0] >= READABLE - 0.05  # the PDF rounds sizes to hundredths
+    assert smallest_text(site_printed.text)[0] >= READABLE - 0.05  # the PDF rounds sizes to hundredths
 
 
 def test_no_text_runs_past_the_pages_right_edge(site_printed: Printed) -> None:
     """Every word ends inside the printable area (the paper less its side margin): a text that does not wrap is
     cut at the page's edge (the Cover's sheet links, hyperlinks LibreOffice does not wrap, ran to 926 of 813
     points before)."""
-    assert past_the_edge(site_printed.pdf, MARGIN_SIDE * 72) == []
+    assert past_the_edge(site_printed.text, MARGIN_SIDE * 72) == []
 
 
 def test_no_chart_is_cut_across_pages(site_printed: Printed) -> None:
