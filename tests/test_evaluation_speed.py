@@ -257,6 +257,26 @@ def test_row_sumif_is_spreadsheets(values: list[list[float]], key: float, seed: 
         assert np.array_equal(kernels.row_sumif(keys, key, row), ss.row_sumif(keys, key, row), equal_nan=True)
 
 
+@SETTINGS
+@given(st.integers(1, 40), st.integers(1, 45), st.sampled_from([0.0, 1.0, 3.0, 12.0, -2.0, 0.5, 1e300]),
+       st.sampled_from(["months", "shuffled", "repeated", "halves"]), st.integers(0, 2**31))
+def test_a_lagged_sum_is_each_columns_sumif(n: int, batch: int, lag: float, keys_are: str, seed: int) -> None:
+    """row_lagged (SUMIF(keys, key - lag, row) in each column) is spreadsheet.row_sumif column by column: on a
+    timeline's distinct month numbers (its one-term path), shuffled, repeated or not whole (the general path);
+    values with zeros of both signs, infinities and NaN; batches on both sides of kernels.SMALL."""
+    rng = np.random.default_rng(seed)
+    months = np.arange(1.0, n + 1)
+    keys = {"months": months, "shuffled": rng.permutation(months) * 2, "repeated": np.floor(months / 2),
+            "halves": months / 2}[keys_are][None, :]
+    pool = np.array([0.0, -0.0, 1.0, -2.5, 1e16, -1e16, 1e-300, 1e308, math.inf, -math.inf, math.nan, 0.1, 0.2])
+    row = np.where(rng.random((batch, n)) < 0.5, rng.choice(pool, (batch, n)), rng.uniform(-1e9, 1e9, (batch, n)))
+    targets = keys - lag
+    with np.errstate(all="ignore"):
+        got = kernels.row_lagged(keys, targets, row)
+        expected = np.concatenate([ss.row_sumif(keys, float(targets[0, t]), row) for t in range(n)], axis=1)
+    assert np.array_equal(got, expected, equal_nan=True)
+
+
 @st.composite
 def cash_flows(draw: st.DrawFn) -> np.ndarray:
     n = draw(st.integers(2, 120))

@@ -167,8 +167,13 @@ def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
     equals targets[:, t] (the month a lag reaches back to), shape (batch, columns). Each column is row_sumif."""
     keys, targets, row = np.broadcast_arrays(np.atleast_2d(_f(keys)), np.atleast_2d(_f(targets)),
                                              np.atleast_2d(_f(row)))
-    out = np.empty(row.shape, dtype=float)
     same = (keys == keys[:1]).all() and (targets == targets[:1]).all()
+    column = _one_match_each(keys[0], targets[0]) if same else None
+    if column is not None:  # a timeline's distinct month numbers: each sum has one term at most
+        one = Kahan(row.shape)
+        one.add(np.where(column >= 0, row[:, np.maximum(column, 0)], 0.0))
+        return one.get()
+    out = np.empty(row.shape, dtype=float)
     for t in range(row.shape[1]):
         if same:  # one pattern of matches for every case (the usual: one timeline, one lag)
             out[:, t] = row_sumif(keys[:1], float(targets[0, t]), row)[:, 0]
@@ -176,6 +181,20 @@ def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
             out[:, t] = np.concatenate([row_sumif(keys[b : b + 1], float(targets[b, t]), row[b : b + 1])
                                         for b in range(row.shape[0])])[:, 0]
     return out
+
+
+def _one_match_each(keys: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
+    """For each target, the one column whose key equals it (-1: none), when keys and targets are whole numbers
+    below 2^52 (so matching is exact equality, as _matches says) and the keys are distinct; else None. A sum of
+    one term is then Kahan.add of it alone, computed for every column at once."""
+    with np.errstate(invalid="ignore"):
+        whole = all((np.abs(v) < 2.0**52).all() and (np.floor(v) == v).all() for v in (keys, targets))
+    if not whole or np.unique(keys).size != keys.size:
+        return None
+    order = np.argsort(keys, kind="stable")
+    at = np.clip(np.searchsorted(keys[order], targets), 0, keys.size - 1)
+    found = order[at]
+    return np.where(keys[found] == targets, found, -1)
 
 
 def _matches(keys: np.ndarray, key: float) -> np.ndarray:
