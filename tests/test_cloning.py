@@ -83,6 +83,32 @@ def test_rebuilding_shares_what_reads_no_mapped_line_and_keeps_shared_parts_shar
     assert _value(book, clone, {"x.a": 2.0, "x.c": 7.0}) == [13.0]
 
 
+def _walked(node: Node) -> tuple[str, ...]:
+    """The ids of the lines a tree reads, found by walking it (what Node.read_ids caches), first met first."""
+    return tuple(dict.fromkeys(line.id for n in node.walk() for line in n.lines()))
+
+
+def test_the_lines_a_tree_reads_are_its_walks_also_in_a_clone_of_a_tree_that_worked_them_out() -> None:
+    _, a, b, c = _book()
+    left = a * 3
+    tree = max_(left, b) + left - b
+    assert tree.read_ids == _walked(tree) == ("x.a", "x.b")
+    clone = tree.rebuilt({b.id: c})  # the base's cached ids must not come along
+    assert clone.read_ids == _walked(clone) == ("x.a", "x.c")
+    assert tree.read_ids == ("x.a", "x.b")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
+def test_every_formula_of_every_site_reads_the_lines_its_walk_finds(site: Path) -> None:
+    book = load(site).book  # its scenarios' clones included
+    roots = [r for line in book.lines.values() for r in (line.formula, line.opening) if r is not None]
+    assert len(roots) > 1000
+    for root in roots:
+        for node in root.walk():
+            assert node.read_ids == _walked(node)
+
+
 @pytest.mark.slow
 def test_a_scenario_clone_reads_the_scenario_lines_only(tmp_path: Path) -> None:
     model = load(ROOT / "inputs" / "example.yaml")

@@ -25,7 +25,7 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 def lines_used(node: Node) -> set[str]:
     """The ids of the lines a formula reads (as values, previous periods, whole rows or roll-up keys)."""
-    return {line.id for n in node.walk() for line in n.lines()}
+    return set(node.read_ids)
 
 
 def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],

@@ -33,6 +33,7 @@ import numpy as np
 
 from workbook.formula import kernels
 from workbook.formula.expr import (
+    DERIVED,
     MONTHS,
     YEARS,
     AddSub,
@@ -49,6 +50,7 @@ from workbook.formula.expr import (
     Ref,
     RowAgg,
     Scale,
+    derived,
 )
 from workbook.formula.line import reads
 
@@ -159,11 +161,11 @@ def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
 def _same(base: Node | None, copy: Node | None, mapping: dict[str, Line]) -> bool:
     """Whether `copy` is `base` with the lines of `mapping` in place of the base's (as Node.rebuilt makes it)."""
     if base is copy:  # a shared part: the copy's only if it reads no line the scenario replaces
-        return base is None or not any(line.id in mapping for node in base.walk() for line in node.lines())
+        return base is None or not any(i in mapping for i in base.read_ids)
     if base is None or copy is None or type(base) is not type(copy):
         return False
     parts = set(base.NODES) | set(base.LINES)
-    for k in (base.__dict__.keys() | copy.__dict__.keys()) - parts - {"axis"}:
+    for k in (base.__dict__.keys() | copy.__dict__.keys()) - parts - DERIVED:
         if base.__dict__.get(k) is not copy.__dict__.get(k):
             return False
     for attr in base.LINES:
@@ -484,10 +486,7 @@ def _substituted(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray]
             changes[attr] = type(v)(_substituted(c, mine, known) for c in v)
         else:
             changes[attr] = _substituted(v, mine, known)
-    new = object.__new__(type(node))
-    new.__dict__.update(node.__dict__)
-    new.__dict__.update(changes)
-    return new
+    return derived(node, changes)
 
 
 Step = Callable[[int, float], Any]

@@ -255,9 +255,7 @@ class Node(Operand):
                     changes[attr] = part
         new = self
         if changes:
-            new = object.__new__(type(self))
-            new.__dict__.update(self.__dict__)
-            new.__dict__.update(changes)
+            new = derived(self, changes)
         memo[id(self)] = new
         return new
 
@@ -280,6 +278,15 @@ class Node(Operand):
         """True when the value is a row (monthly or yearly)."""
         return self.axis is not None
 
+    @functools.cached_property
+    def read_ids(self) -> tuple[str, ...]:
+        """The ids of the lines this tree reads (values, previous periods, whole rows, roll-up keys), each once,
+        in the order walk() meets them. Computed once per node (a node is immutable; parts are shared)."""
+        ids = dict.fromkeys(line.id for line in self.lines())
+        for c in self.children():
+            ids.update(dict.fromkeys(c.read_ids))
+        return tuple(ids)
+
     def walk(self):
         yield self
         for c in self.children():
@@ -288,6 +295,18 @@ class Node(Operand):
     def wrapped(self, ctx: Context, prec: int) -> str:
         text = self.render(ctx)
         return f"({text})" if self.prec < prec else text
+
+
+DERIVED = frozenset({"axis", "read_ids"})  # a node's cached properties: worked out from its parts
+
+
+def derived(node: Node, changes: dict[str, Any]) -> Node:
+    """A copy of `node` with some parts changed (attribute -> new part). The lines it reads are worked out
+    again; its axis is kept (a changed part has its old part's axis and unit)."""
+    new = object.__new__(type(node))
+    new.__dict__.update((k, v) for k, v in node.__dict__.items() if k != "read_ids")
+    new.__dict__.update(changes)
+    return new
 
 
 def _unit_one(n: Node) -> bool:

@@ -150,13 +150,8 @@ def reads(line: Line) -> tuple[str, ...]:
     cached = _READS.get(line)
     if cached is not None and cached[0] is line.formula and cached[1] is line.opening:
         return cached[2]
-    ids: dict[str, None] = {}
-    for node in (line.formula, line.opening):
-        if node is not None:
-            for n in node.walk():
-                for other in n.lines():
-                    if other.id != line.id:
-                        ids[other.id] = None
+    ids = dict.fromkeys(i for node in (line.formula, line.opening) if node is not None for i in node.read_ids)
+    ids.pop(line.id, None)
     out = tuple(ids)
     _READS[line] = (line.formula, line.opening, out)
     return out
