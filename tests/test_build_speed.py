@@ -15,6 +15,8 @@ from xlsxwriter.worksheet import Worksheet
 from tests.conftest import ROOT
 from workbook.api import load, save
 from workbook.excel import fast_formulas
+from workbook.excel.cells import CellContext, ColumnTemplate, filled
+from workbook.excel.layout import FIRST_PERIOD
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 
@@ -106,3 +108,24 @@ def test_every_site_is_byte_identical_with_the_fast_formula_path(
     assert calls["fast"] > 1000, calls
     assert calls["xlsxwriter"] == 0, f"{calls['xlsxwriter']} formulas took xlsxwriter's own path"
     assert fast == reference
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("site", [s.name for s in SITES])
+def test_a_rows_formula_rendered_once_is_each_columns_own(site: str, models: dict[str, Any], tmp_path: Path) -> None:
+    """The writer renders a row's formula once with its column letters left open (cells.ColumnTemplate) and
+    fills them in for each period column: for every column of every row of every site, the text is the formula
+    rendered in that column (same column, previous column, headers, other sheets)."""
+    model = models[site]
+    layout = save(model, tmp_path / "book.xlsx")
+    checked = 0
+    for line in model.book.lines.values():
+        if line.kind == "input" or not line.series or line.formula is None or line.id in layout.as_values:
+            continue
+        sheet = layout.cells[line.id][0]
+        template = line.formula.render(ColumnTemplate(layout, sheet))
+        for t in range(model.values[line.id].shape[1]):
+            col = FIRST_PERIOD + t
+            assert filled(template, col) == line.formula.render(CellContext(layout, sheet, col)), (line.id, col)
+            checked += 1
+    assert checked > 5_000

@@ -19,7 +19,7 @@ from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
 from workbook.excel import formats, sizing
-from workbook.excel.cells import CellContext, cached
+from workbook.excel.cells import CellContext, ColumnTemplate, cached, filled
 from workbook.excel.charts import add_charts
 from workbook.excel.cover import write_cover
 from workbook.excel.fast_formulas import write_formula
@@ -180,10 +180,15 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         write_formula(ws, row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
                       cached(line, value))
         return
+    template = None
     for t in range(value.shape[1]):
         col = FIRST_PERIOD + t
-        node = line.opening if (t == 0 and line.opening is not None) else line.formula
-        write_formula(ws, row, col, "=" + node.render(CellContext(layout, sheet, col)), fmt, cached(line, value, t))
+        if t == 0 and line.opening is not None:
+            text = "=" + line.opening.render(CellContext(layout, sheet, col))
+        else:
+            template = template or "=" + line.formula.render(ColumnTemplate(layout, sheet))
+            text = filled(template, col)
+        write_formula(ws, row, col, text, fmt, cached(line, value, t))
 
 
 def _note(line: Line, layout: Layout) -> str:

@@ -12,6 +12,7 @@ start, then one column per year), for the views finance reads.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -76,7 +77,7 @@ class Line(Operand):
     @property
     def name(self) -> str:
         """The Excel defined name: the line id with dots as underscores (power.it_load -> power_it_load)."""
-        return self.id.replace(".", "_")
+        return _defined_name(self.id)
 
     @property
     def guard_message(self) -> str | None:
@@ -115,6 +116,11 @@ _SHOWN_AS = {
     "NICs": "", "PSUs": "", "fans": "",
     "TB usable": "",  # the BOM's capacity tier: a count of TB, priced per TB
 }
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _defined_name(line_id: str) -> str:
+    return line_id.replace(".", "_")
 
 
 def reads_previous(node: Node) -> bool:
