@@ -297,14 +297,15 @@ class Node(Operand):
         return f"({text})" if self.prec < prec else text
 
 
-DERIVED = frozenset({"axis", "read_ids"})  # a node's cached properties: worked out from its parts
+_FROM_LINES = frozenset({"read_ids"})  # cached properties that depend on the lines a node's parts read
+DERIVED = frozenset({"axis"}) | _FROM_LINES  # a node's cached properties: worked out from its parts
 
 
 def derived(node: Node, changes: dict[str, Any]) -> Node:
     """A copy of `node` with some parts changed (attribute -> new part). The lines it reads are worked out
     again; its axis is kept (a changed part has its old part's axis and unit)."""
     new = object.__new__(type(node))
-    new.__dict__.update((k, v) for k, v in node.__dict__.items() if k != "read_ids")
+    new.__dict__.update((k, v) for k, v in node.__dict__.items() if k not in _FROM_LINES)
     new.__dict__.update(changes)
     return new
 

@@ -187,9 +187,7 @@ def _one_match_each(keys: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
     """For each target, the one column whose key equals it (-1: none), when keys and targets are whole numbers
     below 2^52 (so matching is exact equality, as _matches says) and the keys are distinct; else None. A sum of
     one term is then Kahan.add of it alone, computed for every column at once."""
-    with np.errstate(invalid="ignore"):
-        whole = all((np.abs(v) < 2.0**52).all() and (np.floor(v) == v).all() for v in (keys, targets))
-    if not whole or np.unique(keys).size != keys.size:
+    if not (_all_whole(keys) and _all_whole(targets)) or np.unique(keys).size != keys.size:
         return None
     order = np.argsort(keys, kind="stable")
     at = np.clip(np.searchsorted(keys[order], targets), 0, keys.size - 1)
@@ -200,12 +198,15 @@ def _one_match_each(keys: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
 def _matches(keys: np.ndarray, key: float) -> np.ndarray:
     """approx_equal(keys, key). Between whole numbers below 2^52 (years, periods) that is exact equality: their
     difference is exact and whole, and approxEqual never makes two different whole numbers equal."""
-    if math.isfinite(key) and key == math.floor(key) and abs(key) < 2.0**52:
-        with np.errstate(invalid="ignore"):
-            whole = (np.abs(keys) < 2.0**52).all() and (np.floor(keys) == keys).all()
-        if whole:
-            return keys == key
+    if math.isfinite(key) and key == math.floor(key) and abs(key) < 2.0**52 and _all_whole(keys):
+        return keys == key
     return approx_equal(keys, key)
+
+
+def _all_whole(values: np.ndarray) -> bool:
+    """Every value a whole number below 2^52 (NaN and infinities are not), where matching is exact equality."""
+    with np.errstate(invalid="ignore"):
+        return bool((np.abs(values) < 2.0**52).all() and (np.floor(values) == values).all())
 
 
 def kahan_rows(terms: np.ndarray) -> np.ndarray:
