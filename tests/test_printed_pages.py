@@ -73,7 +73,10 @@ def _appendix(model: api.Model) -> tuple[str, ...]:
     return appendix_sheets(model.book)
 
 
-@pytest.fixture(scope="module", params=SITES, ids=lambda p: p.stem)
+# Each site's pack is printed once: its tests are one group of `make test`'s scheduling (tests/conftest.py), so one
+# test process prints it, not each process that runs one of its tests.
+@pytest.fixture(scope="module", ids=lambda p: p.stem,
+                params=[pytest.param(site, marks=pytest.mark.xdist_group(f"printed-{site.stem}")) for site in SITES])
 def site_printed(request: pytest.FixtureRequest, libreoffice: str,
                  tmp_path_factory: pytest.TempPathFactory) -> Printed:
     return printed(request.param, tmp_path_factory.mktemp("printed"))
