@@ -1,8 +1,9 @@
 """Benchmarks of evaluation (a script, not a test; `make bench` runs it after bench/run.py).
 
 (c) Whole book. evaluate_overlays of inputs/example.yaml's cases (the base case and each scenario as an overlay:
-    every line) against a fixed hand-coded floor: the power chain, the UPS and OOB network, the goodput curve and
-    the power envelope, written line by line in numpy with the spreadsheet arithmetic the tool uses
+    every line) against a fixed hand-coded floor: the power chain, the UPS and OOB network, the goodput curve, the
+    power envelope, the fabric's leaves, tiers and runs, and the TCO's monthly timeline (a running total column by
+    column, as the tool does), written line by line in numpy with the spreadsheet arithmetic the tool uses
     (workbook.formula.spreadsheet and kernels: approximate + and -, comparisons, ROUNDUP, pow) and plain numpy for
     * and /. The floor reads every other line it needs from the tool's values, so a new line elsewhere in the book
     needs no edit here; each line it computes is compared with the tool in every case before any timing. The
@@ -235,12 +236,118 @@ def _envelope(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
     o["envelope.compute_gain"] = SAFE(S(capped_compute, compute), compute)
 
 
+def gt(a: Any, b: Any) -> np.ndarray:
+    return ss.compare(">", a, b)
+
+
+def IF(cond: Any, a: Any, b: Any) -> np.ndarray:
+    return np.where(cond, a, b)
+
+
+def _reader(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> Any:
+    """An input's value, or a line's (the hand version's own once it has written it, else the tool's)."""
+    return lambda key: x[key] if key in x else o[key]
+
+
+def _fabric(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """The fabric's rail-optimised leaves, its tiers, the cable runs and the node-side transceivers."""
+    g = _reader(x, o)
+    radix, leaf_os, spine_os = g("fabric.switch_radix"), g("fabric.leaf_oversubscription"), g(
+        "fabric.spine_oversubscription")
+    o["fabric.nodes"] = RU(g("power.gpus") / g("power.gpus_per_node"))
+    per_host = o["fabric.gpus_per_host"] = RU(g("power.gpus_per_node") / g("power.hosts_per_node"))
+    rails = o["fabric.rails"] = per_host * g("fabric.nics_per_gpu")
+    endpoints = o["fabric.endpoints"] = g("power.gpus") * g("fabric.nics_per_gpu")
+    hosts = o["fabric.hosts"] = RU(endpoints / rails)
+    o["fabric.injection_bandwidth"] = endpoints * g("fabric.nic_speed") / 1000
+    down = o["fabric.leaf_down_ports"] = RD(radix * leaf_os / A(1, leaf_os))
+    up = o["fabric.leaf_up_ports"] = S(radix, down)
+    o["fabric.leaf_ratio_built"] = down / up
+    spine_down = o["fabric.spine_down_ports"] = RD(radix * spine_os / A(1, spine_os))
+    o["fabric.spine_up_ports"] = S(radix, spine_down)
+    o["fabric.max_two_tier_endpoints"] = radix * down
+    o["fabric.max_three_tier_endpoints"] = radix * spine_down * down
+    o["fabric.leaves_per_rail"] = RU(hosts / down)
+    full = o["fabric.full_leaves"] = rails * RD(hosts / down)
+    partial_down = o["fabric.partial_leaf_down_ports"] = S(hosts, RD(hosts / down) * down)
+    partial = o["fabric.partial_leaves"] = rails * IF(gt(partial_down, 0), 1, 0)
+    full_up = o["fabric.full_leaf_up_ports"] = MN(up, RU(down / leaf_os))
+    partial_up = o["fabric.partial_leaf_up_ports"] = MN(up, RU(partial_down / leaf_os))
+    o["fabric.fullest_leaf_up_ports"] = IF(gt(full, 0), full_up, partial_up)
+    one_switch = le(endpoints, radix)
+    leaves = o["fabric.leaves"] = IF(one_switch, RU(endpoints / radix), A(full, partial))
+    spine_tier = o["fabric.spine_tier"] = IF(one_switch, 0, 1)
+    core_tier = o["fabric.core_tier"] = IF(gt(leaves, radix), 1, 0)
+    o["fabric.tiers"] = A(A(1, spine_tier), core_tier)
+    row = o["fabric.row_length"] = g("power.racks_per_row") * g("power.rack_width")
+    depth = o["fabric.hall_depth"] = g("power.hall_rows") * g("power.row_pitch")
+    slack, reach = g("power.cable_slack"), g("fabric.optic_reach")
+    runs = [A(A(depth / 2, row / 2), slack), A(row, slack), A(row, slack)]
+    for name, run in zip(("node_leaf", "leaf_spine", "spine_core"), runs, strict=True):
+        o[f"fabric.{name}_run"] = run
+        o[f"fabric.{name}_single_mode"] = IF(gt(run, reach), 1, 0)
+    longest = o["fabric.longest_run"] = MX(*runs)
+    o["fabric.runs_within_single_mode_reach"] = le(longest, g("fabric.single_mode_reach"))
+    links = o["fabric.node_leaf_links"] = endpoints
+    o["fabric.node_transceivers"] = hosts * RU(rails / g("fabric.links_per_node_optic"))
+    o["fabric.node_leaf_switch_transceivers"] = RU(links / g("fabric.switch_breakout"))
+
+
+def _cumulative(opening: np.ndarray, flow: np.ndarray) -> np.ndarray:
+    """A row that adds each column's flow to its previous column (the workbook's running total), from its opening."""
+    out = np.empty(np.broadcast_shapes(opening.shape, flow.shape))
+    out[:, :1] = opening[:, :1]
+    for t in range(1, out.shape[1]):
+        out[:, t] = A(out[:, t - 1], flow[:, t])
+    return out
+
+
+def _tco_timeline(x: dict[str, np.ndarray], o: dict[str, np.ndarray]) -> None:
+    """The TCO's monthly timeline: months and years, in service, the ramp, the discount factor, the escalation
+    indices, the running costs, the rented GPU-hours and the rent, the present values and the running totals."""
+    g = _reader(x, o)
+    n = o["tco.own_flow"].shape[1]
+    month = o["tco.month"] = _cumulative(np.zeros((1, 1)), np.ones((1, n)))
+    year = o["tco.year"] = RU(month / 12)
+    o["tco.period_length"] = gt(month, 0) * 1
+    lead = g("tco.service_lead")
+    on = o["tco.in_service"] = gt(month, lead) * 1 * le(month, A(lead, g("tco.useful_life"))) * 1
+    sm = o["tco.service_month"] = on * S(month, lead)
+    df = o["tco.discount_factor"] = D(1, POW(A(1, g("tco.monthly_rate")), month))
+    first, months = g("tco.ramp_first_share"), g("tco.ramp_months")
+    ramp = o["tco.ramp"] = on * IF(le(sm, months), A(first, S(1, first) * S(sm, 1) / MX(1, months)), 1)
+    index = {}
+    for key in ("electricity", "facility", "staff", "support"):
+        index[key] = o[f"tco.{key}_index"] = POW(A(1, g(f"tco.{key}_escalation")), MX(0, S(year, 1)))
+    energy = o["tco.energy_flow"] = on * index["electricity"] * A(
+        g("tco.energy_idle"), g("tco.energy_per_utilisation") * g("tco.utilisation") * ramp)
+    facility = o["tco.facility_opex_flow"] = on * index["facility"] * g("tco.colo_cost")
+    staff = o["tco.staff_flow"] = on * index["staff"] * g("tco.staff")
+    support = o["tco.support_flow"] = on * index["support"] * g("tco.support_cost")
+    o["tco.opex_flow"] = A(A(A(energy, facility), support), staff)
+    change = A(1, g("tco.rent_price_change"))
+    rent_index = o["tco.rent_index"] = POW(change, MX(0, S(year, 1)))
+    term = g("tco.reserved_term")
+    start = o["tco.reserved_term_start"] = on * A(A(lead, RD(S(sm, 1) / term) * term), 1)
+    reserved = o["tco.reserved_index"] = POW(change, MX(0, S(RU(start / 12), 1)))
+    used = o["tco.used_gpu_hours_flow"] = on * g("power.gpus") * g("tco.utilisation") * ramp * H_MONTH
+    committed = g("tco.committed_gpu_hours")
+    on_demand = o["tco.on_demand_gpu_hours_flow"] = MX(0, S(used, on * committed))
+    o["tco.rent_pretax_flow"] = A(A(on * committed * g("tco.reserved_price") * reserved,
+                                    on_demand * g("tco.on_demand_price") * rent_index), on * g("tco.rent_extras"))
+    for side in ("own", "rent"):
+        flow = g(f"tco.{side}_flow")
+        o[f"tco.{side}_pv"] = flow * df
+        o[f"tco.{side}_cumulative"] = _cumulative(flow, flow)
+
+
 # ---------------------------------------------------------------- (c) the whole book, against the hand-coded floor
 
-# The floor: the power chain, the UPS and the OOB network, the goodput curve and the power envelope, written by hand.
-# A fixed subset: a new line elsewhere in the book needs no edit here. Every other line the subset reads comes from
-# the tool's own values (each case's row), so only the subset's own formulas are re-coded, and all are compared.
-FLOOR = (_goodput, _power, _ups_and_oob, _envelope)
+# The floor: the power chain, the UPS and the OOB network, the goodput curve, the power envelope, the fabric's
+# leaves, tiers and runs, and the TCO's monthly timeline, written by hand. A fixed subset: a new line elsewhere in the
+# book needs no edit here. Every other line the subset reads comes from the tool's own values (each case's row), so
+# only the subset's own formulas are re-coded, and all are compared.
+FLOOR = (_goodput, _fabric, _power, _ups_and_oob, _envelope, _tco_timeline)
 
 
 class _Written(dict):
@@ -414,8 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     floor = len(c["floor"])
     print(f"(c) whole book of inputs/example.yaml ({c['lines']} lines: {c['calc']} calculated, {c['periods']} periods; "
           f"the base case and {c['cases'] - 1} scenarios as overlays), median of {args.reps} interleaved runs")
-    print(f"    the hand-coded floor (power chain, UPS and OOB, goodput, envelope): {floor} lines, each compared with "
-          f"the tool in every case first: np.allclose(rtol={RTOL:g}), TRUE/FALSE equal; {c['same_bits']} to the bit")
+    print(f"    the hand-coded floor (power chain, UPS and OOB, goodput, envelope, fabric, TCO timeline): {floor} "
+          f"lines, each compared with the tool in every case first: np.allclose(rtol={RTOL:g}), TRUE/FALSE equal; "
+          f"{c['same_bits']} to the bit")
     row(f"hand: numpy, the spreadsheet arithmetic called directly ({floor} lines)", c["hand"])
     row(f"tool: evaluate_overlays, every line ({c['calc']} calculated)", c["tool"])
     per_line = (c["tool"] / c["calc"]) / (c["hand"] / floor)

@@ -277,6 +277,30 @@ def test_a_lagged_sum_is_each_columns_sumif(n: int, batch: int, lag: float, keys
     assert np.array_equal(got, expected, equal_nan=True)
 
 
+@SETTINGS
+@given(st.integers(1, 40), st.integers(1, 45), st.integers(1, 6),
+       st.sampled_from(["years", "fiscal", "shuffled", "halves", "few"]), st.integers(0, 2**31))
+def test_a_rollup_is_each_years_sumif(n: int, batch: int, spare: int, keys_are: str, seed: int) -> None:
+    """row_sumifs (a roll-up: SUMIF(keys, header, row) for every header at once) is spreadsheet.row_sumif header by
+    header: on years of 12 months, fiscal years that start mid-year, shuffled keys, keys that are not whole, keys
+    per case; headers that match nothing, that repeat, NaN; values with zeros of both signs, infinities and NaN;
+    batches on both sides of kernels.SMALL."""
+    rng = np.random.default_rng(seed)
+    months = np.arange(0.0, n)
+    keys = {"years": np.ceil(months / 12), "fiscal": 2026 + np.floor((months + 5) / 12),
+            "shuffled": rng.permutation(np.ceil(months / 3)), "halves": np.ceil(months / 4) / 2,
+            "few": rng.choice([1.0, 2.0, np.nan], n)}[keys_are]
+    keys = keys[None, :] if rng.random() < 0.7 else keys[None, :] + rng.integers(0, 2, (batch, 1))
+    headers = np.concatenate([np.unique(keys[np.isfinite(keys)]), rng.choice([-1.0, 1e9, np.nan, 1.0], spare)])
+    pool = np.array([0.0, -0.0, 1.0, -2.5, 1e16, -1e16, 1e-300, 1e308, math.inf, -math.inf, math.nan, 0.1, 0.2])
+    row = np.where(rng.random((batch, n)) < 0.5, rng.choice(pool, (batch, n)), rng.uniform(-1e9, 1e9, (batch, n)))
+    with np.errstate(all="ignore"):
+        got = kernels.row_sumifs(keys, headers, row)
+        expected = np.concatenate([ss.row_sumif(keys, float(h), row) for h in headers], axis=1)
+    assert got.shape == (batch, headers.size)
+    assert np.array_equal(got, expected, equal_nan=True)
+
+
 @st.composite
 def cash_flows(draw: st.DrawFn) -> np.ndarray:
     n = draw(st.integers(2, 120))

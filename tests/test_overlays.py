@@ -77,6 +77,19 @@ def test_overlays_are_refused_when_empty_or_not_inputs(example: Any) -> None:
         stacked(example.book, [{"tco.no_such_input": 1.0}])
 
 
+def test_every_line_asked_for_by_name_is_every_line_and_a_stranger_among_them_is_refused(example: Any) -> None:
+    """Asking for every line by name (what an overlay evaluation does by default) takes a short way round the walk
+    of what each line reads: the same lines, the same bits, and an id that is not a line is still refused."""
+    book = example.book
+    every = list(book.lines)
+    named = evaluate(book, {}, every)
+    assert list(named) == every
+    assert all(np.array_equal(named[k], example.values[k], equal_nan=True) for k in every)
+    with pytest.raises(KeyError) as refused:
+        evaluate(book, {}, [*every[1:], "tco.no_such_line"])
+    assert "tco.no_such_line" in str(refused.value)
+
+
 def test_stacked_puts_each_overlay_in_its_row_and_the_base_elsewhere(example: Any) -> None:
     book = example.book
     base = float(book.lines["tco.utilisation"].value.reshape(-1)[0])

@@ -69,6 +69,13 @@ def needed(book: Book, lines: Iterable[str] | None, reading: Callable[[Line], tu
     if lines is None:
         return list(book.lines.values())
     todo = list(lines)
+    if len(todo) >= len(book.lines):  # every line asked for (an overlay evaluation's default): nothing to walk
+        asked = set(todo)
+        unknown = asked - book.lines.keys()
+        if unknown:
+            raise KeyError(f"{min(unknown)} is not a line of this book")
+        if len(asked) == len(book.lines):
+            return list(book.lines.values())
     want: set[str] = set()
     while todo:
         line_id = todo.pop()
@@ -219,6 +226,8 @@ def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterabl
     else:
         scenarios = None  # no scenario's copy is asked for, or they cannot be rows: each line as written
     wanted = None if lines is None or with_dependencies else set(lines)
+    if wanted is not None and len(wanted) == len(order):  # every line computed is asked for: none is dropped
+        wanted = None
     values = _run(book, order, overrides, batch, strict, wanted, scenarios, base or {})
     if not compact:  # an input keeps its own shape: one value, or one per case
         values = {k: v if book.lines[k].kind == "input" else _broadcast(v, batch) for k, v in values.items()}

@@ -756,7 +756,7 @@ class Rollup(Node):
     LINES = ("line", "by")
     NODES = ("keys",)
 
-    def __init__(self, line: Line, by: Line, fn: Callable[[np.ndarray, float, np.ndarray], np.ndarray]):
+    def __init__(self, line: Line, by: Line, fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]):
         if line.axis != MONTHS or by.axis != MONTHS:
             raise FormulaError(f"rollup({line.id}) sums a monthly row by a monthly row of years")
         self.line, self.by, self.fn, self.unit = line, by, fn, line.unit
@@ -770,12 +770,11 @@ class Rollup(Node):
             by, row = env.values[self.by.id], env.values[self.line.id]
             keys = np.atleast_2d(np.asarray(self.keys.evaluate(env), dtype=float))
             if keys.shape[0] == 1:  # the same headers for every case
-                return np.concatenate([self.fn(by, float(k), row) for k in keys[0]], axis=1)
+                return self.fn(by, keys[0], row)
             rows = np.broadcast_shapes(by.shape[:1], row.shape[:1], keys.shape[:1])[0]
             by, row = np.broadcast_to(by, (rows, by.shape[1])), np.broadcast_to(row, (rows, row.shape[1]))
             keys = np.broadcast_to(keys, (rows, keys.shape[1]))
-            return np.concatenate([np.concatenate([self.fn(by[b : b + 1], float(k), row[b : b + 1])
-                                                   for k in keys[b]], axis=1) for b in range(rows)], axis=0)
+            return np.concatenate([self.fn(by[b : b + 1], keys[b], row[b : b + 1]) for b in range(rows)], axis=0)
         finally:
             env.restore(state)
 

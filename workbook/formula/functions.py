@@ -215,7 +215,7 @@ def all_over(line: Line) -> Node:
 
 def rollup(line: Line, years: Line) -> Node:
     """A monthly row summed by year (the start, then each year): SUMIF(years row, the column's year, row)."""
-    return Rollup(line, years, kernels.row_sumif)
+    return Rollup(line, years, kernels.row_sumifs)
 
 
 def lagged(line: Line, months: Line, lag: Any) -> Node:

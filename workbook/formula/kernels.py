@@ -8,7 +8,8 @@ same bits (tests/test_evaluation_speed.py proves it on random and special values
 steps. Anything that is not plain arithmetic (pow) is still computed by numpy, called exactly as spreadsheet.py
 calls it: numpy's SIMD pow can differ in the last bit depending on the shape of the call.
 
-- row_sum, row_sumif: SUM and SUMIF of a row (spreadsheet.row_sum, row_sumif);
+- row_sum, row_sumif: SUM and SUMIF of a row (spreadsheet.row_sum, row_sumif); row_sumifs: SUMIF for many keys
+  (a roll-up's years) at once; row_lagged: SUMIF for each column's own key (a lag);
 - irr: IRR of a row (spreadsheet.irr), with Newton's steps taken only for the rows not yet converged;
 - scalar approx_equal / approx_add / approx_sub / compare: the rules of spreadsheet.py for two Python floats.
 """
@@ -160,6 +161,34 @@ def row_sumif(keys: Any, key: float, row: Any) -> np.ndarray:
         cols = np.flatnonzero(match[b])
         out.append(_kahan_get(*_kahan(row[b, cols].tolist())))
     return np.array(out, dtype=float).reshape(-1, 1)
+
+
+def row_sumifs(keys: Any, targets: Any, row: Any) -> np.ndarray:
+    """row_sumif for each of `targets` (a roll-up's year headers) over the same keys and row, shape (batch, targets).
+
+    The matches of every target are found at once. A few cases: each sum in Python floats, as row_sumif. More: one
+    KahanSum per case and target, all taken together, the first matching column of each, then the second, and so
+    on; a (case, target) with fewer matches adds 0 after its last, which is no step of a KahanSum (spreadsheet.Kahan
+    skips it, as SUMIF skips a cell that does not match), so each sum sees its matches in column order alone."""
+    keys, row = np.broadcast_arrays(np.atleast_2d(_f(keys)), np.atleast_2d(_f(row)))
+    targets = _f(targets).reshape(-1)
+    if not targets.size:
+        return np.zeros((row.shape[0], 0))
+    if _all_whole(keys) and _all_whole(targets):  # as _matches: exact equality between whole numbers
+        match = keys[:, None, :] == targets[None, :, None]  # (batch, targets, columns)
+    else:
+        match = np.stack([_matches(keys, float(k)) for k in targets], axis=1)
+    if row.shape[0] <= SMALL:
+        return np.array([[_kahan_get(*_kahan(values[m].tolist())) for m in matched]
+                         for values, matched in zip(row, match, strict=True)], dtype=float)
+    most = int(match.sum(axis=2).max(initial=0))
+    first = np.argsort(~match, axis=2, kind="stable")[:, :, :most]  # the matching columns first, in column order
+    terms = np.where(np.take_along_axis(match, first, axis=2),
+                     np.take_along_axis(np.broadcast_to(row[:, None, :], match.shape), first, axis=2), 0.0)
+    total = Kahan(match.shape[:2])
+    for k in range(most):
+        total.add(terms[:, :, k])
+    return total.get()
 
 
 def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
