@@ -96,6 +96,26 @@ def test_a_line_reading_outside_its_document_is_written_as_its_value(example: Mo
 
 
 
+@pytest.mark.parametrize("site", SITES, ids=[s.stem for s in SITES])
+def test_the_lines_written_as_values_are_those_whose_formula_reads_outside_the_document(site: Path) -> None:
+    """as_values against a walk of every node of every held line's formula and opening, for each kind of document
+    on every site: the full workbook (none), the engineering copy, and a copy of each sheet alone."""
+    book = load(site).book
+    documents = [full_workbook(book), engineering_copy(book),
+                 *(Document(f"{title} only", (title,), cover=False) for title in book.sheets)]
+    for doc in documents:
+        walked = set()
+        for line in book.lines.values():
+            if line.kind == "input" or not doc.holds(line):
+                continue
+            roots = [root for root in (line.formula, line.opening) if root is not None]
+            if any(not doc.holds(read) for root in roots for node in root.walk() for read in node.lines()):
+                walked.add(line.id)
+        assert doc.as_values(book) == walked, doc.name
+    assert not full_workbook(book).as_values(book)
+    assert any(Document(f"{t} only", (t,), cover=False).as_values(book) for t in book.sheets)
+
+
 def test_two_instances_of_the_power_chain_with_different_hardware(tmp_path: Path, libreoffice: str) -> None:
     book, (site, old, new) = two_fleets()
     values = book.evaluate()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from workbook import sheets
 from workbook.book import Book
 from workbook.formula.expr import MONTHS
-from workbook.formula.line import Line
+from workbook.formula.line import Line, reads
 from workbook.unit_constants import with_constants
 
 
@@ -39,14 +39,8 @@ class Document:
 
     def as_values(self, book: Book) -> set[str]:
         """The ids of held calculated lines that read a line the document does not hold: written as values."""
-        out = set()
-        for line in book.lines.values():
-            if line.kind == "input" or not self.holds(line):
-                continue
-            roots = [line.formula] + ([line.opening] if line.opening is not None else [])
-            if any(not self.holds(read) for root in roots for node in root.walk() for read in node.lines()):
-                out.add(line.id)
-        return out
+        held = {key for key, line in book.lines.items() if self.holds(line)}
+        return {key for key in held if book.lines[key].kind != "input" and not held.issuperset(reads(book.lines[key]))}
 
 
 def full_workbook(book: Book) -> Document:
