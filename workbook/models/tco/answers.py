@@ -37,43 +37,56 @@ class Answers:
     extras: Line  # NPV of the rent extras, after tax (paid whatever the utilisation)
 
 
+@dataclass(frozen=True)
+class PresentValues:
+    """The monthly rows discounted to time 0, whose totals are the NPVs and the per-GPU-hour costs."""
+
+    own: Line
+    rent: Line
+    own_pretax: Line
+    rent_pretax: Line
+    service: Line  # months in service
+    hours: Line  # GPU-hours at full use
+    energy_slope: Line  # energy per unit of utilisation
+    capital_slope: Line  # working capital per unit of utilisation
+    on_demand_slope: Line  # on-demand rent per unit of utilisation
+    extras: Line  # rent extras
+
+
 def present_values(c: SheetBuilder, i: Inputs, p: Inputs, when: Schedule, run: Running, own: Owning,
-                   renting: Renting) -> dict[str, Line]:
+                   renting: Renting) -> PresentValues:
     c.section("Discounted (present value at time 0)")
     df, live = when.discount, when.in_service
-    rows = {
-        "own": c.calc("own_pv", "Owning: cash out, discounted", "USD", own.own * df, fmt=USD),
-        "rent": c.calc("rent_pv", "Renting: cash out, discounted", "USD", renting.rent * df, fmt=USD),
-        "own_pretax": c.calc("own_pretax_pv", "Owning: cash out before tax, discounted", "USD", own.own_pretax * df,
-                             fmt=USD),
-        "rent_pretax": c.calc("rent_pretax_pv", "Renting: cash out before tax, discounted", "USD",
-                              renting.rent_pretax * df, fmt=USD),
-        "service": c.calc("service_pv", "Months in service, discounted", "months", live * df * MONTH, fmt="0.000"),
-        "hours": c.calc("full_gpu_hours_pv", "GPU-hours at full use (with the ramp), discounted", "GPU-h",
-                        live * p.gpus * MONTH * when.ramp * df, "GPUs x hours in the month x ramp x discount",
-                        fmt=USD),
-        "energy_slope": c.calc("energy_slope_pv", "Energy per unit of utilisation, discounted (before tax)", "USD",
-                               live * MONTH * own.elec * run.slope * when.ramp * df, fmt=USD),
-        "capital_slope": c.calc("working_capital_slope_pv", "Working capital per unit of utilisation, discounted",
-                                "USD", run.slope * i.working_capital_months * (when.first_service - when.exit) * df,
-                                "the energy part of the working capital: it moves with utilisation too", fmt=USD),
-        "on_demand_slope": c.calc("on_demand_slope_pv", "On-demand rent per unit of utilisation, discounted (before "
-                                  "tax)", "USD", live * MONTH * renting.index * p.gpus * i.on_demand_price * when.ramp
-                                  * df, "GPUs x hours x ramp x on-demand price x rent index x discount", fmt=USD),
-        "extras": c.calc("extras_pv", "Rent extras, discounted (before tax)", "USD",
-                         live * MONTH * i.rent_extras * df, fmt=USD),
-    }
-    return rows
+    return PresentValues(
+        own=c.calc("own_pv", "Owning: cash out, discounted", "USD", own.own * df, fmt=USD),
+        rent=c.calc("rent_pv", "Renting: cash out, discounted", "USD", renting.rent * df, fmt=USD),
+        own_pretax=c.calc("own_pretax_pv", "Owning: cash out before tax, discounted", "USD", own.own_pretax * df,
+                          fmt=USD),
+        rent_pretax=c.calc("rent_pretax_pv", "Renting: cash out before tax, discounted", "USD",
+                           renting.rent_pretax * df, fmt=USD),
+        service=c.calc("service_pv", "Months in service, discounted", "months", live * df * MONTH, fmt="0.000"),
+        hours=c.calc("full_gpu_hours_pv", "GPU-hours at full use (with the ramp), discounted", "GPU-h",
+                     live * p.gpus * MONTH * when.ramp * df, "GPUs x hours in the month x ramp x discount", fmt=USD),
+        energy_slope=c.calc("energy_slope_pv", "Energy per unit of utilisation, discounted (before tax)", "USD",
+                            live * MONTH * own.elec * run.slope * when.ramp * df, fmt=USD),
+        capital_slope=c.calc("working_capital_slope_pv", "Working capital per unit of utilisation, discounted",
+                             "USD", run.slope * i.working_capital_months * (when.first_service - when.exit) * df,
+                             "the energy part of the working capital: it moves with utilisation too", fmt=USD),
+        on_demand_slope=c.calc("on_demand_slope_pv", "On-demand rent per unit of utilisation, discounted (before "
+                               "tax)", "USD", live * MONTH * renting.index * p.gpus * i.on_demand_price * when.ramp
+                               * df, "GPUs x hours x ramp x on-demand price x rent index x discount", fmt=USD),
+        extras=c.calc("extras_pv", "Rent extras, discounted (before tax)", "USD", live * MONTH * i.rent_extras * df,
+                      fmt=USD),
+    )
 
 
-def paybacks(c: SheetBuilder, when: Schedule, own: Line, rent: Line, pv: dict[str, Line]) -> dict[str, Node]:
+def paybacks(c: SheetBuilder, when: Schedule, own: Line, rent: Line, pv: PresentValues) -> tuple[Node, Node]:
     """The first month after which cumulative owning stays at or below cumulative renting to the end of the
-    timeline: one after the last month it is above. None when it ends above (buying never stays ahead)."""
-    out = {}
-    for key, label, own_row, rent_row in (("plain", "", own, rent),
-                                          ("discounted", ", discounted", pv["own"], pv["rent"])):
+    timeline: one after the last month it is above. None when it ends above (buying never stays ahead). The plain
+    payback, then the discounted one."""
+    out = []
+    for tag, label, own_row, rent_row in (("", "", own, rent), ("_pv", ", discounted", pv.own, pv.rent)):
         c.section(f"Payback{label}")
-        tag = "" if key == "plain" else "_pv"
         cum_own = c.calc(f"own_cumulative{tag}", f"Owning: cumulative cash out{label}", "USD",
                          lambda me, row=own_row: prev(me) + row, opening=own_row, fmt=USD)
         cum_rent = c.calc(f"rent_cumulative{tag}", f"Renting: cumulative cash out{label}", "USD",
@@ -82,32 +95,32 @@ def paybacks(c: SheetBuilder, when: Schedule, own: Line, rent: Line, pv: dict[st
                         flag(cum_own > cum_rent) * when.month, "month x (cumulative owning > cumulative renting)",
                         fmt=COUNT)
         ends = flag(total(own_row) <= total(rent_row))
-        out[key] = safe_div((largest(behind) + MONTH) * ends, ends, "never (ends behind)")
-    return out
+        out.append(safe_div((largest(behind) + MONTH) * ends, ends, "never (ends behind)"))
+    return out[0], out[1]
 
 
 def answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, rate: Line, own: Owning,
-            renting: Renting, pv: dict[str, Line]) -> Answers:
+            renting: Renting, pv: PresentValues) -> Answers:
     """NPVs, IRR, both paybacks, the equivalent annual cost and the costs per GPU-hour."""
-    pay = paybacks(c, when, own.own, renting.rent, pv)
+    payback, discounted_payback = paybacks(c, when, own.own, renting.rent, pv)
     c.section("Buying instead of renting")
     savings = c.calc("savings_flow", "Buying instead of renting: net cash", "USD", renting.rent - own.own,
                      "renting's cash out - owning's: what buying saves each month (the IRR's flows)", fmt=USD)
     s.section("Answers: the decision (unlevered, at the cost of capital)")
-    npv_own = s.calc("npv_own", "NPV of owning (cost, after tax)", "USD", total(pv["own"]),
+    npv_own = s.calc("npv_own", "NPV of owning (cost, after tax)", "USD", total(pv.own),
                      "SUM of owning's discounted cash out", fmt=USD)
-    npv_rent = s.calc("npv_rent", "NPV of renting (cost, after tax)", "USD", total(pv["rent"]), fmt=USD)
+    npv_rent = s.calc("npv_rent", "NPV of renting (cost, after tax)", "USD", total(pv.rent), fmt=USD)
     advantage = s.calc("npv_advantage", "NPV advantage of buying (renting - owning)", "USD", npv_rent - npv_own,
                        "positive: buying is cheaper", fmt=USD)
     s.calc("irr_buy", "Project IRR of buying vs renting (unlevered)", "%",
            irr(savings, rate, "none: buying never recovers its cost against renting", per_year=12),
            "IRR of the monthly net cash from time 0 (Newton from the monthly cost of capital), annualised",
            fmt="0.0%")
-    s.calc("payback_month", "Payback month (undiscounted: ignores the cost of capital)", "months", pay["plain"],
+    s.calc("payback_month", "Payback month (undiscounted: ignores the cost of capital)", "months", payback,
            "the month after which cumulative owning stays at or below cumulative renting to the end", fmt=COUNT)
     s.calc("discounted_payback_month", "Payback month (discounted at the cost of capital)", "months",
-           pay["discounted"], "the same on discounted cash: from then on the NPV of buying stays positive", fmt=COUNT)
-    months = s.calc("pv_service_months", "Service months, discounted", "months", total(pv["service"]),
+           discounted_payback, "the same on discounted cash: from then on the NPV of buying stays positive", fmt=COUNT)
+    months = s.calc("pv_service_months", "Service months, discounted", "months", total(pv.service),
                     "SUM of the discount factor over the months in service: the annuity factor", fmt="#,##0.00")
     s.calc("owned_annual_cost", "Owned cost per year (equivalent annual cost)", "USD/year",
            safe_div(npv_own, months, NO_SERVICE),
@@ -119,13 +132,13 @@ def answers(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, rate: L
 
 
 def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_rent: Line, advantage: Line,
-                  savings: Line, pv: dict[str, Line]) -> Answers:
+                  savings: Line, pv: PresentValues) -> Answers:
     """Owned and rented cost per GPU-hour used on the same basis, before and after tax; the break-even."""
     s.section("Cost per GPU-hour used: owning and renting on the same basis (NPV / discounted GPU-hours used)")
-    full = s.calc("pv_full_gpu_hours", "GPU-hours at full use, discounted", "GPU-h", total(pv["hours"]), fmt=USD)
+    full = s.calc("pv_full_gpu_hours", "GPU-hours at full use, discounted", "GPU-h", total(pv.hours), fmt=USD)
     hours = s.calc("pv_gpu_hours", "GPU-hours used, discounted", "GPU-h", i.utilisation * full, fmt=USD)
-    own_pre = s.calc("npv_own_pretax", "NPV of owning, before tax", "USD", total(pv["own_pretax"]), fmt=USD)
-    rent_pre = s.calc("npv_rent_pretax", "NPV of renting, before tax", "USD", total(pv["rent_pretax"]), fmt=USD)
+    own_pre = s.calc("npv_own_pretax", "NPV of owning, before tax", "USD", total(pv.own_pretax), fmt=USD)
+    rent_pre = s.calc("npv_rent_pretax", "NPV of renting, before tax", "USD", total(pv.rent_pretax), fmt=USD)
     for key, label, npv in (("owned_cost_per_gpu_hour", "Owned cost per GPU-hour used, after tax", npv_own),
                             ("rented_cost_per_gpu_hour", "Rented cost per GPU-hour used, after tax", npv_rent),
                             ("owned_cost_per_gpu_hour_pretax", "Owned cost per GPU-hour used, before tax", own_pre),
@@ -139,15 +152,15 @@ def _per_gpu_hour(s: SheetBuilder, i: Inputs, rate: Line, npv_own: Line, npv_ren
     after = s.calc("after_tax_share", "What a deductible USD costs after tax, in present value", "ratio",
                    1 - i.tax_rate * timing, "1 - tax rate x the tax lag's discount", fmt="0.0000")
     energy = s.calc("npv_energy_per_utilisation", "NPV of owning per unit of utilisation (energy, its working "
-                    "capital)", "USD", total(pv["energy_slope"]) * after + total(pv["capital_slope"]),
+                    "capital)", "USD", total(pv.energy_slope) * after + total(pv.capital_slope),
                     "energy per unit x after-tax share + the working capital it ties up", fmt=USD)
     on_demand = s.calc("npv_on_demand_per_utilisation", "NPV of on-demand rent per unit of utilisation", "USD",
-                       total(pv["on_demand_slope"]) * after, fmt=USD)
+                       total(pv.on_demand_slope) * after, fmt=USD)
     fixed = s.calc("npv_own_without_utilisation", "NPV of owning at zero utilisation", "USD",
                    npv_own - i.utilisation * energy,
                    "NPV of owning - utilisation x NPV of owning per unit of utilisation", fmt=USD)
     extras = s.calc("npv_rent_extras", "NPV of rent extras (storage, egress), after tax", "USD",
-                    total(pv["extras"]) * after, "paid whatever the utilisation: discounted extras x after-tax share",
+                    total(pv.extras) * after, "paid whatever the utilisation: discounted extras x after-tax share",
                     fmt=USD)
     gap = s.calc("break_even_denominator", "NPV per unit of utilisation: on-demand rent - owning", "USD",
                  on_demand - energy, "what one more unit of utilisation saves by owning", fmt=USD)
