@@ -28,6 +28,7 @@ from workbook.models import (
     define_fleet,
     define_site_fleet,
     model_inputs,
+    present,
     reliability,
     summary,
 )
@@ -170,9 +171,10 @@ def two_fleets() -> tuple[Book, object]:
     old_site = load_site(EXAMPLE, all_specs(), rules=all_rules())
     new_site = load_site(B200, all_specs(), rules=all_rules())
     book = Book("two fleets")
-    _, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability, bom]))
+    rel, old = define_site_fleet(book, model_inputs(book, old_site, [*ENGINEERING, reliability, bom]))
     new = define_fleet(book, model_inputs(book, new_site, ENGINEERING, "fleet_new"), "fleet_new")
     summary.define_checks(book)
+    present(book, [rel.presented])
     return book, (old_site, old, new)
 
 

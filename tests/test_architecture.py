@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from workbook import models
 from workbook.models import build_book, load_all
 from workbook.quotes import quotes_path
 
@@ -188,3 +189,18 @@ def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monk
         _no_file_reads(patched)
         book = build_book(loaded)
     assert book.lines
+
+
+@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
+def test_no_model_places_its_charts_views_or_grids_itself(site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The models return what they show (charts, views, grids, the Cover's headline) with their outputs, and the
+    book places it in one step after every line is defined: with that step left out, the book has none of it;
+    with it, it has each kind."""
+    loaded = load_all(ROOT / "inputs" / site)
+    placed = build_book(loaded)
+    assert placed.charts and placed.grids and placed.headline and placed.tables
+    with monkeypatch.context() as patched:
+        patched.setattr(models, "present", lambda book, parts, tables=(): None)
+        book = build_book(loaded)
+    assert (book.charts, book.views, book.grids, book.headline, book.tables) == ([], [], [], [], [])
+    assert list(book.lines) == list(placed.lines)

@@ -29,6 +29,7 @@ from workbook.models import (
     define_fleet,
     define_site_fleet,
     model_inputs,
+    present,
     summary,
 )
 from workbook.models import bom as bom_model
@@ -56,7 +57,7 @@ def envelope_book(site_path: Path, *others: tuple[str, Path, str]) -> tuple[Book
         book.sheets.setdefault(title, [])
     site = load_site(site_path, specs(), rules=all_rules())
     inputs = model_inputs(book, site, [*ENGINEERING, reliability_model, bom_model, envelope_model])
-    _, fleet = define_site_fleet(book, inputs)
+    rel, fleet = define_site_fleet(book, inputs)
     fleets = [("Site fleet", fleet, fleet.inputs.power.gpu_throughput)]
     for label, path, namespace in others:
         other = load_site(path, specs(), rules=all_rules())
@@ -64,6 +65,7 @@ def envelope_book(site_path: Path, *others: tuple[str, Path, str]) -> tuple[Book
         fleets.append((label, more, more.inputs.power.gpu_throughput))
     out = envelope_model.define(Scope(book, envelope_model.PREFIX), inputs.envelope, fleets)
     summary.define_checks(book)
+    present(book, [rel.presented, out.presented])
     return book, site, out
 
 

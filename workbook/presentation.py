@@ -131,3 +131,15 @@ class Grid:
                 if isinstance(line, LineType):
                     out.append((r, c, line))
         return out
+
+
+@dataclass(frozen=True)
+class Presented:
+    """What a model shows beside its lines: charts, live views, grids and the headline lines the Cover repeats. A
+    model returns it with its outputs; the book places them all in one step once every line is defined
+    (workbook.models.present), in the order the workbook lays them out."""
+
+    charts: tuple[Chart, ...] = ()
+    views: tuple[View, ...] = ()
+    grids: tuple[Grid, ...] = ()
+    headline: tuple[Line, ...] = ()

@@ -38,6 +38,7 @@ from workbook.models import (
 )
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.generation_inputs import Upgrade, load_upgrade
+from workbook.presentation import Presented
 from workbook.quotes import Quote, chosen_quotes, quote_inputs, quotes_path
 
 PRESENTATION: list[ModuleType] = [power, generators, fabric, cooling, envelope, reliability, bom, tco, printing]
@@ -185,15 +186,15 @@ def build_book(loaded: Loaded) -> Book:
         book.sheets.setdefault(title, [])
     inputs = model_inputs(book, site, PRESENTATION)
     rel, fleet = define_site_fleet(book, inputs)
-    spares = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power, fleet.fabric,
-                                       fleet.cooling, named_parts(site))
+    spares, spares_chart = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power,
+                                                     fleet.fabric, fleet.cooling, named_parts(site))
     bill = define_bom(book, site, inputs, fleet, loaded.quotes, rel, spares)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
     upgrade = define_upgrade(book, loaded, inputs, fleet)
     fleets = [("Current fleet" if upgrade else "This site's fleet", fleet, inputs.power.gpu_throughput)]
     if upgrade is not None:
         fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))
-    envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
+    room = envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
     if tco.DELAY_SCENARIO in site.scenarios:
         raise InputError("is the name of the built-in scenario that prices a month of delay", file=site.path,
                          key=f"scenarios.{tco.DELAY_SCENARIO}", expected="another name")
@@ -204,15 +205,27 @@ def build_book(loaded: Loaded) -> Book:
     tornado = _decision_tornado(book, inputs, money)  # before the Summary, which lists the estimates it ranks
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(book, site, tornado, inputs.tco.lead_time)
-    s = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups, money, inputs.tco, confirm)
+    s, answer = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups, money, inputs.tco,
+                               confirm)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
     cooling.summarise(s, fleet.cooling)
-    tco.summarise(book, s, money)
+    comparison = tco.summarise(book, s, money)
     reliability.summarise(s, rel, spares)
-    if upgrade is not None:
-        generation.summarise(book, s, upgrade[0])
-    book.tables.append(tornado)
+    delivered = generation.summarise(s, upgrade[0]) if upgrade is not None else Presented()
+    present(book, [rel.presented, spares_chart, bill.presented, *([upgrade[0].presented] if upgrade else []),
+                   room.presented, answer, comparison, delivered], (tornado,))
     return book
+
+
+def present(book: Book, parts: list[Presented], tables: tuple[sensitivity.Table, ...] = ()) -> None:
+    """What the models show beside their lines, placed once every line is defined: their charts, views, grids and
+    headline, each kind in the order of `parts`, then the build-time tables. No model places its own."""
+    for part in parts:
+        book.charts += part.charts
+        book.views += part.views
+        book.grids += part.grids
+        book.headline += part.headline
+    book.tables += tables
 
 
 def _decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:

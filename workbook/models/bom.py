@@ -33,7 +33,7 @@ from workbook.models.fabric import FabricOut
 from workbook.models.oob import OobOut
 from workbook.models.power import PowerOut
 from workbook.models.reliability import ReliabilityOut, Spare
-from workbook.presentation import Grid, GridColumn, Section
+from workbook.presentation import Grid, GridColumn, Presented, Section
 from workbook.quotes import Quote
 from workbook.sheets import BOM as TITLE
 
@@ -117,6 +117,7 @@ class BomOut:
     equipment_lead_months: Line
     support_per_year: Line  # support and warranty, every group's yearly price: the TCO's hardware support
     rows: tuple[tuple[Item, Line, Line | None], ...]  # (item, its quantity line, its length line)
+    presented: Presented  # the bill of materials and the cable runs by length class, as grids
     terms: tuple[Term, ...] = ()
 
 
@@ -166,8 +167,7 @@ def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooli
             _shipping_and_support(s, i, group, quotes, quote_inputs, sheet)
     total, variance, lead, months, support = _totals(s, b, sheet)
     _checks(s, fabric, oob, sheet.rows, items, quotes, quote_inputs, b)
-    scope.book.grids += [grid, table]
-    return BomOut(total, variance, lead, months, support, tuple(sheet.rows), request)
+    return BomOut(total, variance, lead, months, support, tuple(sheet.rows), Presented(grids=(grid, table)), request)
 
 
 NOTE = ("Every quantity is a live formula on the model line it comes from (its name in the formula bar); unit "

@@ -40,7 +40,7 @@ from workbook.formula.functions import floor, max_, safe_div
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec
 from workbook.models.base import Inputs, Scope
-from workbook.presentation import Chart
+from workbook.presentation import Chart, Presented
 from workbook.sheets import ENVELOPE as TITLE
 
 if TYPE_CHECKING:  # the fleet is built by workbook.models, which imports this module
@@ -92,6 +92,7 @@ class EnvelopeOut:
     power_cap: Line
     cap_throughput: Line
     fleets: tuple[FleetEnvelope, ...]
+    presented: Presented  # the fleets side by side: GPUs and compute per MW
 
 
 def define(scope: Scope, i: Inputs, fleets: list[FleetSpec]) -> EnvelopeOut:
@@ -105,8 +106,9 @@ def define(scope: Scope, i: Inputs, fleets: list[FleetSpec]) -> EnvelopeOut:
                    "cap ^ exponent: throughput ~ power^(1/3) near the top of the DVFS curve (0.7 -> 89%)",
                    fmt=PERCENT)
     out = tuple(_fleet(s, i, share, *spec) for spec in fleets)
-    _side_by_side(scope, s, out)
-    return scope.outputs(EnvelopeOut, feed=i.feed, power_cap=i.power_cap, fleets=out)
+    charts = _side_by_side(s, out)
+    return scope.outputs(EnvelopeOut, feed=i.feed, power_cap=i.power_cap, fleets=out,
+                         presented=Presented(charts=charts))
 
 
 def _key(fleet: Fleet, key: str) -> str:
@@ -219,11 +221,12 @@ def _whole_nodes(s: SheetBuilder, fleet: Fleet, pre: str, feed: Line, room: Line
     }
 
 
-def _side_by_side(scope: Scope, s: SheetBuilder, fleets: tuple[FleetEnvelope, ...]) -> None:
+def _side_by_side(s: SheetBuilder, fleets: tuple[FleetEnvelope, ...]) -> tuple[Chart, ...]:
     """The fleets' per-MW figures on consecutive rows, each chart's rows under one heading (a chart reads
     consecutive rows; its categories are the rows' labels)."""
     charts = (("gpus_per_mw", "GPUs per MW of envelope feed, by fleet", "GPUs per MW"),
               ("compute_per_mw", "H100 SXM equivalents per MW of envelope feed, by fleet", "H100 SXM eq. per MW"))
+    out = []
     for field, title, axis in charts:
         s.section(title)
         rows = []
@@ -232,5 +235,5 @@ def _side_by_side(scope: Scope, s: SheetBuilder, fleets: tuple[FleetEnvelope, ..
             for line, how in ((at_tdp, "at TDP"), (capped, "power-capped")):
                 key = line.id.removeprefix(f"{s.prefix}.")
                 rows.append(s.show(line, f"{key}_by_fleet", f"{f.label}, {how}"))
-        scope.book.charts.append(Chart(s.title, f"{title}: at TDP and power-capped", "column", rows,
-                                       y_title=axis))
+        out.append(Chart(s.title, f"{title}: at TDP and power-capped", "column", rows, y_title=axis))
+    return tuple(out)

@@ -41,7 +41,7 @@ from workbook.formula.functions import (
 from workbook.formula.line import BOOL, COUNT, Line
 from workbook.models.base import Inputs, Scope
 from workbook.models.generation_inputs import Entry, Upgrade
-from workbook.presentation import Chart, View
+from workbook.presentation import Chart, Presented, View
 from workbook.sheets import UPGRADE, UPGRADE_COMPARISON, UPGRADE_PLANS, UPGRADE_RACKS
 
 PREFIX = "generation"
@@ -546,7 +546,8 @@ class GenerationOut:
     plans: dict[str, PlanOut]
     move: PlanOut
     baseline: Line
-    shown: tuple[Line, ...]  # each plan's delivered compute by month, on consecutive rows (the chart's)
+    compute_rows: tuple[Line, ...]  # each plan's delivered compute by month, on consecutive rows (the chart's)
+    presented: Presented  # the plans and moving side by side
 
 
 def _plant(s: SheetBuilder, current: Any) -> Plant:
@@ -626,8 +627,8 @@ def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dic
     s.section("Delivered compute by month (H100-equivalents)")
     shown = [s.show(p.compute, f"plan_{name}_compute", f"Plan {name}") for name, p in plans.items()]
     shown.append(s.show(move.compute, "move_compute_shown", "Moving to a second site"))
-    _compare(book, plans, move, per_mw, i.move_capex_per_mw)
-    return GenerationOut(plans, move, baseline, tuple(shown))
+    view = _compare(plans, move, per_mw, i.move_capex_per_mw)
+    return GenerationOut(plans, move, baseline, tuple(shown), Presented(views=(view,)))
 
 
 def _move(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Line], baseline: Line,
@@ -679,7 +680,7 @@ def _move(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Line], bas
     return _answers(s, "move_", (compute, job, baseline), cost, (month, service), (fits, none, None))
 
 
-def _compare(book: Book, plans: dict[str, PlanOut], move: PlanOut, per_mw: Line, move_per_mw: Line) -> None:
+def _compare(plans: dict[str, PlanOut], move: PlanOut, per_mw: Line, move_per_mw: Line) -> View:
     """The plans and moving side by side (a view: every cell refers to a live line)."""
     rows = [("Feasible: every check passes (moving: the second site is ready in time)", "TRUE/FALSE", "BOOLEAN",
              lambda p: p.fits),
@@ -694,17 +695,17 @@ def _compare(book: Book, plans: dict[str, PlanOut], move: PlanOut, per_mw: Line,
             ("Cost per unit of delivered compute", "USD/H100-eq-month", "#,##0.00", lambda p: p.cost_per_compute)]
     columns = [(name, "upgrade in place", [pick(p) for *_, pick in rows] + [per_mw]) for name, p in plans.items()]
     columns.append(("move", "a second site", [pick(move) for *_, pick in rows] + [move_per_mw]))
-    book.views.append(View(
+    return View(
         UPGRADE_COMPARISON, "Upgrade comparison",
         "Each plan upgrades the hall in place; the last column moves the next fleet to a second site. "
         "Every cell refers to a live line.",
         [r[0] for r in rows] + ["Facility capex per MW of the next fleet's critical IT"],
         [r[1] for r in rows] + ["USD/MW"], [r[2] for r in rows] + [USD], columns,
         chart_rows=[8], chart_title="Cost per unit of delivered compute (USD per H100-eq-month)",
-        cases="plan", changes_label="What it is"))
+        cases="plan", changes_label="What it is")
 
 
-def summarise(book: Book, s: SheetBuilder, out: GenerationOut) -> None:
+def summarise(s: SheetBuilder, out: GenerationOut) -> Presented:
     """The upgrade's answers on the Summary, and the chart of delivered compute by month, plans compared."""
     s.section("Generation upgrade (Upgrade comparison, Upgrade racks, Upgrade plans)")
     s.show(out.baseline, "upgrade_compute_at_start")
@@ -720,5 +721,5 @@ def summarise(book: Book, s: SheetBuilder, out: GenerationOut) -> None:
                f"Upgrade, {what}: largest single job (one fabric), deepest fall")
         s.show(plan.cost_per_compute, f"upgrade_{name}_cost_per_compute",
                f"Upgrade, {what}: cost per unit of delivered compute")
-    book.charts.append(Chart(s.title, "Delivered compute by month, each plan (H100-equivalents)", "line",
-                             list(out.shown), y_title="H100-equivalents", x_title="month"))
+    return Presented(charts=(Chart(s.title, "Delivered compute by month, each plan (H100-equivalents)", "line",
+                                   list(out.compute_rows), y_title="H100-equivalents", x_title="month"),))

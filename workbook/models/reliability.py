@@ -38,7 +38,7 @@ from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.cooling import CoolingOut
 from workbook.models.fabric import FabricOut
 from workbook.models.power import PowerOut
-from workbook.presentation import Chart
+from workbook.presentation import Chart, Presented
 from workbook.sheets import RELIABILITY as TITLE
 
 PREFIX = "reliability"
@@ -164,6 +164,7 @@ class ReliabilityOut:
     optimal_interval: Line
     goodput: Line
     goodput_optimal: Line
+    presented: Presented  # the goodput curve's chart
     storage_power: Line | None = None  # None: the site gives its storage (power.storage_power, tco.storage_capex)
     fast_appliances: Line | None = None
     fast_price: Line | None = None
@@ -200,11 +201,12 @@ def define(scope: Scope, i: AllInputs) -> ReliabilityOut:
     storage = _storage(s, r, size) if sized(i) else _given_storage(s, r)
     write, restore = _bandwidth(s, r, size, nodes, storage)
     out = _goodput(s, r, mtbi, job, write, restore)
-    _curve(scope, s, r, mtbi, write, restore, out)
+    curve = _curve(s, r, mtbi, write, restore, out)
     return ReliabilityOut(
         job_gpus=job, job_nodes=nodes, node_rate=rates["node"], nic_rate=rates["nic"], mtbi=mtbi,
         interruptions_per_month=monthly, checkpoint_size=size, write_time=write, optimal_interval=out["optimal"],
-        goodput=out["goodput"], goodput_optimal=out["goodput_optimal"], storage_power=storage.get("power"),
+        goodput=out["goodput"], goodput_optimal=out["goodput_optimal"], presented=Presented(charts=(curve,)),
+        storage_power=storage.get("power"),
         fast_appliances=storage.get("appliances"), fast_price=storage.get("price"),
         capacity_tb=storage.get("capacity_tb"), capacity_price=storage.get("capacity_price"))
 
@@ -334,8 +336,7 @@ def goodput_at(tau: Any, lost: Any, write: Line, mtbi: Line) -> Node:
     return max_(0, 1 - write / tau - lost / mtbi)
 
 
-def _curve(scope: Scope, s: SheetBuilder, r: Inputs, mtbi: Line, write: Line, restore: Line,
-           out: dict[str, Line]) -> None:
+def _curve(s: SheetBuilder, r: Inputs, mtbi: Line, write: Line, restore: Line, out: dict[str, Line]) -> Chart:
     """Goodput at intervals of step, 2 x step... of the optimal one, and the chart with the optimum marked."""
     s.section("Goodput against the checkpoint interval (the chart's rows)")
     step = s.calc("curve_interval_step", "Interval step", "min", out["optimal"] * r.curve_step,
@@ -348,14 +349,15 @@ def _curve(scope: Scope, s: SheetBuilder, r: Inputs, mtbi: Line, write: Line, re
                       goodput_at(tau, tau / 2 + r.restart_time + restore, write, mtbi),
                       "as the goodput above, at this interval", fmt="0.00%")
                for k, tau in enumerate(points, start=1)]
-    scope.book.charts.append(Chart(s.title, "Goodput against the checkpoint interval (the optimum marked)",
-                                   "scatter", goodput, y_title="goodput", x_title="checkpoint interval (min)",
-                                   categories=points, highlight=(out["optimal"], out["goodput_optimal"])))
+    return Chart(s.title, "Goodput against the checkpoint interval (the optimum marked)", "scatter", goodput,
+                 y_title="goodput", x_title="checkpoint interval (min)", categories=points,
+                 highlight=(out["optimal"], out["goodput_optimal"]))
 
 
 def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerOut, fabric: FabricOut,
-                  cooling: CoolingOut, parts: dict[str, str]) -> tuple[Spare, ...]:
-    """Spares per part type, from the fleet's counts and failure domains (after the fleet is defined)."""
+                  cooling: CoolingOut, parts: dict[str, str]) -> tuple[tuple[Spare, ...], Presented]:
+    """Spares per part type, from the fleet's counts and failure domains (after the fleet is defined), and the
+    chart of the spares held."""
     s = scope.sheet(TITLE)
     r, t, p = i.reliability, i.tco, i.power
     unit = _spare_unit(s, r, p, t)
@@ -387,8 +389,8 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
     spares = [Spare(k, lbl, held, u, price, kind, specs.get(kind, "")) for k, lbl, held, u, price, kind in spares]
     s.section("Spares held, by part type (the chart's rows)")
     rows = [s.show(x.held, f"held_{x.key}_by_part", f"Spare {x.label}") for x in spares]
-    scope.book.charts.append(Chart(s.title, "Spares held, by part type", "bar", rows, y_title="spares held"))
-    return tuple(spares)
+    return tuple(spares), Presented(charts=(Chart(s.title, "Spares held, by part type", "bar", rows,
+                                              y_title="spares held"),))
 
 
 def _spare_unit(s: SheetBuilder, r: Inputs, p: Inputs, t: Inputs) -> dict[str, Any]:

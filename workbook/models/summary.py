@@ -14,7 +14,7 @@ from workbook.models.base import Inputs, Scope
 from workbook.models.power import PowerOut
 from workbook.models.tco import TcoOut
 from workbook.models.ups import UpsOut
-from workbook.presentation import Chart
+from workbook.presentation import Chart, Presented
 from workbook.sensitivity import Table
 from workbook.sheets import CHECKS, SENSITIVITY, SUMMARY
 
@@ -53,10 +53,11 @@ def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
 
 
 def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoOut, t: Inputs,
-           confirm: list[Confirm]) -> SheetBuilder:
+           confirm: list[Confirm]) -> tuple[SheetBuilder, Presented]:
     """The Summary's own rows, the answer first: the sentence and its figures (with the inputs that drive it), the
     master check, the estimates to confirm, the cluster and its power; its charts, the decision's beside
-    the answer. Returns the sheet, on which each model then summarises itself. `t`: the TCO's inputs."""
+    the answer, and the answer for the Cover. Returns the sheet, on which each model then summarises itself, and
+    what it presents. `t`: the TCO's inputs."""
     s = scope.sheet(SUMMARY)
     s.section("The answer: rent or buy (TCO sheet; after tax, unlevered, at the cost of capital)")
     answer = s.calc("answer", "The answer", "USD", tco.npv_advantage, fmt=ANSWER)
@@ -65,9 +66,7 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
         s.show(line)
     s.section("The master check")
     s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
-    scope.book.headline.append(answer)  # the pack's first page too: the Cover repeats it under its title, live
     _confirm(s, confirm)
-    _decision_charts(scope.book, t, tco)
     s.section("The cluster and its power")
     for key, line in (("gpus", power.gpus), ("nodes", power.nodes), ("racks", power.racks),
                       ("racks_total", power.racks_total), ("it_load", power.it_load),
@@ -76,8 +75,9 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
                       ("feed_blocks", power.feed_blocks), ("ups_blocks", ups.ups_blocks),
                       ("gpu_share", power.gpu_share)):
         s.show(line, key)
-    _power_split(s, power)
-    return s
+    pie = _power_split(s, power)
+    # the answer is the pack's first page too: the Cover repeats it under its title, live
+    return s, Presented(charts=(*_decision_charts(t, tco), pie), headline=(answer,))
 
 
 def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:
@@ -89,20 +89,19 @@ def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:
                fmt=item.line.fmt)
 
 
-def _decision_charts(book: Book, t: Inputs, tco: TcoOut) -> None:
+def _decision_charts(t: Inputs, tco: TcoOut) -> tuple[Chart, Chart]:
     """Beside the answer: the cost per GPU-hour used against utilisation, owning and renting on demand, with the
     site's operating point; then the cumulative cash out of each to the end of the useful life."""
-    book.charts.append(Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning and renting on demand",
-                             "scatter", list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
-                             categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented)],
-                             highlight=(t.utilisation, tco.owned_cost_per_gpu_hour),
-                             highlight_name="This site: owned, at its utilisation", zoom=2.0))
-    book.charts.append(Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line",
-                             [tco.own_cumulative, tco.rent_cumulative], y_title="USD", x_title="month",
-                             periods=tco.service_end))
+    return (Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning and renting on demand", "scatter",
+                  list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
+                  categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented)],
+                  highlight=(t.utilisation, tco.owned_cost_per_gpu_hour),
+                  highlight_name="This site: owned, at its utilisation", zoom=2.0),
+            Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line", [tco.own_cumulative, tco.rent_cumulative],
+                  y_title="USD", x_title="month", periods=tco.service_end))
 
 
-def _power_split(s: SheetBuilder, power: PowerOut) -> None:
+def _power_split(s: SheetBuilder, power: PowerOut) -> Chart:
     s.section("Where the facility power goes")
     gpu = power.gpu_board_power
     parts = [
@@ -114,7 +113,7 @@ def _power_split(s: SheetBuilder, power: PowerOut) -> None:
                power.storage_power + power.management_power),
         s.calc("share_facility", "Facility overhead (cooling, distribution, other)", "kW", power.facility_overhead),
     ]
-    s.book.charts.append(Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts))
+    return Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts)
 
 
 def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = None) -> list[Confirm]:

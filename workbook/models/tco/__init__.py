@@ -26,7 +26,7 @@ from workbook.models.power import PowerOut
 from workbook.models.tco import answers, financing, owning, renting, schedule
 from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD  # noqa: F401 (the package's keys)
 from workbook.models.tco.pl import profit_and_loss
-from workbook.presentation import View
+from workbook.presentation import Presented, View
 from workbook.sheets import CASH as CASH_SHEET
 from workbook.sheets import COMPARISON
 from workbook.sheets import TCO as TITLE
@@ -122,7 +122,7 @@ def delay_changes(i: Inputs) -> dict[str, str]:
     return {"tco.delay_months": f"{int(i.delay_months.value.reshape(-1)[0]) + 1} months"}
 
 
-def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
+def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> Presented:
     """The decision's cost of a month of delay (from the built-in scenario), the TCO's figures on the Summary besides
     the answer (which heads it: models.summary) and the scenario comparison (a view of live lines)."""
     late = book.scenarios.get(DELAY_SCENARIO, {})
@@ -147,14 +147,16 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> None:
     for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.sources_equity, tco.peak_funding):
         if line is not None:
             s.show(line)
-    _comparison(book, tco)
+    view = _comparison(book, tco)
+    return Presented(views=(view,) if view is not None else ())
 
 
-def _comparison(book: Book, tco: TcoOut) -> None:
+def _comparison(book: Book, tco: TcoOut) -> View | None:
+    """The base case and each of the site's own scenarios side by side, or None where it has none."""
     lines = tco.key_figures
     own = {name: mapping for name, mapping in book.scenarios.items() if name != DELAY_SCENARIO}
     if not own:
-        return
+        return None
     columns = [("Base", "the Inputs sheet", lines)]
     for name, mapping in own.items():
         changed = ", ".join(
@@ -162,11 +164,11 @@ def _comparison(book: Book, tco: TcoOut) -> None:
             f"{shown_value(float(line.value.reshape(-1)[0]), line.unit_text)}"
             for line in mapping.values() if line.kind == "input")
         columns.append((name.replace("_", " "), changed, [mapping.get(line.id, line) for line in lines]))
-    book.views.append(View(
+    return View(
         COMPARISON, "Scenario comparison",
         "Each column is a live calculation: the base case, then each scenario of the site file (its changed inputs "
         "are on the Inputs sheet, its recalculated lines on the Scenarios sheet). Cells only refer to them.",
         [line.label for line in lines], [line.unit_text for line in lines], [line.fmt for line in lines],
         columns, chart_rows=[lines.index(tco.npv_own), lines.index(tco.npv_rent)],
-        chart_title="NPV of owning and renting by scenario"))
+        chart_title="NPV of owning and renting by scenario")
 
