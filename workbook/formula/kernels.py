@@ -170,25 +170,35 @@ def row_sumifs(keys: Any, targets: Any, row: Any) -> np.ndarray:
     KahanSum per case and target, all taken together, the first matching column of each, then the second, and so
     on; a (case, target) with fewer matches adds 0 after its last, which is no step of a KahanSum (spreadsheet.Kahan
     skips it, as SUMIF skips a cell that does not match), so each sum sees its matches in column order alone."""
-    keys, row = np.broadcast_arrays(np.atleast_2d(_f(keys)), np.atleast_2d(_f(row)))
+    keys, row = np.atleast_2d(_f(keys)), np.atleast_2d(_f(row))
     targets = _f(targets).reshape(-1)
+    batch = np.broadcast_shapes(keys.shape, row.shape)[0]
     if not targets.size:
-        return np.zeros((row.shape[0], 0))
-    if _all_whole(keys) and _all_whole(targets):  # as _matches: exact equality between whole numbers
-        match = keys[:, None, :] == targets[None, :, None]  # (batch, targets, columns)
-    else:
-        match = np.stack([_matches(keys, float(k)) for k in targets], axis=1)
-    if row.shape[0] <= SMALL:
+        return np.zeros((batch, 0))
+    shared = keys.shape[0] == 1  # one pattern of matches for every case (one timeline): found once
+    keys, row = np.broadcast_arrays(keys[:1] if shared else keys, row)
+    match = _matches_each(keys[:1] if shared else keys, targets)  # (1 or batch, targets, columns)
+    if batch <= SMALL:
         return np.array([[_kahan_get(*_kahan(values[m].tolist())) for m in matched]
-                         for values, matched in zip(row, match, strict=True)], dtype=float)
+                         for values, matched in zip(row, np.broadcast_to(match, (batch, *match.shape[1:])),
+                                                    strict=True)], dtype=float)
     most = int(match.sum(axis=2).max(initial=0))
     first = np.argsort(~match, axis=2, kind="stable")[:, :, :most]  # the matching columns first, in column order
-    terms = np.where(np.take_along_axis(match, first, axis=2),
-                     np.take_along_axis(np.broadcast_to(row[:, None, :], match.shape), first, axis=2), 0.0)
-    total = Kahan(match.shape[:2])
+    found = np.take_along_axis(match, first, axis=2)
+    total = Kahan((batch, targets.size))
     for k in range(most):
-        total.add(terms[:, :, k])
+        if shared:  # the same columns in every case: a gather of the row
+            total.add(np.where(found[0, :, k], row[:, first[0, :, k]], 0.0))
+        else:
+            total.add(np.where(found[:, :, k], np.take_along_axis(row, first[:, :, k], axis=1), 0.0))
     return total.get()
+
+
+def _matches_each(keys: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """_matches of each target, shape (rows of keys, targets, columns): one comparison between whole numbers."""
+    if _all_whole(keys) and _all_whole(targets):  # as _matches: exact equality between whole numbers
+        return keys[:, None, :] == targets[None, :, None]
+    return np.stack([_matches(keys, float(k)) for k in targets], axis=1)
 
 
 def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
