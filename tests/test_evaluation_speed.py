@@ -31,7 +31,13 @@ SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 
 # ---------------------------------------------------------------- the reference evaluation
 
-_SPREADSHEET = {kernels.irr: ss.irr, kernels.row_sum: ss.row_sum, kernels.row_sumif: ss.row_sumif}
+def _each_sumif(keys: Any, targets: Any, row: Any) -> np.ndarray:
+    """A roll-up's SUMIF of each header in turn, by spreadsheet.py (what kernels.row_sumifs does at once)."""
+    return np.concatenate([ss.row_sumif(keys, float(k), row) for k in np.ravel(targets)], axis=1)
+
+
+_SPREADSHEET = {kernels.irr: ss.irr, kernels.row_sum: ss.row_sum, kernels.row_sumif: ss.row_sumif,
+                kernels.row_sumifs: _each_sumif}
 
 
 @contextlib.contextmanager
@@ -343,8 +349,9 @@ def test_scalar_arithmetic_is_spreadsheets(ab: tuple[float, float]) -> None:
     a, b = ab
     A, B = np.array([[a]]), np.array([[b]])
 
-    def same(x: Any, y: Any) -> bool:
-        return (isinstance(x, float) and math.isnan(x) and math.isnan(float(y))) or x == float(y)
+    def same(x: Any, y: Any) -> bool:  # NaN as NaN, and a zero with its sign (0 - 0 and -0 + -0 differ)
+        return ((isinstance(x, float) and math.isnan(x) and math.isnan(float(y)))
+                or (x == float(y) and math.copysign(1, x) == math.copysign(1, float(y))))
 
     with np.errstate(all="ignore"):
         assert kernels.approx_equal_s(a, b) == bool(ss.approx_equal(A, B)[0, 0])
