@@ -186,7 +186,7 @@ def build_book(loaded: Loaded) -> Book:
         book.sheets.setdefault(title, [])
     inputs = model_inputs(book, site, PRESENTATION)
     rel, fleet = define_site_fleet(book, inputs)
-    spares, spares_chart = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power,
+    spares, spares_shown = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power,
                                                      fleet.fabric, fleet.cooling, named_parts(site))
     bill = define_bom(book, site, inputs, fleet, loaded.quotes, rel, spares)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
@@ -205,15 +205,15 @@ def build_book(loaded: Loaded) -> Book:
     tornado = _decision_tornado(book, inputs, money)  # before the Summary, which lists the estimates it ranks
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(book, site, tornado, inputs.tco.lead_time)
-    s, answer = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups, money, inputs.tco,
-                               confirm)
+    s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups, money,
+                                      inputs.tco, confirm)
     fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
     cooling.summarise(s, fleet.cooling)
     comparison = tco.summarise(book, s, money)
     reliability.summarise(s, rel, spares)
     delivered = generation.summarise(s, upgrade[0]) if upgrade is not None else Presented()
-    present(book, [rel.presented, spares_chart, bill.presented, *([upgrade[0].presented] if upgrade else []),
-                   room.presented, answer, comparison, delivered], (tornado,))
+    present(book, [rel.presented, spares_shown, bill.presented, *([upgrade[0].presented] if upgrade else []),
+                   room.presented, summary_shown, comparison, delivered], (tornado,))
     return book
 
 
