@@ -359,6 +359,12 @@ def test_scalar_arithmetic_is_spreadsheets(ab: tuple[float, float]) -> None:
         assert same(kernels.approx_sub_s(a, b), ss.approx_sub(A, B)[0, 0])
         for op in ("=", "<>", "<", "<=", ">", ">="):
             assert kernels.compare_s(op, a, b) == bool(ss.compare(op, A, B)[0, 0]), op
+        for x, y in ((A, B), (A, np.float64(b)), (np.array(a), B)):  # the array forms take the same path
+            for got, want in ((kernels.approx_add(x, y), ss.approx_add(x, y)),
+                              (kernels.approx_sub(x, y), ss.approx_sub(x, y)),
+                              (kernels.compare("<=", x, y), ss.compare("<=", x, y))):
+                assert got.shape == want.shape and got.dtype == want.dtype
+                assert same(got.item(), want.item())
         assert same(kernels.divide_s(a, b), np.divide(A, B)[0, 0])
         mx = np.maximum.reduce(np.broadcast_arrays(A, B))[0, 0]
         mn = np.minimum.reduce(np.broadcast_arrays(A, B))[0, 0]

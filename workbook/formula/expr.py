@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pint
 
-from workbook.formula import kernels
-from workbook.formula.spreadsheet import approx_add, approx_sub, compare, power
+from workbook.formula.kernels import approx_add, approx_sub, compare
+from workbook.formula.spreadsheet import power
 from workbook.units import factor, is_offset, power_of_ten, unit, ureg
 
 if TYPE_CHECKING:
@@ -494,16 +494,6 @@ def sub(a: Any, b: Any) -> Node:
     return AddSub("-", as_node(a), as_node(b))
 
 
-def _one_value_each(a: Any, b: Any) -> tuple[float, float, tuple[int, ...]] | None:
-    """Two operands of one value each (a single line, a constant) as Python floats, and the shape numpy gives their
-    result (all ones: the longer shape); None otherwise. One value each is the usual case of a workbook, where the
-    numpy calls of spreadsheet.py cost far more than the arithmetic: kernels has the same rules for two floats."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.size != 1 or b.size != 1:
-        return None
-    return float(a.item()), float(b.item()), a.shape if a.ndim >= b.ndim else b.shape
-
-
 class AddSub(Node):
     prec = ADD
 
@@ -526,12 +516,8 @@ class AddSub(Node):
 
 
     def evaluate(self, env: Env) -> np.ndarray:
-        a, b = self.a.evaluate(env), self.b.evaluate(env)
-        one = _one_value_each(a, b)
-        if one is not None:
-            x, y, shape = one
-            return np.full(shape, kernels.approx_add_s(x, y) if self.op == "+" else kernels.approx_sub_s(x, y))
-        return (approx_add if self.op == "+" else approx_sub)(a, b)
+        fn = approx_add if self.op == "+" else approx_sub
+        return fn(self.a.evaluate(env), self.b.evaluate(env))
 
     def render(self, ctx: Context) -> str:
         right = self.b.wrapped(ctx, ADD + (self.op == "-"))
@@ -630,12 +616,7 @@ class Compare(Node):
 
 
     def evaluate(self, env: Env) -> np.ndarray:
-        a, b = self.a.evaluate(env), self.b.evaluate(env)
-        one = _one_value_each(a, b)
-        if one is not None:
-            x, y, shape = one
-            return np.full(shape, kernels.compare_s(self.op, x, y))
-        return compare(self.op, a, b)
+        return compare(self.op, self.a.evaluate(env), self.b.evaluate(env))
 
     def render(self, ctx: Context) -> str:
         return f"{self.a.wrapped(ctx, ADD)}{self.op}{self.b.wrapped(ctx, ADD)}"

@@ -11,7 +11,9 @@ calls it: numpy's SIMD pow can differ in the last bit depending on the shape of 
 - row_sum, row_sumif: SUM and SUMIF of a row (spreadsheet.row_sum, row_sumif); row_sumifs: SUMIF for many keys
   (a roll-up's years) at once; row_lagged: SUMIF for each column's own key (a lag);
 - irr: IRR of a row (spreadsheet.irr), with Newton's steps taken only for the rows not yet converged;
-- scalar approx_equal / approx_add / approx_sub / compare: the rules of spreadsheet.py for two Python floats.
+- scalar approx_equal / approx_add / approx_sub / compare: the rules of spreadsheet.py for two Python floats;
+- approx_add / approx_sub / compare of arrays: spreadsheet.py's, on those Python floats where each operand holds
+  one value (a cell of a workbook: the numpy calls cost far more than the arithmetic).
 """
 
 from __future__ import annotations
@@ -101,6 +103,36 @@ def minimum_s(*v: float) -> float:
     for b in v[1:]:
         acc = acc if (acc < b or acc != acc) else b
     return acc
+
+
+# ---------------------------------------------------------------- two operands of any shape
+
+
+def _one_value_each(a: Any, b: Any) -> tuple[float, float, tuple[int, ...]] | None:
+    """Two operands of one value each (a single line, a constant) as Python floats, and the shape numpy gives their
+    result (all ones: the longer shape); None otherwise."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.size != 1 or b.size != 1:
+        return None
+    return float(a.item()), float(b.item()), a.shape if a.ndim >= b.ndim else b.shape
+
+
+def approx_add(a: Any, b: Any) -> np.ndarray:
+    """spreadsheet.approx_add; on two Python floats where each operand holds one value (the usual cell)."""
+    one = _one_value_each(a, b)
+    return spreadsheet.approx_add(a, b) if one is None else np.full(one[2], approx_add_s(one[0], one[1]))
+
+
+def approx_sub(a: Any, b: Any) -> np.ndarray:
+    """spreadsheet.approx_sub; on two Python floats where each operand holds one value."""
+    one = _one_value_each(a, b)
+    return spreadsheet.approx_sub(a, b) if one is None else np.full(one[2], approx_sub_s(one[0], one[1]))
+
+
+def compare(op: str, a: Any, b: Any) -> np.ndarray:
+    """spreadsheet.compare; on two Python floats where each operand holds one value."""
+    one = _one_value_each(a, b)
+    return spreadsheet.compare(op, a, b) if one is None else np.full(one[2], compare_s(op, one[0], one[1]))
 
 
 # ---------------------------------------------------------------- compensated sums of one row, in Python floats
@@ -203,7 +235,8 @@ def _matches_each(keys: np.ndarray, targets: np.ndarray) -> np.ndarray:
 
 def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
     """SUMIF(keys, target, row) for each column's own target: column t holds the sum of the row where the key
-    equals targets[:, t] (the month a lag reaches back to), shape (batch, columns). Each column is row_sumif."""
+    equals targets[:, t] (the month a lag reaches back to), shape (batch, columns). Each column is row_sumif: the
+    columns' targets are row_sumifs' many keys."""
     keys, targets, row = np.broadcast_arrays(np.atleast_2d(_f(keys)), np.atleast_2d(_f(targets)),
                                              np.atleast_2d(_f(row)))
     same = (keys == keys[:1]).all() and (targets == targets[:1]).all()
@@ -212,14 +245,9 @@ def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
         one = Kahan(row.shape)
         one.add(np.where(column >= 0, row[:, np.maximum(column, 0)], 0.0))
         return one.get()
-    out = np.empty(row.shape, dtype=float)
-    for t in range(row.shape[1]):
-        if same:  # one pattern of matches for every case (the usual: one timeline, one lag)
-            out[:, t] = row_sumif(keys[:1], float(targets[0, t]), row)[:, 0]
-        else:
-            out[:, t] = np.concatenate([row_sumif(keys[b : b + 1], float(targets[b, t]), row[b : b + 1])
-                                        for b in range(row.shape[0])])[:, 0]
-    return out
+    if same:  # one pattern of matches for every case (the usual: one timeline, one lag)
+        return row_sumifs(keys[:1], targets[0], row)
+    return np.concatenate([row_sumifs(keys[b : b + 1], targets[b], row[b : b + 1]) for b in range(row.shape[0])])
 
 
 def _one_match_each(keys: np.ndarray, targets: np.ndarray) -> np.ndarray | None:
