@@ -208,7 +208,7 @@ def row_sumifs(keys: Any, targets: Any, row: Any) -> np.ndarray:
     if not targets.size:
         return np.zeros((batch, 0))
     shared = keys.shape[0] == 1  # one pattern of matches for every case (one timeline): found once
-    keys, row = np.broadcast_arrays(keys[:1] if shared else keys, row)
+    keys, row = np.broadcast_arrays(keys, row)
     match = _matches_each(keys[:1] if shared else keys, targets)  # (1 or batch, targets, columns)
     if batch <= SMALL:
         return np.array([[_kahan_get(*_kahan(values[m].tolist())) for m in matched]
