@@ -426,15 +426,22 @@ def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
     env.column, env.window = None, slice(1, n)
     known = {id(p): np.asarray(p.evaluate(env)) for p in pieces}
     env.window = None
-    if rows <= kernels.SMALL:  # a row at a time, on Python floats
-        steps = [_scalar(line.formula, mine, known, b) for b in range(rows)]
-        if all(step is not None for step in steps):
-            for b, step in enumerate(steps):
+    if rows <= kernels.SMALL:  # a row at a time, on Python floats; a row the same as an earlier one (its
+        # opening and every known part: cases that share it) is a copy of that row
+        per_row = [k for k in known.values() if k.ndim == 2 and k.shape[0] > 1]
+        first: dict[bytes, int] = {}
+        same = [first.setdefault(b"".join(x[b].tobytes() for x in (v[:, :1], *per_row)), b) for b in range(rows)]
+        steps = {b: _scalar(line.formula, mine, known, b) for b in dict.fromkeys(same)}
+        if all(step is not None for step in steps.values()):
+            for b, step in steps.items():
                 row = v[b]
                 prev = float(row[0])
                 for t in range(1, n):
                     prev = float(step(t, prev))
                     row[t] = prev
+            for b, earlier in enumerate(same):
+                if earlier != b:
+                    v[b] = v[earlier]
             return
     tree = _substituted(line.formula, mine, known)
     for t in range(1, n):

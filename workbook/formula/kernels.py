@@ -19,6 +19,7 @@ calls it: numpy's SIMD pow can differ in the last bit depending on the shape of 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -138,17 +139,20 @@ def compare(op: str, a: Any, b: Any) -> np.ndarray:
 # ---------------------------------------------------------------- compensated sums of one row, in Python floats
 
 
-def _kahan(values: list[float]) -> tuple[float, float, float]:
-    """Kahan.add of each value in turn, from zero: (sum, err, mem)."""
+def _kahan(values: list[float], abs: Callable[[float], float] = abs) -> tuple[float, float, float]:
+    """Kahan.add of each value in turn, from zero: (sum, err, mem). A float's truth is `!= 0` (NaN is true, both
+    zeros false), the test Kahan.add makes; the hot loop of a few cases' sums, so written for CPython's speed."""
     s = err = mem = 0.0
     for x in values:
-        if x != 0:  # NaN too: only an exact 0 is skipped
-            if mem == 0:
-                mem = x
-            else:
+        if x:  # NaN too: only an exact 0 is skipped
+            if mem:  # a value held back: add it to the sum, with its compensation
                 t = s + mem
-                err += (s - t) + mem if abs(s) >= abs(mem) else (mem - t) + s
-                s, mem = t, x
+                if abs(s) >= abs(mem):
+                    err += (s - t) + mem
+                else:
+                    err += (mem - t) + s
+                s = t
+            mem = x
     return s, err, mem
 
 
@@ -168,6 +172,19 @@ def _row_sum_s(values: list[float]) -> float:
     return _kahan_get(*_kahan(list(_kahan(values))))
 
 
+def _each_distinct(rows: np.ndarray, fn: Callable[[np.ndarray], Any]) -> list[Any]:
+    """fn of each row, computed once per distinct row (the same bits): a book's cases often share a row (the
+    scenarios that do not change it), and a running sum in Python floats is the cost of a few cases."""
+    done: dict[bytes, Any] = {}
+    out = []
+    for r in rows:
+        key = r.tobytes()
+        if key not in done:
+            done[key] = fn(r)
+        out.append(done[key])
+    return out
+
+
 # ---------------------------------------------------------------- the row functions
 
 
@@ -176,7 +193,7 @@ def row_sum(row: Any) -> np.ndarray:
     row = np.atleast_2d(_f(row))
     if row.shape[0] > SMALL:
         return spreadsheet.row_sum(row)
-    return np.array([[_row_sum_s(r)] for r in row.tolist()]).reshape(-1, 1)
+    return np.array(_each_distinct(row, lambda r: _row_sum_s(r.tolist())), dtype=float).reshape(-1, 1)
 
 
 def row_sumif(keys: Any, key: float, row: Any) -> np.ndarray:
@@ -210,10 +227,12 @@ def row_sumifs(keys: Any, targets: Any, row: Any) -> np.ndarray:
     shared = keys.shape[0] == 1  # one pattern of matches for every case (one timeline): found once
     keys, row = np.broadcast_arrays(keys, row)
     match = _matches_each(keys[:1] if shared else keys, targets)  # (1 or batch, targets, columns)
+    if batch <= SMALL and shared:
+        return np.array(_each_distinct(row, lambda values: [_kahan_get(*_kahan(values[m].tolist()))
+                                                            for m in match[0]]), dtype=float).reshape(batch, -1)
     if batch <= SMALL:
         return np.array([[_kahan_get(*_kahan(values[m].tolist())) for m in matched]
-                         for values, matched in zip(row, np.broadcast_to(match, (batch, *match.shape[1:])),
-                                                    strict=True)], dtype=float)
+                         for values, matched in zip(row, match, strict=True)], dtype=float)
     most = int(match.sum(axis=2).max(initial=0))
     first = np.argsort(~match, axis=2, kind="stable")[:, :, :most]  # the matching columns first, in column order
     found = np.take_along_axis(match, first, axis=2)
@@ -276,6 +295,15 @@ def _all_whole(values: np.ndarray) -> bool:
         return bool((np.abs(values) < 2.0**52).all() and (np.floor(values) == values).all())
 
 
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each distinct row (the same bits) and, for every row, which of those it is."""
+    index: dict[bytes, int] = {}
+    at = np.array([index.setdefault(r.tobytes(), len(index)) for r in rows], dtype=np.intp)
+    first = np.full(len(index), -1, dtype=np.intp)
+    first[at[::-1]] = np.arange(rows.shape[0], dtype=np.intp)[::-1]
+    return first, at
+
+
 def kahan_rows(terms: np.ndarray) -> np.ndarray:
     """Kahan.get of each row's values added in column order, shape (rows,)."""
     if terms.shape[0] > SMALL:
@@ -295,6 +323,10 @@ def irr(row: Any, guess: Any) -> np.ndarray:
     batch = max(row.shape[0], g.size)
     row = np.broadcast_to(row, (batch, row.shape[1]))
     g = np.broadcast_to(g, (batch,)).copy()
+    if 1 < batch <= SMALL:  # a few cases often share their cash flows and guess (the scenarios that do not
+        first, at = _distinct_rows(np.column_stack([row, g]))  # change them): each distinct case once
+        if first.size < batch:
+            return irr(row[first], g[first])[at]
     n = row.shape[1]
     x = np.where(g == -1.0, 0.1, g)
     eps = np.ones(batch)
