@@ -9,6 +9,7 @@ formula, and spreadsheet.py's row functions (SUM, SUMIF, IRR)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Iterator
 from typing import Any
@@ -23,7 +24,7 @@ from workbook.api import load
 from workbook.book import Book
 from workbook.formula import evaluation, kernels
 from workbook.formula import spreadsheet as ss
-from workbook.formula.expr import MONTHS, YEARS, Env
+from workbook.formula.expr import MONTHS, YEARS, Env, FormulaError
 from workbook.sensitivity import validity_checks
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
@@ -155,15 +156,10 @@ def test_a_scenario_copy_that_is_not_its_base_formula_is_evaluated_as_written() 
     book = load(EXAMPLE).book
     mapping = next(iter(book.scenarios.values()))
     copy = next(line for line in mapping.values() if line.kind == "calc" and line.axis is None)
-    saved = copy.formula
-    copy.formula = copy.formula * 2  # no longer the base line's formula: not a row of it
-    try:
-        assert evaluation.scenarios_as_rows(book) is None
-        got = book.evaluate()
-        assert_same_bits(got, reference_evaluate(book))
-    finally:
-        copy.formula = saved
-    assert evaluation.scenarios_as_rows(book) is not None
+    changed = book.replaced(dataclasses.replace(copy, formula=copy.formula * 2))  # not a row of its base line
+    assert evaluation.scenarios_as_rows(changed) is None
+    assert_same_bits(changed.evaluate(), reference_evaluate(changed))
+    assert evaluation.scenarios_as_rows(book) is not None  # the book it was derived from is unchanged
 
 
 # ---------------------------------------------------------------- only what is asked for
@@ -390,8 +386,8 @@ def test_scalar_arithmetic_is_spreadsheets(ab: tuple[float, float]) -> None:
 @pytest.mark.slow
 def test_a_scenario_copy_that_still_reads_the_base_line_is_evaluated_as_written() -> None:
     """The batched scenarios may stand in for a copy only when it is its base formula re-pointed: a copy left
-    reading the base case's line is evaluated as written (what LibreOffice computes), and a base line changed
-    after an evaluation is not served from the cached plan."""
+    reading the base case's line (a book derived with it) is evaluated as written (what LibreOffice computes); a
+    line in a book cannot change, so the plan cached for a book stays true."""
     from tests.conftest import EXAMPLE
     from workbook.api import load
 
@@ -399,6 +395,9 @@ def test_a_scenario_copy_that_still_reads_the_base_line_is_evaluated_as_written(
     copy = book.scenarios["low_utilisation"]["tco.energy_cost"]
     base = book.lines["tco.energy_cost"]
     batched = book.evaluate()[copy.id].item()
-    copy.formula = base.formula  # not re-pointed: reads the base case's utilisation
-    assert book.evaluate()[copy.id].item() == pytest.approx(book.evaluate()[base.id].item())
-    assert book.evaluate()[copy.id].item() != pytest.approx(batched)
+    changed = book.replaced(dataclasses.replace(copy, formula=base.formula))  # not re-pointed: the base case's
+    assert changed.evaluate()[copy.id].item() == pytest.approx(book.evaluate()[base.id].item())
+    assert changed.evaluate()[copy.id].item() != pytest.approx(batched)
+    assert book.evaluate()[copy.id].item() == batched  # the book it was derived from is unchanged
+    with pytest.raises(FormulaError):  # a line in a book never changes: the plan cached for it stays true
+        copy.formula = base.formula

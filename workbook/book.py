@@ -9,6 +9,7 @@ their presentation (sections, sentences, charts, views, tables).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,6 +68,7 @@ class Book:
     bom: Any = None  # the bill of materials' rows (models.bom.BomOut): the vendor's copy lists them
     calendar: Any = None  # the timeline's dates (models.calendar.Calendar): column headers, fiscal-year keys
     _names: dict[str, str] = field(default_factory=dict, repr=False)  # defined name -> line id (each once)
+    _readers: tuple[int, dict[str, tuple[str, ...]]] = field(default=(0, {}), repr=False)  # (lines then, succs)
 
     def timeline(self, months: int) -> None:
         """Set the workbook's one timeline: the start (time 0) and `months` months after it."""
@@ -93,11 +95,13 @@ class Book:
     def columns(self, axis: str | None) -> int:
         return {None: 1, MONTHS: self.periods, YEARS: self.years}[axis]
 
-    def sheet(self, title: str, prefix: str, defined: dict[str, Line] | None = None) -> SheetBuilder:
+    def sheet(self, title: str, prefix: str, defined: dict[str, Line] | None = None,
+              group: str | None = None) -> SheetBuilder:
         """Adds lines to a sheet with ids `prefix.key`; each is also recorded in `defined` under its key (a
-        model instance collects its outputs from there)."""
+        model instance collects its outputs from there). `group`: the section its input rows belong to on the
+        Inputs sheet (default: the sheet's title)."""
         self.sheets.setdefault(title, [])
-        return SheetBuilder(self, title, prefix, defined)
+        return SheetBuilder(self, title, prefix, defined, group)
 
     def _add(self, line: Line) -> Line:
         self._add_constants(line)
@@ -107,10 +111,40 @@ class Book:
         if other is not None:
             raise FormulaError(f"has the defined name {line.name} of line {other}", line=line.id, label=line.label)
         self._check_rollups(line)
+        line.seal()
         self._names[line.name] = line.id
         self.lines[line.id] = line
         self.sheets.setdefault(line.sheet, []).append(line)
         return line
+
+    def replaced(self, line: Line) -> Book:
+        """A copy of the book with `line` in place of the line of its id (on its sheet, in the scenarios that hold
+        it), sealed; this book is unchanged. Formulas read lines by id, so its readers read the new line. The one
+        way to derive a changed book: a line in a book never changes."""
+        old = self.lines.get(line.id)
+        if old is None:
+            raise KeyError(f"{line.id} is not a line of this book")
+        if line.axis != old.axis or line.is_bool != old.is_bool:
+            raise FormulaError("a replacement must keep the line's periods and type", line=line.id, label=line.label)
+        line.seal()
+        swap = {line.id: line}
+        return dataclasses.replace(
+            self, lines={k: swap.get(k, v) for k, v in self.lines.items()},
+            sheets={t: [line if x is old else x for x in items] for t, items in self.sheets.items()},
+            scenarios={n: {k: line if v is old else v for k, v in m.items()} for n, m in self.scenarios.items()},
+            _names=dict(self._names), _readers=(0, {}))
+
+    def readers(self, line_id: str) -> tuple[str, ...]:
+        """The ids of the lines that read `line_id` (its successors, in book order): Line.reads turned round."""
+        if line_id not in self.lines:
+            raise KeyError(f"{line_id} is not a line of this book")
+        if self._readers[0] != len(self.lines):  # lines are only ever added: rebuilt once the book has grown
+            succs: dict[str, list[str]] = {}
+            for line in self.lines.values():
+                for pred in line.reads:
+                    succs.setdefault(pred, []).append(line.id)
+            self._readers = (len(self.lines), {k: tuple(v) for k, v in succs.items()})
+        return self._readers[1].get(line_id, ())
 
     def _check_rollups(self, line: Line) -> None:
         """With a calendar, every yearly column is headed by its fiscal year: a roll-up must sum by the calendar's
@@ -183,10 +217,11 @@ def in_words(condition: Node) -> str:
 class SheetBuilder:
     """Adds lines to one sheet of a book, with ids prefixed by the model's name."""
 
-    def __init__(self, book: Book, title: str, prefix: str, defined: dict[str, Line] | None = None):
+    def __init__(self, book: Book, title: str, prefix: str, defined: dict[str, Line] | None = None,
+                 group: str | None = None):
         self.book, self.title, self.prefix = book, title, prefix
         self.defined: dict[str, Line] = {} if defined is None else defined
-        self.group = title  # the model an input row belongs to (its section on the Inputs sheet)
+        self.group = group or title  # the model an input row belongs to (its section on the Inputs sheet)
 
     def _id(self, key: str) -> str:
         return f"{self.prefix}.{key}"
@@ -221,15 +256,17 @@ class SheetBuilder:
         )
 
     def calc(self, key: str, label: str, unit_text: str, formula: Any, note: str = "",
-             *, fmt: str = NUMBER, opening: Any = None, balance_change: bool = False) -> Line:
+             *, fmt: str = NUMBER, opening: Any = None, balance_change: bool = False,
+             year_keys: Node | None = None) -> Line:
         """A calculated line. `formula` may be a function of the line itself, for a line that uses its own
         previous period (`lambda me: prev(me) + flow`). A line that reads any previous period needs an
         `opening`: its value at time 0 (column 0). `balance_change`: the row is a change in a balance, which
-        nets to 0 over the life (its timeline total would show only rounding noise, so it gets none)."""
+        nets to 0 over the life (its timeline total would show only rounding noise, so it gets none).
+        `year_keys`: for a roll-up's key row, each yearly column's key (its header; default: its number)."""
         line_id = self._id(key)
         u = parse_unit(pint_text(unit_text))
         line = Line(line_id, label, unit_text, u, "calc", self.title, note, None, fmt, section=self.title,
-                    balance_change=balance_change)
+                    balance_change=balance_change, year_keys=year_keys)
         if opening is not None:
             line.opening = finalise(as_node(opening), u, line_id, f"{label} (at the start)", unit_text)
             if line.opening.axis not in (None, MONTHS) or reads_previous(line.opening):

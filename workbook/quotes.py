@@ -137,8 +137,7 @@ def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: A
     (the site's `bom.price_date`, else the newest quote's date); None without quotes."""
     if not quotes:
         return None
-    s = book.sheet(INPUTS, "bom")
-    s.group = f"{SECTION} ({quotes_path(site.path).name})"
+    s = book.sheet(INPUTS, "bom", group=f"{SECTION} ({quotes_path(site.path).name})")
     s.section(s.group)
     lines: dict[str, Any] = {}
     for key, q in sorted(quotes.items()):

@@ -49,8 +49,7 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
                              expected="a mapping of input key to value, e.g. tco.utilisation: 0.4")
         mapping: dict[str, Line] = {}
         values = dict(site.values)
-        builder = book.sheet(INPUTS, f"scenario.{name}")
-        builder.group = f"Scenario: {name}"
+        builder = book.sheet(INPUTS, f"scenario.{name}", group=f"Scenario: {name}")
         for key, raw in changes.items():
             line = book.lines.get(key)
             if line is None or line.kind != "input" or key not in by_key:

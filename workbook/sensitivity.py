@@ -237,8 +237,7 @@ def current_check(book: Book, inputs: list[Line]) -> Line:
     stale), so it must not turn "All checks pass" FALSE; a scenario's copy of it would compare the scenario's
     changed input with the base build value, FALSE by construction; and as a validity check it would make every
     tornado case (each moves an input) n/a."""
-    record = book.sheet(INPUTS, PREFIX)
-    record.group = RECORD_SECTION
+    record = book.sheet(INPUTS, PREFIX, group=RECORD_SECTION)
     same = []
     for line in inputs:
         built = record.input(f"built_{line.name}", f"{line.label} [as built]", line.unit_text,

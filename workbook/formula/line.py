@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,11 +61,34 @@ class Line(Operand):
     year_keys: Node | None = None  # a roll-up key row: each yearly column's key (its header); None: its number
     balance_change: bool = False  # a change in a balance (debt, book value, tax owed): it nets to 0 over the life
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_sealed"):
+            raise FormulaError(f"is part of a book and cannot change ({name}); derive a changed copy with "
+                               "Line.cloned", line=self.id, label=self.label)
+        object.__setattr__(self, name, value)
+
+    def seal(self) -> None:
+        """Complete: the book that adds a line seals it, after which no field changes. What it reads is then
+        computed once (`reads`), and every cache of the evaluator can trust a line's formula to stay the same."""
+        if not self.__dict__.get("_sealed"):
+            object.__setattr__(self, "_preds", _read_ids(self))
+            object.__setattr__(self, "_sealed", True)
+
+    @property
+    def sealed(self) -> bool:
+        return bool(self.__dict__.get("_sealed"))
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The ids of the lines this line's formula and opening read (its predecessors), itself excluded."""
+        return self.__dict__["_preds"] if self.__dict__.get("_sealed") else _read_ids(self)
+
     def node(self) -> Node:
         return Ref(self)
 
     def cloned(self, line_id: str, label: str, sheet: str, section: str) -> Line:
-        """The same line under another id (a scenario's copy); the caller re-points its formula."""
+        """The same line under another id (a scenario's copy), not sealed: the caller re-points its formula
+        before a book adds (and seals) it."""
         return dataclasses.replace(self, id=line_id, label=label, sheet=sheet, section=section)
 
     @property
@@ -147,17 +169,13 @@ def finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str)
 # ---------------------------------------------------------------- what each line reads
 
 
-_READS: weakref.WeakKeyDictionary[Any, tuple[Any, Any, tuple[str, ...]]] = weakref.WeakKeyDictionary()
-
-
 def reads(line: Line) -> tuple[str, ...]:
     """The ids of the lines a line's formula and opening read (values, previous periods, whole rows, roll-up
-    keys), itself excluded. Cached per line while its formula and opening stay the same objects."""
-    cached = _READS.get(line)
-    if cached is not None and cached[0] is line.formula and cached[1] is line.opening:
-        return cached[2]
+    keys), itself excluded: Line.reads, computed once when a book seals the line."""
+    return line.reads
+
+
+def _read_ids(line: Line) -> tuple[str, ...]:
     ids = dict.fromkeys(i for node in (line.formula, line.opening) if node is not None for i in node.read_ids)
     ids.pop(line.id, None)
-    out = tuple(ids)
-    _READS[line] = (line.formula, line.opening, out)
-    return out
+    return tuple(ids)

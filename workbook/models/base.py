@@ -72,8 +72,8 @@ class Inputs:
         self._lines: dict[str, Line] = {}
         self._choices: dict[str, Any] = {}
         self._sources: dict[str, str] = {}  # a text input's source
-        builder = book.sheet(INPUTS, in_namespace(prefix, namespace))
-        title = builder.group = instance_title(title, namespace)
+        title = instance_title(title, namespace)
+        builder = book.sheet(INPUTS, in_namespace(prefix, namespace), group=title)
         builder.section(title)
         for spec in specs:
             value = site.get(spec.key)

@@ -56,8 +56,7 @@ def define(c: SheetBuilder, start: Line, year_end: Line, month: Line) -> Calenda
                     year_of(eomonth(month_end, 12 - year_end)),
                     "YEAR(EOMONTH(month end, 12 - fiscal year-end month)): a fiscal year is named by the calendar "
                     "year it ends in; the P&L sums the months by it (time 0 apart, as key 0)", opening=0,
-                    fmt=FISCAL_SHOWN)
-    fiscal.year_keys = header
+                    fmt=FISCAL_SHOWN, year_keys=header)
     calendar = Calendar(start, year_end, month_end, fiscal, header)
     c.book.set_calendar(calendar)
     return calendar

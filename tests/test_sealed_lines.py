@@ -1,0 +1,76 @@
+"""A line in a book never changes: the book seals it as it adds it. What a line reads (Line.reads) and what reads
+it (Book.readers) are public; a changed book is derived (Book.replaced), never edited in place."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from tests.conftest import EXAMPLE
+from workbook.api import load
+from workbook.book import Book
+from workbook.formula.expr import FormulaError
+
+
+@pytest.fixture(scope="module")
+def book() -> Book:
+    return load(EXAMPLE).book
+
+
+@pytest.mark.parametrize("field", ["formula", "opening", "value", "label", "axis", "bounds", "year_keys", "extra"])
+def test_no_field_of_a_line_in_a_book_changes(book: Book, field: str) -> None:
+    line = book.lines["tco.npv_own"]
+    before = dict(vars(line))
+    with pytest.raises(FormulaError) as refused:
+        setattr(line, field, None)
+    assert refused.value.line == "tco.npv_own"
+    assert vars(line) == before
+
+
+def test_every_line_of_the_book_is_sealed(book: Book) -> None:
+    assert all(line.sealed for line in book.lines.values())
+
+
+def test_readers_are_what_each_line_reads_turned_round(book: Book) -> None:
+    pairs = {(pred, line.id) for line in book.lines.values() for pred in line.reads}
+    turned = {(line_id, reader) for line_id in book.lines for reader in book.readers(line_id)}
+    assert pairs == turned
+    assert len(pairs) > 2 * len(book.lines)  # the book is a graph, not a list
+    order = list(book.lines)
+    for line_id in order:  # each reader comes after what it reads (definition order is evaluation order)
+        assert all(order.index(r) > order.index(line_id) for r in book.readers(line_id)[:3])
+
+
+def test_what_the_energy_cost_reads_and_who_reads_the_electricity_price(book: Book) -> None:
+    # energy = idle energy + energy per unit of utilisation x utilisation; both parts are priced at the electricity
+    # price, which the Sensitivity sheet also shows as the current value of an estimate
+    assert book.lines["tco.energy_cost"].reads == ("tco.energy_idle", "tco.energy_per_utilisation", "tco.utilisation")
+    assert book.readers("tco.electricity_price") == ("tco.energy_idle", "tco.energy_per_utilisation",
+                                                      "sensitivity.current")
+    assert book.readers("tco.npv_advantage") == tuple(
+        line.id for line in book.lines.values() if "tco.npv_advantage" in line.reads)
+    with pytest.raises(KeyError):
+        book.readers("tco.no_such_line")
+
+
+def test_a_changed_book_is_derived_and_the_first_is_unchanged(book: Book) -> None:
+    base = book.lines["tco.energy_cost"]
+    doubled = dataclasses.replace(base, formula=base.formula * 2)
+    changed = book.replaced(doubled)
+    assert changed.lines["tco.energy_cost"] is doubled and doubled.sealed
+    assert book.lines["tco.energy_cost"] is base
+    assert list(changed.lines) == list(book.lines)
+    assert any(x is doubled for x in changed.sheets[base.sheet]) and not any(
+        x is doubled for x in book.sheets[base.sheet])
+    old = book.evaluate(lines=["tco.energy_cost"])["tco.energy_cost"]
+    new = changed.evaluate(lines=["tco.energy_cost"])["tco.energy_cost"]
+    assert new.tolist() == (old * 2).tolist()
+
+
+def test_a_replacement_keeps_the_lines_periods(book: Book) -> None:
+    base = book.lines["tco.npv_own"]  # a single value
+    with pytest.raises(FormulaError):
+        book.replaced(dataclasses.replace(base, formula=book.lines["tco.month"].formula, axis="months"))
+    with pytest.raises(KeyError):
+        book.replaced(dataclasses.replace(base, id="tco.no_such_line"))
