@@ -10,6 +10,7 @@ import pytest
 from tests.conftest import EXAMPLE
 from workbook.api import load
 from workbook.book import Book
+from workbook.formula import evaluation
 from workbook.formula.expr import FormulaError
 
 
@@ -74,3 +75,26 @@ def test_a_replacement_keeps_the_lines_periods(book: Book) -> None:
         book.replaced(dataclasses.replace(base, formula=book.lines["tco.month"].formula, axis="months"))
     with pytest.raises(KeyError):
         book.replaced(dataclasses.replace(base, id="tco.no_such_line"))
+
+
+def test_a_book_derived_with_an_input_replaced_still_evaluates_its_scenarios_as_rows(book: Book) -> None:
+    utilisation = book.lines["tco.utilisation"]
+    changed = book.replaced(dataclasses.replace(utilisation, value=utilisation.value * 0.9))
+    assert evaluation.scenarios_as_rows(changed) is not None
+    rows = changed.evaluate()
+    with pytest.MonkeyPatch.context() as mp:  # each scenario copy evaluated as written
+        mp.setattr(evaluation, "scenarios_as_rows", lambda book: None)
+        as_written = changed.evaluate()
+    for key in ("tco.npv_advantage", "scenario.low_utilisation.tco.npv_advantage",
+                "scenario.one_month_late.tco.npv_advantage"):
+        assert rows[key].tobytes() == as_written[key].tobytes()
+    assert rows["tco.npv_advantage"].item() != book.evaluate()["tco.npv_advantage"].item()
+
+
+def test_a_book_derived_with_a_calculation_replaced_evaluates_its_scenario_copies_as_written(book: Book) -> None:
+    base = book.lines["tco.energy_cost"]
+    changed = book.replaced(dataclasses.replace(base, formula=base.formula * 2))
+    assert evaluation.scenarios_as_rows(changed) is None  # its copies read the old formula: not rows of the new
+    copy = "scenario.low_utilisation.tco.energy_cost"
+    assert changed.evaluate()[copy].item() == book.evaluate()[copy].item()  # as written: still the old formula
+    assert evaluation.scenarios_as_rows(book) is not None

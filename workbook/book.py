@@ -62,6 +62,10 @@ class Book:
     years: int = 0  # its yearly roll-up: the start and then each year
     tables: list[Any] = field(default_factory=list)  # build-time value tables (e.g. sensitivity)
     scenarios: dict[str, dict[str, Line]] = field(default_factory=dict)  # name -> base id -> scenario line
+    # each scenario copy is its base line's formula re-pointed at the scenario's lines, as add_scenarios makes it,
+    # so the evaluator computes it as a row of its base line; a book derived with a calculation replaced cannot say
+    # so of the copies downstream of it, and evaluates every copy as written
+    scenario_copies_are_rows: bool = True
     views: list[View] = field(default_factory=list)
     headline: list[Line] = field(default_factory=list)  # the lines the Cover repeats under the site (the answer)
     grids: list[Grid] = field(default_factory=list)  # tables of lines, one cell each (the bill of materials)
@@ -120,7 +124,8 @@ class Book:
     def replaced(self, line: Line) -> Book:
         """A copy of the book with `line` in place of the line of its id (on its sheet, in the scenarios that hold
         it), sealed; this book is unchanged. Formulas read lines by id, so its readers read the new line. The one
-        way to derive a changed book: a line in a book never changes."""
+        way to derive a changed book: a line in a book never changes. With a calculation replaced, the scenario
+        copies are evaluated as written (what a spreadsheet computes), no longer as rows of their base lines."""
         old = self.lines.get(line.id)
         if old is None:
             raise KeyError(f"{line.id} is not a line of this book")
@@ -132,7 +137,8 @@ class Book:
             self, lines={k: swap.get(k, v) for k, v in self.lines.items()},
             sheets={t: [line if x is old else x for x in items] for t, items in self.sheets.items()},
             scenarios={n: {k: line if v is old else v for k, v in m.items()} for n, m in self.scenarios.items()},
-            _names=dict(self._names), _readers=(0, {}))
+            _names=dict(self._names), _readers=(0, {}),
+            scenario_copies_are_rows=self.scenario_copies_are_rows and (old.kind == "input" or not self.scenarios))
 
     def readers(self, line_id: str) -> tuple[str, ...]:
         """The ids of the lines that read `line_id` (its successors, in book order): Line.reads turned round."""

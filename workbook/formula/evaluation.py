@@ -33,7 +33,6 @@ import numpy as np
 
 from workbook.formula import kernels
 from workbook.formula.expr import (
-    DERIVED,
     MONTHS,
     YEARS,
     AddSub,
@@ -94,25 +93,25 @@ def needed(book: Book, lines: Iterable[str] | None, reading: Callable[[Line], tu
 class _Scenarios:
     """A book's scenarios evaluated as rows of one batch: row 0 the base case, row r scenario r.
 
-    A scenario's copy of a line is the base line's formula with the scenario's lines in place of the base's
-    (workbook.scenarios), so its value is the base line's evaluated with the scenario's inputs: row r of the base
-    line when every input a scenario changes holds one row per scenario. One evaluation of the base lines then
-    gives every copy, instead of one evaluation per copy. The base case's lines are row 0; a line defined after
-    the scenarios (the master check) is too, whatever its other rows hold."""
+    A scenario is a set of input overrides; its copy of a line (workbook.scenarios, for the workbook's live
+    scenario sheets) is the base line's formula re-pointed at the scenario's lines, so its value is row r of the
+    base line evaluated with every input a scenario changes holding one row per scenario. That holds by
+    construction: add_scenarios is the one maker of copies and a line in a book never changes (a book derived with
+    a calculation replaced says its copies are no longer rows, Book.scenario_copies_are_rows). One evaluation of
+    the base lines then gives every copy. A line defined after the scenarios (the master check) is row 0 too."""
 
     def __init__(self, book: Book):
+        if not book.scenario_copies_are_rows:
+            raise _NotRows
         self.row: dict[str, tuple[str, int]] = {}  # copy id -> (base line id, its row)
         self.changes: list[dict[str, str]] = []  # per scenario: base input id -> the scenario's input id
         for r, mapping in enumerate(book.scenarios.values(), start=1):
             changed = {}
             for base_id, copy in mapping.items():
-                base = book.lines.get(base_id)
-                if base is None or book.lines.get(copy.id) is not copy:
+                if base_id not in book.lines or book.lines.get(copy.id) is not copy:
                     raise _NotRows
                 if copy.kind == "input":
                     changed[base_id] = copy.id
-                elif not (_same(base.formula, copy.formula, mapping) and _same(base.opening, copy.opening, mapping)):
-                    raise _NotRows
                 else:
                     self.row[copy.id] = (base_id, r)
             self.changes.append(changed)
@@ -133,19 +132,18 @@ class _Scenarios:
 
 
 class _NotRows(Exception):
-    """The book's scenarios cannot be read as rows of the base lines (a copy that is not its base's formula)."""
+    """The book's scenario copies are not rows of their base lines (a derived book, or a copy not in the book)."""
 
 
 _SCENARIOS: dict[int, tuple[Any, Any, _Scenarios | None]] = {}  # id(book) -> (its weakref, state, plan)
 
 
 def scenarios_as_rows(book: Book) -> _Scenarios | None:
-    """The book's scenarios as rows, or None (no scenarios, or copies that are not their base's formula)."""
+    """The book's scenarios as rows, or None (no scenarios, or copies that are not rows of their base lines)."""
     if not book.scenarios:
         return None
-    # a line in a book never changes (it is sealed), so the plan holds while the book holds the same lines
-    state = (len(book.lines), tuple((name, tuple((id(c), id(book.lines.get(k))) for k, c in m.items()))
-                                    for name, m in book.scenarios.items()))
+    # a line in a book never changes and lines are only added, so the plan holds while the counts do
+    state = (len(book.lines), len(book.scenarios), book.scenario_copies_are_rows)
     cached = _SCENARIOS.get(id(book))
     if cached is not None and cached[0]() is book and cached[1] == state:
         return cached[2]
@@ -162,32 +160,6 @@ def scenarios_as_rows(book: Book) -> _Scenarios | None:
 def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
     v = overrides.get(key, book.lines[key].value)
     return float(np.asarray(v, dtype=float).reshape(-1)[0])
-
-
-def _same(base: Node | None, copy: Node | None, mapping: dict[str, Line]) -> bool:
-    """Whether `copy` is `base` with the lines of `mapping` in place of the base's (as Node.rebuilt makes it)."""
-    if base is copy:  # a shared part: the copy's only if it reads no line the scenario replaces
-        return base is None or not any(i in mapping for i in base.read_ids)
-    if base is None or copy is None or type(base) is not type(copy):
-        return False
-    parts = set(base.NODES) | set(base.LINES)
-    for k in (base.__dict__.keys() | copy.__dict__.keys()) - parts - DERIVED:
-        if base.__dict__.get(k) is not copy.__dict__.get(k):
-            return False
-    for attr in base.LINES:
-        line, other = getattr(base, attr), getattr(copy, attr)
-        if other is not mapping.get(line.id, line):  # re-pointed exactly where the scenario has its own line
-            return False
-    for attr in base.NODES:
-        a, b = getattr(base, attr), getattr(copy, attr)
-        if isinstance(a, list | tuple):
-            if not isinstance(b, list | tuple) or len(a) != len(b):
-                return False
-            if not all(_same(x, y, mapping) for x, y in zip(a, b, strict=True)):
-                return False
-        elif not _same(a, b, mapping):
-            return False
-    return True
 
 
 # ---------------------------------------------------------------- evaluate
