@@ -18,7 +18,9 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from workbook import models
+from workbook import book as book_module
+from workbook import models, sensitivity
+from workbook.formula import evaluation
 from workbook.models import build_book, load_all
 from workbook.quotes import quotes_path
 
@@ -204,3 +206,27 @@ def test_no_model_places_its_charts_views_or_grids_itself(site: str, monkeypatch
         book = build_book(loaded)
     assert (book.charts, book.views, book.grids, book.headline, book.tables) == ([], [], [], [], [])
     assert list(book.lines) == list(placed.lines)
+
+
+@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
+def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
+        site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Define, then evaluate, then define what shows results: no evaluation while the models define their lines
+    (and the scenarios their copies), and the tornado's evaluation adds no line; the three steps are the book."""
+    loaded = load_all(ROOT / "inputs" / site)
+    with monkeypatch.context() as patched:
+        def refuse(*args: object, **kwargs: object) -> None:
+            raise AssertionError("the book was evaluated while the models defined it")
+
+        for module in (evaluation, sensitivity, book_module):
+            for name in ("evaluate", "evaluate_many", "evaluate_overlays"):
+                if hasattr(module, name):
+                    patched.setattr(module, name, refuse)
+        book, defined = models.define_models(loaded)
+    count = len(book.lines)
+    tornado = models.decision_tornado(book, defined.inputs, defined.money)
+    assert len(book.lines) == count and tornado.rows and tornado.read
+    models.define_results(book, loaded.site, defined, tornado)
+    whole = build_book(loaded)
+    assert list(book.lines) == list(whole.lines) and len(book.lines) > count
+    assert [t.rows for t in book.tables] == [t.rows for t in whole.tables]

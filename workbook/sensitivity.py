@@ -22,6 +22,7 @@ each input still equals its record (current_check): it is a notice, kept out of 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,7 @@ class Table:
     inputs: list[str] = field(default_factory=list)  # each row's input line id (a tornado's)
     outputs: list[str] = field(default_factory=list)  # the result line ids, in the columns' order (a tornado's)
     swing: float = 0.0  # the share each input moves either way (a tornado's)
+    read: list[str] = field(default_factory=list)  # the ids of the inputs its values were computed from
 
 
 @dataclass(frozen=True)
@@ -129,10 +131,17 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     table = _table(book, outputs, {out: float(result[out][-1]) for out in outputs}, rows, formats, swing,
                    len(lines), book.lines[scale])
     table.inputs, table.outputs, table.swing = ids, list(outputs), swing
-    check = current_check(book, [book.lines[k] for k in values if book.lines[k].kind == "input"])
-    table.current = (f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while "
-                     f"every input they were computed from is as built; FALSE: rebuild the workbook.")
+    table.read = [k for k in values if book.lines[k].kind == "input"]
     return table
+
+
+def record(book: Book, table: Table) -> Table:
+    """The table with the live check that it is still current (current_check of the inputs it was computed from,
+    defined here: after the evaluation that made the table, never inside it)."""
+    check = current_check(book, [book.lines[k] for k in table.read])
+    return dataclasses.replace(table, current=(
+        f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while every input "
+        f"they were computed from is as built; FALSE: rebuild the workbook."))
 
 
 def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: dict[str, np.ndarray],

@@ -179,7 +179,33 @@ NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power
 
 
 def build_book(loaded: Loaded) -> Book:
-    """Every line of the site's workbook, defined once; evaluation and rendering both read this."""
+    """Every line of the site's workbook, defined once; evaluation and rendering both read this. Three steps: the
+    models define their lines (and the scenarios their copies); the tornado evaluates the book under each
+    estimate's swings (overlays, one batch); then the lines that show results are defined, the Summary (which
+    lists the estimates the tornado ranks first) and the checks, and what the models show is placed."""
+    book, models = define_models(loaded)
+    tornado = decision_tornado(book, models.inputs, models.money)
+    define_results(book, loaded.site, models, tornado)
+    return book
+
+
+@dataclass(frozen=True)
+class Models:
+    """What define_models defined, for the steps after it: the inputs and each model's outputs."""
+
+    inputs: AllInputs
+    rel: reliability.ReliabilityOut
+    fleet: Fleet
+    spares: tuple[reliability.Spare, ...]
+    spares_shown: Presented
+    bill: bom.BomOut
+    money: tco.TcoOut
+    upgrade: tuple[generation.GenerationOut, Fleet] | None
+    room: envelope.EnvelopeOut
+
+
+def define_models(loaded: Loaded) -> tuple[Book, Models]:
+    """Every model's lines from the loaded inputs (no file read, no evaluation), then the scenarios' copies."""
     site = loaded.site
     book = Book(site.name)
     for title in sheets.ORDER:
@@ -202,19 +228,26 @@ def build_book(loaded: Loaded) -> Book:
     with_delay = dataclasses.replace(site, scenarios={**site.scenarios, **late})
     book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules(),
                                              {tco.DELAY_SCENARIO: (sheets.DELAY, sheets.DELAY_YEARLY)})
-    tornado = _decision_tornado(book, inputs, money)  # before the Summary, which lists the estimates it ranks
+    return book, Models(inputs, rel, fleet, spares, spares_shown, bill, money, upgrade, room)
+
+
+def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table) -> None:
+    """The lines that show results, defined after the tornado's evaluation: the record that its table is still
+    current, the checks, the Summary (with the estimates it ranks first) and each model's summary rows; then
+    what every model shows is placed (present)."""
+    tornado = sensitivity.record(book, tornado)
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
-    confirm = summary.to_confirm(book, site, tornado, inputs.tco.lead_time)
-    s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, fleet.power, fleet.ups, money,
-                                      inputs.tco, confirm)
-    fabric.summarise(s, fleet.fabric, fleet.oob.oob_switches)
-    cooling.summarise(s, fleet.cooling)
-    comparison = tco.summarise(book, s, money)
-    reliability.summarise(s, rel, spares)
-    delivered = generation.summarise(s, upgrade[0]) if upgrade is not None else Presented()
-    present(book, [rel.presented, spares_shown, bill.presented, *([upgrade[0].presented] if upgrade else []),
-                   room.presented, summary_shown, comparison, delivered], (tornado,))
-    return book
+    confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time)
+    s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
+                                      m.inputs.tco, confirm)
+    fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
+    cooling.summarise(s, m.fleet.cooling)
+    comparison = tco.summarise(book, s, m.money)
+    reliability.summarise(s, m.rel, m.spares)
+    delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()
+    present(book, [m.rel.presented, m.spares_shown, m.bill.presented,
+                   *([m.upgrade[0].presented] if m.upgrade else []), m.room.presented, summary_shown, comparison,
+                   delivered], (tornado,))
 
 
 def present(book: Book, parts: list[Presented], tables: tuple[sensitivity.Table, ...] = ()) -> None:
@@ -228,7 +261,7 @@ def present(book: Book, parts: list[Presented], tables: tuple[sensitivity.Table,
     book.tables += tables
 
 
-def _decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:
+def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:
     """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
     with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
     specs = all_specs()
