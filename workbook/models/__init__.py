@@ -141,7 +141,7 @@ def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
     nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
     plan_inputs = Inputs(book, site, generation.INPUTS_TITLE, generation.PREFIX, upgrade.specs)
     hall = {"price": inputs.tco.electricity_price, "pue": fleet.power.pue_energy}
-    return generation.define(book, plan_inputs, upgrade, fleet, nxt, hall), nxt
+    return generation.define(Scope(book, generation.PREFIX), plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
 def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet, quotes: dict[str, Quote],
@@ -242,7 +242,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
                                       m.inputs.tco, confirm)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
     cooling.summarise(s, m.fleet.cooling)
-    comparison = tco.summarise(book, s, m.money)
+    comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)
     reliability.summarise(s, m.rel, m.spares)
     delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()
     present(book, [m.rel.presented, m.spares_shown, m.bill.presented,

@@ -32,9 +32,13 @@ class Scope:
         if namespace and not NAMESPACE.match(namespace):
             raise FormulaError(f"namespace {namespace!r}: lowercase letters, digits and _, starting with a letter "
                                "(it becomes part of every id, defined name and sheet title)")
-        self.book, self.namespace = book, namespace
+        self.book, self.namespace, self.model = book, namespace, prefix
         self.prefix = in_namespace(prefix, namespace)
         self.defined: dict[str, Line] = {}
+
+    def instance(self, namespace: str) -> Scope:
+        """Another instance of the same model in the same book, under `namespace` (a plan of an upgrade)."""
+        return Scope(self.book, self.model, namespace)
 
     def sheet(self, title: str) -> SheetBuilder:
         return self.book.sheet(instance_title(title, self.namespace), self.prefix, self.defined)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from workbook.book import Book, SheetBuilder
+from workbook.book import SheetBuilder
 from workbook.formula.expr import Const, Node, Ref, as_node
 from workbook.formula.functions import (
     added,
@@ -603,11 +603,10 @@ def _start(s: SheetBuilder, i: Inputs, up: Upgrade, old: FleetRack) -> tuple[Lin
     return baseline, power
 
 
-def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dict[str, Line]) -> GenerationOut:
+def define(scope: Scope, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dict[str, Line]) -> GenerationOut:
     """The upgrade: both fleets' racks, the site's plant, each plan as an instance of the plan model, moving
     instead, the chart of delivered compute by month and the plans side by side. `current` and `nxt` are the two
     fleets (Fleet); `hall`: the energy price and the annual PUE the hall's energy is billed at."""
-    scope = Scope(book, PREFIX)
     s = scope.sheet(UPGRADE_RACKS)  # single values: in the reviewer's pack (the monthly sheets are its appendix)
     old = fleet_rack(s, "current", "current fleet", current, current.inputs.power.gpu_throughput)
     new = fleet_rack(s, "next", "next fleet", nxt, nxt.inputs.power.gpu_throughput)
@@ -618,7 +617,7 @@ def define(book: Book, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dic
     it_mw = nxt.power.critical_it_capacity
     per_mw = s.calc("projects_per_mw", "Facility projects per MW of the next fleet's critical IT", "USD/MW",
                     projects / it_mw, fmt=USD)
-    plans = {name: define_plan(Scope(book, PREFIX, name), i, up, name, old, new, hall, baseline, plant)
+    plans = {name: define_plan(scope.instance(name), i, up, name, old, new, hall, baseline, plant)
              for name in up.plans}
     s = scope.sheet(UPGRADE_PLANS)
     site = {"it_mw": it_mw, "pue": nxt.power.pue_energy, "staff_cost": current.inputs.tco.staff_cost,

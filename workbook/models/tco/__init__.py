@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import Book, SheetBuilder
+from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import flag, safe_div, total
 from workbook.formula.line import Line
@@ -122,15 +122,17 @@ def delay_changes(i: Inputs) -> dict[str, str]:
     return {"tco.delay_months": f"{int(i.delay_months.value.reshape(-1)[0]) + 1} months"}
 
 
-def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> Presented:
+def summarise(scope: Scope, s: SheetBuilder, tco: TcoOut, scenarios: dict[str, dict[str, Line]]) -> Presented:
     """The decision's cost of a month of delay (from the built-in scenario), the TCO's figures on the Summary besides
-    the answer (which heads it: models.summary) and the scenario comparison (a view of live lines)."""
-    late = book.scenarios.get(DELAY_SCENARIO, {})
+    the answer (which heads it: models.summary) and the scenario comparison (a view of live lines). `scenarios`:
+    each scenario's lines by the base line they stand in for (the book's, workbook.scenarios)."""
+    late = scenarios.get(DELAY_SCENARIO, {})
+    delay_effect = None
     if tco.npv_advantage.id in late:
-        t = book.sheet(TITLE, PREFIX)
+        t = scope.sheet(TITLE)
         t.section("A month of delay, the decision's view (its NPV effect)")
         fits = flag(late[LIFE_FITS])  # the delayed case needs a month more of timeline to be whole
-        t.calc("delay_npv_effect", "A month of delay: change in the NPV advantage of buying", "USD",
+        delay_effect = t.calc("delay_npv_effect", "A month of delay: change in the NPV advantage of buying", "USD",
                safe_div((late[tco.npv_advantage.id] - tco.npv_advantage) * fits, fits,
                         "n/a: the timeline has no month to spare for the delay (lengthen tco.horizon)"),
                f"the NPV advantage with one more month of lead time (scenario {DELAY_SCENARIO}, live on the Scenarios "
@@ -142,19 +144,19 @@ def summarise(book: Book, s: SheetBuilder, tco: TcoOut) -> Presented:
                  tco.capex, tco.owned_annual_cost, tco.delay_cost]:
         if line not in answered:
             s.show(line)
-    if "tco.delay_npv_effect" in book.lines:
-        s.show(book.lines["tco.delay_npv_effect"])
+    if delay_effect is not None:
+        s.show(delay_effect)
     for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.sources_equity, tco.peak_funding):
         if line is not None:
             s.show(line)
-    view = _comparison(book, tco)
+    view = _comparison(scenarios, tco)
     return Presented(views=(view,) if view is not None else ())
 
 
-def _comparison(book: Book, tco: TcoOut) -> View | None:
+def _comparison(scenarios: dict[str, dict[str, Line]], tco: TcoOut) -> View | None:
     """The base case and each of the site's own scenarios side by side, or None where it has none."""
     lines = tco.key_figures
-    own = {name: mapping for name, mapping in book.scenarios.items() if name != DELAY_SCENARIO}
+    own = {name: mapping for name, mapping in scenarios.items() if name != DELAY_SCENARIO}
     if not own:
         return None
     columns = [("Base", "the Inputs sheet", lines)]
