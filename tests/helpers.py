@@ -67,9 +67,10 @@ def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (
     return data
 
 
-def run(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def run(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m workbook ARGS` in a process of its own; `env`: variables set for it besides this one's."""
     return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600, env=None if env is None else {**os.environ, **env})
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], prefix: str = "error:") -> str:

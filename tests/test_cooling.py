@@ -82,7 +82,8 @@ def test_pg25_needs_more_flow_than_water_for_the_same_rise(tmp_path: Path) -> No
 def test_flow_round_trips_between_litres_per_minute_and_gpm(liquid: Model, per_kw: list[float],
                                                             share: float) -> None:
     """The model's gpm row, converted back to L/min (1 US gallon = 3.785411784 L), is its L/min row."""
-    v = liquid.book.evaluate({"cooling.flow_per_kw": np.array(per_kw), "cooling.gpu_liquid_share": share})
+    v = liquid.book.evaluate({"cooling.flow_per_kw": np.array(per_kw), "cooling.gpu_liquid_share": share},
+                             ranges=False)  # the arithmetic, over more than a site file may give
     lpm, gpm = v["cooling.coolant_flow"][:, 0], v["cooling.coolant_flow_gpm"][:, 0]
     np.testing.assert_allclose(Q_(gpm, "gpm").to("L/min").magnitude, lpm, rtol=1e-12)
     np.testing.assert_allclose(gpm * 3.785411784, lpm, rtol=1e-12)
@@ -238,7 +239,8 @@ def test_b200_cold_plate_rides_through_about_27_seconds(b200: Model) -> None:
 def test_a_coolant_at_the_gpus_limit_fails_the_ride_through_check(example: Model) -> None:
     """A GPU whose maximum operating temperature is the coolant's supply has no margin: 0 s, and the check fails;
     below it the margin (and the time) would be negative."""
-    v = example.book.evaluate({"cooling.gpu_throttle_temperature": np.array([87.0, 30.0, 25.0])})
+    v = example.book.evaluate({"cooling.gpu_throttle_temperature": np.array([87.0, 30.0, 25.0])},
+                              ranges=False)  # limits below the site file's range: the check must still fail
     np.testing.assert_allclose(v["cooling.cold_plate_margin"][:, 0], [57.0, 0.0, -5.0], rtol=1e-12)
     assert v["cooling.cold_plate_time"][1, 0] == 0
     assert list(v["cooling.throttle_above_coolant"][:, 0]) == [True, False, False]

@@ -137,7 +137,8 @@ def test_a_batch_is_the_reference_to_the_bit(books: dict[str, Book], site: str, 
     overrides = _random_overrides(book, abs(n), seed=abs(n))
     if n < 0:
         overrides = {k: v[[0, 1, 0, 2, 2, 1]] for k, v in overrides.items()}
-    assert_same_bits(book.evaluate(overrides), reference_evaluate(book, overrides))
+    # some values beyond an input's range too: the arithmetic is what is compared
+    assert_same_bits(book.evaluate(overrides, ranges=False), reference_evaluate(book, overrides))
 
 
 @pytest.mark.slow

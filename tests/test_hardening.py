@@ -21,10 +21,11 @@ import yaml
 
 from tests.conftest import EXAMPLE, ROOT
 from tests.fuzz import refused_in_lines
-from tests.helpers import fixed_seed
+from tests.helpers import fixed_seed, run
 from workbook import cli
 from workbook.api import load
 from workbook.excel.output import remove_stale, write_atomically
+from workbook.failures import EXIT_INPUT
 from workbook.inputs import InputError, InputErrors, example_for, load_limits, parse_value, writable_unit
 from workbook.models import all_specs
 from workbook.verify import verify_files
@@ -335,3 +336,50 @@ def test_fuzzed_site_files_are_built_or_refused_in_one_line(tmp_path: Path, part
     assert summary["problems"] == [], f"kept in {folder}: {summary['problems'][:3]}"
     assert set(summary["outcomes"]) <= {"built", "refused"}
     assert summary["outcomes"].get("built", 0) > 0 and summary["outcomes"].get("refused", 0) > 0
+
+
+# ---------------------------------------------------------------- crashes outside the commands' own work
+
+
+@pytest.mark.parametrize("cache", ["under a file", "damaged"])
+def test_a_pint_cache_that_cannot_be_used_is_no_error(tmp_path: Path, cache: str) -> None:
+    """pint opens its definitions cache at import, before any command runs: a cache folder under a file (it cannot
+    be made) or a damaged cache file gives the same answer, parsed without the cache."""
+    home = tmp_path / "cache"
+    if cache == "under a file":
+        home.write_text("not a folder")
+        home = home / "x"
+    else:
+        assert run("init", "--gpu", "H100-SXM", "--node", "DGX-H100", "-o", tmp_path / "s.yaml",
+                   env={"XDG_CACHE_HOME": str(home)}).returncode == 0  # a first run writes the cache
+        cached = sorted((home / "pint").iterdir())
+        assert cached
+        for f in cached:
+            f.write_bytes(b"damaged\n")
+    proc = run("evaluate", EXAMPLE, "--json", env={"XDG_CACHE_HOME": str(home)})
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert json.loads(proc.stdout)["lines"]["power.it_load"]["value"] > 0
+
+
+def test_a_reader_that_stops_early_stops_the_command_quietly() -> None:
+    """`evaluate ... | head -1`: the reader closes the pipe; the command stops with nothing on stderr and the
+    status a shell shows for a tool stopped by SIGPIPE (141), not an internal error."""
+    proc = subprocess.Popen([sys.executable, "-m", "workbook", "evaluate", str(EXAMPLE)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=300) == cli.EXIT_PIPE
+    assert first and err == b""
+
+
+def test_running_out_of_memory_is_one_line_naming_the_file(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    def exhausted(args: object) -> int:
+        raise MemoryError
+
+    monkeypatch.setitem(cli.COMMANDS, "evaluate", exhausted)
+    assert cli.main(["evaluate", str(EXAMPLE)]) == EXIT_INPUT
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and str(EXAMPLE) in err and "memory" in err

@@ -20,6 +20,7 @@ from tests.helpers import BASE, site_with
 from workbook.excel.layout import NOTE
 from workbook.inputs import InputError, InputErrors, Site, example_for, load_catalog, load_site
 from workbook.models import all_specs, build_book, complete
+from workbook.units import is_information
 
 SPECS = {s.key: s for s in all_specs()}
 
@@ -393,3 +394,32 @@ def test_a_template_is_parsed_once_yet_an_edit_is_read_and_no_caller_changes_ano
     with pytest.raises(InputError) as e:
         load_catalog(path)
     assert e.value.file == path
+
+
+# pint counts information as a pure number (bit = 1, byte = 8): a bare number given for a size would be read as
+# that many bits. Every key in bytes, TB, GB/s or Gbit/s needs its unit; counts stay plain numbers.
+SIZED = ("reliability.storage_sizing", "sized")  # the example's storage: sized from the checkpoint burst
+INFORMATION = [s for s in all_specs() if not (s.choices or s.text or s.redundancy or s.date)
+               and is_information(s.pint_unit)]
+
+
+def test_the_keys_in_units_of_information_are_the_sizes_bandwidths_and_link_speeds() -> None:
+    assert {"reliability.state_bytes", "reliability.fast_data", "reliability.fast_capacity",
+            "reliability.node_write_bandwidth", "fabric.nic_speed"} <= {s.key for s in INFORMATION}
+    assert not any(is_information(s.pint_unit) for s in all_specs() if s.unit in ("GPUs", "count", "%", "B params"))
+
+
+@pytest.mark.parametrize("key", [s.key for s in INFORMATION if s.when in (None, SIZED)])
+def test_a_bare_number_for_a_size_is_refused_not_read_as_bits(tmp_path: Path, key: str) -> None:
+    err = refused(site_with({key: 16}), tmp_path / "bits.yaml")
+    assert (err.key, err.value, err.problem) == (key, 16, "has no unit")
+    assert SPECS[key].unit in err.expected  # the example names the unit
+
+
+def test_a_size_with_its_unit_is_that_size(tmp_path: Path) -> None:
+    site = load(site_with({"reliability.state_bytes": "14 bytes", "reliability.fast_data": "10000 TB"}),
+                tmp_path / "sizes.yaml")
+    assert site.get("reliability.state_bytes").magnitude == 14  # bytes, not 14 bits (1.75 bytes)
+    assert site.get("reliability.fast_data").magnitude == 10_000  # TB
+    err = refused(site_with({"reliability.state_bytes": "100 bytes"}), tmp_path / "range.yaml")
+    assert err.problem.endswith("64 bytes")  # the range in the key's unit, not "512 (64 bytes)"

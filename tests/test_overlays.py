@@ -12,9 +12,11 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import fixed_seed
 from workbook.api import load
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scenario_overlays, stacked
+from workbook.formula.overrides import OverrideError, UnknownInput
 from workbook.units import ureg
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
+ANSWER = ["tco.npv_advantage"]
 RANDOM_INPUTS = {"tco.utilisation": (0.3, 1.0), "tco.electricity_price": (0.03, 0.3), "power.gpu_tdp": (500, 1000),
                  "tco.cost_of_capital": (0.0, 0.2), "tco.on_demand_price": (1.0, 4.0), "power.pue": (1.1, 1.8)}
 
@@ -113,3 +115,48 @@ def test_a_base_evaluation_reused_gives_the_same_bits(example: Any, key: str) ->
     for out in answers:
         assert np.array_equal(reused[out], fresh[out], equal_nan=True), (key, out)
     assert any(np.ptp(fresh[out][:, 0]) > 0 for out in answers), f"{key} moves none of the answers"
+
+
+# ---------------------------------------------------------------- overrides held to what the site file is held to
+
+
+def test_an_override_given_as_a_quantity_is_converted_not_stripped(example: Any) -> None:
+    book = example.book
+    price = float(book.lines["tco.electricity_price"].value.reshape(-1)[0])  # USD/kWh, as the Inputs sheet
+    as_mwh = book.evaluate({"tco.electricity_price": ureg.Quantity(price * 1000, "USD/MWh")}, lines=ANSWER)
+    as_number = book.evaluate({"tco.electricity_price": price}, lines=ANSWER)
+    assert as_mwh["tco.npv_advantage"].tobytes() == as_number["tco.npv_advantage"].tobytes()
+    assert as_mwh["tco.npv_advantage"][0, 0] == example.values["tco.npv_advantage"][0, 0]
+    many = book.evaluate({"tco.electricity_price": ureg.Quantity(np.array([50.0, 110.0]), "USD/MWh")}, lines=ANSWER)
+    assert many["tco.npv_advantage"].shape == (2, 1)  # one row per case, one column for a single value
+    assert many["tco.npv_advantage"][0, 0] > many["tco.npv_advantage"][1, 0]  # dearer power: buying wins less
+
+
+def test_an_override_of_another_dimension_is_refused(example: Any) -> None:
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({"tco.electricity_price": ureg.Quantity(110, "kW")}, lines=ANSWER)
+    assert refused.value.key == "tco.electricity_price" and "USD/kWh" in str(refused.value)
+
+
+@pytest.mark.parametrize(("key", "value"), [("tco.utilisation", 1.5), ("tco.utilisation", -0.1),
+                                            ("power.gpus", 1024.5), ("power.pue", float("nan")),
+                                            ("power.pue", np.array([1.3, 1.4, 0.5])), ("tco.utilisation", "0.6")])
+def test_an_override_the_input_cannot_take_is_refused(example: Any, key: str, value: Any) -> None:
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({key: value}, lines=ANSWER)
+    assert refused.value.key == key
+    with pytest.raises(OverrideError):  # the same rule for an overlay
+        evaluate_overlays(example.book, [{}, {key: value if np.size(value) == 1 else 0.5}], ANSWER)
+
+
+def test_the_range_check_can_be_left_out_for_speed(example: Any) -> None:
+    got = example.book.evaluate({"tco.utilisation": 1.5}, lines=ANSWER, ranges=False)
+    assert got["tco.npv_advantage"][0, 0] > example.values["tco.npv_advantage"][0, 0]
+
+
+def test_a_key_that_is_not_an_input_says_which_it_may_have_meant(example: Any) -> None:
+    with pytest.raises(UnknownInput) as refused:
+        example.book.evaluate({"tco.utilsation": 0.6}, lines=ANSWER)
+    assert isinstance(refused.value, KeyError)
+    assert (refused.value.key, refused.value.close) == ("tco.utilsation", "tco.utilisation")
+    assert "did you mean tco.utilisation?" in str(refused.value)

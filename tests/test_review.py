@@ -183,6 +183,24 @@ def test_a_percent_share_is_written_as_a_plain_fraction(imported: Imported) -> N
     assert imported.data()["tco"]["utilisation"]["value"] == 0.65
 
 
+@pytest.mark.slow
+def test_a_size_is_written_with_its_unit_and_a_scaled_count_as_the_count(copies: tuple[Path, Path]) -> None:
+    """pint reads a bare number for a size in bytes as bits, and the sheet shows parameters in billions: the
+    reviewed 14 (bytes) is written `14 bytes`, the reviewed 405 (B params) is written as the count 405000000000;
+    both read back as the reviewer typed them."""
+    site, xlsx = copies
+    outcome = run(reviewed_copy(xlsx, xlsx.with_name("sizes.xlsx"),
+                                {"reliability_state_bytes": 14, "reliability_model_parameters": 405}), site)
+    assert outcome.status == 0, outcome.err
+    data = yaml.safe_load(site.read_text(encoding="utf-8"))["reliability"]
+    assert data["state_bytes"]["value"] == "14 bytes"
+    assert data["model_parameters"]["value"] == 405_000_000_000
+    model = load(site)
+    assert model.values["reliability.state_bytes"].item() == 14
+    assert model.values["reliability.model_parameters"].item() == 405
+    assert model.values["reliability.checkpoint_size"].item() == pytest.approx(405e9 * 14 / 1e12)  # 5.67 TB
+
+
 def test_a_catalog_or_default_value_is_added_under_its_section(imported: Imported) -> None:
     new = imported.data()
     tdp = new["power"]["gpu_tdp"]

@@ -41,6 +41,7 @@ from workbook.formula.line import (
     reads,
     reads_previous,
 )
+from workbook.formula.overrides import checked
 from workbook.presentation import Chart, Grid, Section, Text, View
 from workbook.ranges import ANY, Range
 from workbook.sheets import CHECKS as CHECKS_SHEET
@@ -181,10 +182,13 @@ class Book:
     # ------------------------------------------------------------------ evaluation (workbook.formula.evaluation)
 
     def evaluate(self, overrides: dict[str, Any] | None = None, *, strict: bool = True,
-                 lines: list[str] | None = None) -> dict[str, np.ndarray]:
+                 lines: list[str] | None = None, ranges: bool = True) -> dict[str, np.ndarray]:
         """Every line's magnitude (in its declared unit) as an array (batch, columns); with `lines`, only those
-        (and only what they need is computed). See workbook.formula.evaluation.evaluate."""
-        return evaluate(self, overrides, lines, strict=strict)
+        (and only what they need is computed). See workbook.formula.evaluation.evaluate. Each override is an input
+        id and a number or array in the input's unit, or a pint quantity (converted); a value outside the input's
+        range is refused (OverrideError) unless `ranges` is False, and an id that is not an input says which one
+        it may have meant (UnknownInput, a KeyError). See workbook.formula.overrides."""
+        return evaluate(self, checked(self, overrides, ranges=ranges), lines, strict=strict)
 
     def non_finite_cases(self, values: dict[str, np.ndarray]) -> list[str]:
         """For each case of a non-strict evaluation, the label of the first line with no finite value, or ''."""

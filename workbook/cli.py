@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import select
 import sys
 from pathlib import Path
 from typing import Any
 
 from workbook.failures import EXIT_VERIFY, describe
 from workbook.inputs import InputError
+from workbook.yaml_reader import clip
 
 
 def default_output(site: Path) -> Path:
@@ -77,10 +80,44 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
+    except BrokenPipeError:
+        if _stdout_closed():  # `... | head`: the reader stopped; say nothing, as a Unix tool stopped by SIGPIPE
+            return EXIT_PIPE
+        status, line = describe(BrokenPipeError("a pipe to another process closed"))
+    except MemoryError:
+        status, line = describe(MemoryError())
+        line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
     except Exception as exc:
         status, line = describe(exc)
-        print(line, file=sys.stderr)
-        return status
+    print(line, file=sys.stderr)
+    return status
+
+
+EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader closed the pipe
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is the pipe that closed (its reader gone: poll says so). If so, it is pointed at
+    /dev/null, so that Python's own flush at exit finds nothing to complain of."""
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        closed = any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), or no file behind stdout
+        return False
+    if closed:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+    return closed
+
+
+def _subject(args: argparse.Namespace) -> str:
+    """The file the command was working on, for a one-line failure that names it."""
+    for name in ("site", "sites", "workbook", "workbooks", "returned", "output"):
+        given = getattr(args, name, None)
+        if given:
+            return clip(", ".join(map(str, given)) if isinstance(given, list) else str(given))
+    return "python -m workbook"
 
 
 

@@ -33,5 +33,7 @@ def describe(exc: Exception) -> tuple[int, str]:
         return EXIT_INPUT, f"error: {exc}"
     if isinstance(exc, FormulaError):  # UnitError is a FormulaError too
         return EXIT_MODEL, f"model error: {exc}"
+    if isinstance(exc, MemoryError):  # a file too large for this machine: the input's problem, not a tool bug
+        return EXIT_INPUT, "error: ran out of memory (a file too large for this machine?)"
     # a tool bug still gets one line, never a half-written file
     return 1, f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"

@@ -24,7 +24,7 @@ from typing import Any
 import pint
 
 from workbook.ranges import Range, shown
-from workbook.units import Q_, factor, unit
+from workbook.units import Q_, factor, is_information, unit
 from workbook.yaml_reader import YamlError, clip, echo, read_yaml
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -292,7 +292,7 @@ def _amount(spec: Spec, x: float) -> str:
     sheet shows scaled, the count the file gives with the sheet's figure beside it: 1e+06 (0.001 B params)."""
     if spec.unit == "%":
         return shown(x, percent=True)
-    if spec.pint_unit.dimensionality:
+    if spec.pint_unit.dimensionality or is_information(spec.pint_unit):
         return f"{x:g} {spec.unit}"
     scale = factor(spec.pint_unit, unit(""))
     return f"{x * scale:g} ({x:g} {spec.unit})" if scale != 1 else f"{x:g}"
@@ -334,7 +334,7 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     if isinstance(raw, bool) or raw is None:
         raise _fail(where, key, raw, "is not a number", spec)
     if isinstance(raw, int | float):
-        if target.dimensionality:
+        if target.dimensionality or is_information(target):  # a count stays a plain number, a size never is
             raise _fail(where, key, raw, "has no unit", spec)
         if abs(raw) > HUGE:  # before float(), which overflows above 1e308
             raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} (a typo?)", spec)

@@ -52,6 +52,7 @@ from workbook.formula.expr import (
     derived,
 )
 from workbook.formula.line import reads
+from workbook.formula.overrides import OverrideError, check_values, input_line, magnitude
 
 if TYPE_CHECKING:
     from workbook.book import Book
@@ -128,7 +129,7 @@ class _Scenarios:
         """The inputs a scenario changes, one row per case: the base value, and each scenario's own in its row."""
         overlays = [{}, *({key: _value(book, overrides, own) for key, own in changed.items()}
                           for changed in self.changes)]
-        return {k: v.reshape(-1, 1) for k, v in stacked(book, overlays, overrides).items()}
+        return {k: v.reshape(-1, 1) for k, v in stacked(book, overlays, overrides, ranges=False).items()}
 
 
 class _NotRows(Exception):
@@ -182,8 +183,7 @@ def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterabl
     overrides = overrides or {}
     batch = 1
     for key, v in overrides.items():
-        if key not in book.lines or book.lines[key].kind != "input":
-            raise KeyError(f"{key} is not an input of this book")
+        input_line(book, key)  # UnknownInput (a KeyError) naming the input it may have meant
         size = np.size(v)
         if size != 1:
             if batch not in (1, size):
@@ -535,38 +535,39 @@ def _scalar(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray], b: 
 Overlay = Mapping[str, Any]  # input id -> its value in the input's unit (a number, or a pint quantity converted)
 
 
-def _magnitude(line: Line, value: Any) -> float:
-    """An overlay's value as the line holds it: a quantity converted to the line's unit, a number as given."""
-    if hasattr(value, "to") and hasattr(value, "magnitude"):
-        return float(value.to(line.unit).magnitude)
-    return float(value)
-
-
-def stacked(book: Book, overlays: Sequence[Overlay], base: Overlay | None = None) -> dict[str, np.ndarray]:
+def stacked(book: Book, overlays: Sequence[Overlay], base: Overlay | None = None, *,
+            ranges: bool = True) -> dict[str, np.ndarray]:
     """The overrides that evaluate a list of overlays as rows: for each input any overlay changes, a column of one
-    value per overlay, the base value where that overlay leaves it (`base`'s, else the input's own)."""
+    value per overlay, the base value where that overlay leaves it (`base`'s, else the input's own). Each value as
+    an override of Book.evaluate is (workbook.formula.overrides): a quantity converted to the input's unit, and
+    within its range unless `ranges` is False."""
     out: dict[str, np.ndarray] = {}
     for key in dict.fromkeys(k for overlay in overlays for k in overlay):
-        line = book.lines.get(key)
-        if line is None or line.kind != "input":
-            raise KeyError(f"{key} is not an input of this book")
+        line = input_line(book, key)
         column = np.full(len(overlays), _value(book, base or {}, key))
         for row, overlay in enumerate(overlays):
             if key in overlay:
-                column[row] = _magnitude(line, overlay[key])
+                v = magnitude(line, overlay[key])
+                if v.size != 1:
+                    raise OverrideError(key, overlay[key], "is not one value (an overlay holds one per input)",
+                                        "one number or quantity")
+                column[row] = v.item()
+        if ranges:
+            check_values(line, column, column)
         out[key] = column
     return out
 
 
 def evaluate_overlays(book: Book, overlays: Sequence[Overlay], lines: Iterable[str] | None = None, *,
-                      strict: bool = True, chunk: int = DEFAULT_CHUNK) -> dict[str, np.ndarray]:
+                      strict: bool = True, chunk: int = DEFAULT_CHUNK, ranges: bool = True) -> dict[str, np.ndarray]:
     """Row k of every value is the book under overlays[k] (an empty overlay is the base case): one batch of
     len(overlays) rows, a chunk at a time, each value the same bits as evaluating that overlay alone. `lines`
-    as in evaluate (default: every line)."""
+    as in evaluate (default: every line); each overlay's values checked as stacked says (`ranges`)."""
     if not overlays:
         raise ValueError("no overlay to evaluate")
     wanted = [line.id for line in book.lines.values()] if lines is None else list(lines)
-    values = evaluate_many(book, stacked(book, overlays), wanted, chunk=chunk, strict=strict, compact=True)
+    values = evaluate_many(book, stacked(book, overlays, ranges=ranges), wanted, chunk=chunk, strict=strict,
+                           compact=True)
     return {k: np.broadcast_to(v, (len(overlays), v.shape[1])) for k, v in values.items()}
 
 

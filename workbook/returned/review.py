@@ -39,6 +39,7 @@ from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
 from workbook.models import all_rules, all_specs, build_book, complete
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.sheets import INPUTS
+from workbook.units import factor, is_information, unit
 from workbook.yaml_reader import clip
 
 # What a refusal is about (ReviewError.kind); a refused file itself is safe_xlsx.UntrustedFile.
@@ -188,7 +189,8 @@ def _refused(reviewed: Path, cell_name: str, line: Line, kind: str, problem: str
     if line.unit_text == "%":
         unit_words = " (a share: 0.7 is 70%)"
     elif line.unit_text:
-        unit_words = f" in {line.unit_text}" if line.unit.dimensionality else f" ({line.unit_text})"
+        unit_words = (f" in {line.unit_text}" if line.unit.dimensionality or is_information(line.unit)
+                      else f" ({line.unit_text})")
     else:
         unit_words = ""
     whole = "a whole number" if line.integer else "a number"
@@ -332,9 +334,11 @@ def _value_text(x: float, spec: Spec) -> str:
     """A value as a site file writes it: the number with the input's unit (a share as a plain fraction)."""
     if getattr(spec, "date", False):  # a calendar date, stored as days since the spreadsheet's day 0
         return (SPREADSHEET_DAY_0 + timedelta(days=math.floor(x))).isoformat()
+    if not spec.pint_unit.dimensionality and not is_information(spec.pint_unit):
+        # a count or a share, as a plain number: the count itself where the sheet shows it scaled (70 B params is
+        # written 70000000000, as the file gives it; 70 would be read as 70 parameters)
+        return _number_text(float(x) * factor(spec.pint_unit, unit("")))
     number = _number_text(float(x))
-    if not spec.pint_unit.dimensionality:
-        return number
     unit_text = writable_unit(spec)
     return f"{number} /{unit_text[2:]}" if unit_text.startswith("1/") else f"{number} {unit_text}"
 

@@ -1,0 +1,125 @@
+"""Overrides given through the API, held to what the site file is held to.
+
+`Book.evaluate({"tco.electricity_price": Q_(110, "USD/MWh")})` must price electricity at 0.11 USD/kWh, not 110: a
+pint quantity is converted to the input's unit (a wrong dimension is refused, not stripped with a warning); a
+plain number is a magnitude in the input's unit, as the Inputs sheet shows it. Each value must be finite and lie in
+the input's range (the one Range of the site file, a cell's validation and a reviewer's edit); a whole number where
+the input is a count. A key that is not an input says which input it may have meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+
+if TYPE_CHECKING:
+    from workbook.book import Book
+    from workbook.formula.line import Line
+
+ECHO = 80  # characters of a value an error shows
+
+
+class UnknownInput(KeyError):
+    """An override of a key that is not an input of the book (`close`: the input id it may have meant, or None)."""
+
+    def __init__(self, key: str, close: str | None):
+        self.key, self.close = key, close
+        hint = f" (did you mean {close}?)" if close else ""
+        super().__init__(f"{key} is not an input of this book{hint}")
+
+    def __str__(self) -> str:  # KeyError quotes its message; this one is a sentence
+        return str(self.args[0])
+
+
+class OverrideError(ValueError):
+    """An override whose value the input cannot take: `key`, the `value` given, the `problem` and what is
+    `expected`."""
+
+    def __init__(self, key: str, value: Any, problem: str, expected: str, shown: str | None = None):
+        self.key, self.value, self.problem, self.expected = key, value, problem, expected
+        shown = " ".join((repr(value) if shown is None else shown).split())
+        shown = shown if len(shown) <= ECHO else shown[:ECHO - 3] + "..."
+        super().__init__(f"{key} = {shown}: {problem}; expected {expected}")
+
+
+def input_line(book: Book, key: str) -> Line:
+    """The input line `key` names, or UnknownInput with the closest input id."""
+    line = book.lines.get(key)
+    if line is None or line.kind != "input":
+        known = [k for k, v in book.lines.items() if v.kind == "input"]
+        close = difflib.get_close_matches(str(key), known, n=1)
+        raise UnknownInput(str(key), close[0] if close else None)
+    return line
+
+
+def magnitude(line: Line, value: Any) -> np.ndarray:
+    """A value as the line holds it, a float array: a quantity converted to the line's unit, a number as given."""
+    if isinstance(value, pint.Quantity):
+        try:
+            value = value.to(line.unit).magnitude
+        except pint.DimensionalityError:
+            raise OverrideError(line.id, value, f"is in {value.units:~P}, which is not {_unit(line)}",
+                                _expected(line)) from None
+    if isinstance(value, str | bytes | bool | np.bool_):
+        raise OverrideError(line.id, value, "is not a number", _expected(line))
+    try:
+        out = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise OverrideError(line.id, value, "is not a number or an array of numbers", _expected(line)) from None
+    return out
+
+
+def checked(book: Book, overrides: Mapping[str, Any] | None, *, ranges: bool = True) -> dict[str, np.ndarray]:
+    """The overrides as the evaluator takes them (float arrays in each input's unit), each checked: an input of
+    the book, a number or quantity of its dimension, finite, and (unless `ranges` is False, for speed where the
+    caller has checked) within its range and whole where it counts."""
+    out: dict[str, np.ndarray] = {}
+    for key, value in (overrides or {}).items():
+        line = input_line(book, key)
+        v = magnitude(line, value)
+        if ranges:
+            check_values(line, v, value)
+        out[key] = v
+    return out
+
+
+def check_values(line: Line, v: np.ndarray, given: Any) -> None:
+    """Every value of `v` finite, within the line's range and whole where it counts; else OverrideError naming
+    the first that is not."""
+    bad = ~np.isfinite(v)
+    problem = "is not a finite number"
+    if not bad.any():
+        lo, hi, lo_open = line.bounds
+        with np.errstate(invalid="ignore"):
+            if lo is not None:
+                bad = (v <= lo) if lo_open else (v < lo)
+            if hi is not None:
+                bad = bad | (v > hi)
+        problem = "is outside the input's range"
+        if not bad.any() and line.integer:
+            bad = v != np.floor(v)
+            problem = "is not a whole number"
+    if bad.any():
+        case = int(np.flatnonzero(bad.reshape(-1))[0])
+        first = float(v.reshape(-1)[case])
+        shown = f"{first:g}" if v.size == 1 else f"{first:g} (case {case} of {v.size})"
+        raise OverrideError(line.id, given, problem, _expected(line), shown)
+
+
+def _unit(line: Line) -> str:
+    return f"{line.unit_text} ({line.unit:~P})" if line.unit.dimensionality else "a pure number"
+
+
+def _expected(line: Line) -> str:
+    lo, hi, lo_open = line.bounds
+    low = "" if lo is None else f"{'above' if lo_open else 'from'} {lo:g}"
+    high = "" if hi is None else f"{'to' if lo is not None else 'at most'} {hi:g}"
+    span = " ".join(t for t in (low, high) if t)
+    whole = "a whole number" if line.integer else "a number"
+    unit = f" {line.unit_text}" if line.unit_text and line.unit_text != "%" else (" (a share: 0.7 is 70%)"
+                                                                                  if line.unit_text == "%" else "")
+    return f"{whole}{' ' + span if span else ''}{unit}, or a pint quantity of its dimension"
