@@ -383,3 +383,13 @@ def test_running_out_of_memory_is_one_line_naming_the_file(monkeypatch: pytest.M
     assert cli.main(["evaluate", str(EXAMPLE)]) == EXIT_INPUT
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and str(EXAMPLE) in err and "memory" in err
+
+
+def test_a_file_name_holding_escape_sequences_is_printed_escaped(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A name that would set the terminal's title and clear its screen is printed as its escapes, never obeyed."""
+    bad = tmp_path / "\x1b]0;pwned\x07\x1b[2J\u202e.yaml"
+    assert cli.main(["evaluate", str(bad)]) == EXIT_INPUT
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "\u202e" not in err
+    assert "\\x1b]0;pwned\\x07\\x1b[2J\\u202e.yaml" in err and err.count("\n") == 1

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import re
 import shutil
+import subprocess
+import sys
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +16,9 @@ from xml.etree import ElementTree
 
 import openpyxl
 import pytest
+import yaml
 
-from tests.conftest import EXAMPLE
+from tests.conftest import EXAMPLE, ROOT
 from workbook.api import build, load
 from workbook.cli import main
 from workbook.quotes import quotes_path
@@ -271,6 +274,13 @@ def _crafted(kind: str, issued: tuple[Path, Path], tmp: Path) -> Path:
     if kind == "nan-price":
         name, xml = _sheet_xml(good)
         return rezip(good, out, replace={name: xml.replace("<v>12345.678</v>", "<v>NaN</v>").encode()})
+    if kind in PLANTED:  # text a cell cannot be given in Excel or openpyxl, written into the file's XML
+        in_key = (lambda wb: _set(wb, "nodes", KEY, MARK)) if kind == "huge-cell" else None  # a line's key cell
+        marked = filled(issued, tmp / "marked.xlsx", {"nodes": (262000, 14, MARK)}, edit=in_key)
+        return _planted(marked, out, {MARK: PLANTED[kind]} if kind != "escape-vendor" else {VENDOR: PLANTED[kind]})
+    if kind in HUGE:
+        name, xml = _sheet_xml(good)
+        return rezip(good, out, replace={name: xml.replace("<v>12345.678</v>", f"<v>{HUGE[kind]}</v>").encode()})
     edits: dict[str, Callable[[Any], None]] = {
         "tampered-quantity": lambda wb: _set(wb, "nodes", QTY, 64),
         "changed-spec": lambda wb: _set(wb, "nodes", SPEC, "any 8-GPU server"),
@@ -294,9 +304,30 @@ def _set_text(wb: Any, key: str, col: int, value: str) -> None:
     ws.cell(rows(ws)[key], col + 1).data_type = "s"
 
 
+MARK, VENDOR = "MARK-COMMENT", "Acme Networks"
+# text planted in the XML as Excel escapes it (_xHHHH_): a lone surrogate, a terminal's escape sequences (set the
+# window title, clear the screen), a 3 MB cell where a line's key is
+PLANTED = {"surrogate-comment": "_xD800_ valid 30 days", "escape-comment": "_x001B_]0;pwned_x0007__x001B_[2J",
+           "escape-vendor": "Acme_x001B_]0;pwned_x0007_", "huge-cell": "x" * 3_000_000}
+HUGE = {"price-1e308": "1e308", "price-1e300": "1e300", "price-above-its-range": "2e10"}
 ATTACKS = ["entity-expansion", "external-entity", "zip-bomb", "macro", "macro-inside", "external-link", "not-xlsx",
            "nan-price", "tampered-quantity", "changed-spec", "formula-price", "text-price", "negative-price",
-           "wrong-sheet", "added-row"]
+           "wrong-sheet", "added-row", *PLANTED, *HUGE]
+
+
+def _planted(src: Path, out: Path, texts: dict[str, str]) -> Path:
+    """`src` with each text replaced in every part of the file (the XML as Excel would write it)."""
+    with zipfile.ZipFile(src) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    changed = {}
+    for name, data in parts.items():
+        new = data
+        for old, text in texts.items():
+            new = new.replace(old.encode(), text.encode())
+        if new != data:
+            changed[name] = new
+    assert changed, f"none of {list(texts)} is in {src.name}"
+    return rezip(src, out, replace=changed)
 
 
 @pytest.mark.slow
@@ -309,6 +340,8 @@ def test_a_crafted_file_is_refused_in_one_line_and_nothing_is_written(
     status, err = run_import(crafted, site, capsys)
     assert status == 2, err
     assert err.count("\n") == 1 and err.startswith("error: ") and crafted.name in err, err
+    line = err.rstrip("\n")
+    assert len(line) < 1_000 and line.isprintable(), line[:200]  # every echoed value clipped, its controls escaped
     assert not quotes_path(site).exists()
     assert site.read_bytes() == before
     assert len(list(tmp_path.rglob("*"))) == len(list(tmp_path.rglob("*.xls*"))) + 1  # no stray files
@@ -348,3 +381,61 @@ def test_a_quote_for_another_quantity_fails_its_check(tmp_path: Path, issued: tu
     grown = load(site)
     assert v(grown, "bom.nodes_qty") == 132
     assert v(grown, "bom.quote_nodes_quantity") == 0 and v(grown, "checks.all_pass") == 0
+
+
+# ---------------------------------------------------------------- a quotes file the build reads; imports at once
+
+
+@pytest.mark.parametrize(("field", "value"), [("unit_price", 1e300), ("lead_time_weeks", 600), ("comment", "\ud800"),
+                                              ("comment", "\x1b[2J")])
+def test_a_quotes_file_the_build_cannot_take_is_refused_in_one_line_naming_the_key(
+        tmp_path: Path, issued: tuple[Path, Path], capsys: pytest.CaptureFixture[str], field: str, value: Any) -> None:
+    """Written by hand (or by an older import): the build says which key, exit 2, rather than failing later on a
+    capex of 1e302 or a text it cannot write."""
+    site = fresh_site(tmp_path, issued)
+    line = {"unit_price": 262000.0, "lead_time_weeks": 14.0, "quantity": 128.0, "comment": ""} | {field: value}
+    quotes_path(site).parent.mkdir()
+    quotes_path(site).write_text(yaml.safe_dump({"quotes": [{"vendor": "Acme", "date": "2026-11-30", "file": "a.xlsx",
+                                                             "sha256": "0" * 64, "lines": {"nodes": line}}]}))
+    assert main(["build", str(site), "-o", str(tmp_path / "out.xlsx")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"lines.nodes.{field}" in err and "\n" not in err and err.isprintable()
+    assert not (tmp_path / "out.xlsx").exists()
+
+
+def test_a_vendor_other_than_the_one_the_copy_was_issued_to_is_refused(
+        tmp_path: Path, issued: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    site = fresh_site(tmp_path, issued)
+    back = filled(issued, tmp_path / "back.xlsx", {"nodes": (262000, 14, None)})
+    assert main(["import-quote", str(back), "--site", str(site), "--vendor", "Beta Systems"]) == 2
+    assert "Acme Networks" in capsys.readouterr().err and not quotes_path(site).exists()
+    assert main(["import-quote", str(back), "--site", str(site), "--vendor", "Acme  Networks"]) == 0  # the same name
+
+
+def test_a_price_of_minus_zero_is_zero(tmp_path: Path, issued: tuple[Path, Path],
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    site = fresh_site(tmp_path, issued)
+    back = filled(issued, tmp_path / "back.xlsx", {"power_cords": (-0.0, 2, "included with the nodes")})
+    status = main(["import-quote", str(back), "--site", str(site)])
+    out = capsys.readouterr().out
+    assert status == 0 and "power_cords: 0.00 USD" in out and "-0.00" not in out
+    entry = yaml.safe_load(quotes_path(site).read_text())["quotes"][0]
+    assert str(entry["lines"]["power_cords"]["unit_price"]) == "0.0"
+
+
+@pytest.mark.slow
+def test_two_imports_at_once_keep_both_quotes(tmp_path: Path, issued: tuple[Path, Path]) -> None:
+    """Two vendors' copies imported at the same moment, 20 times over: each time both quotes are in the file (the
+    quotes file is read, added to and written back under a lock on the site's folder)."""
+    site = fresh_site(tmp_path, issued)
+    beta = tmp_path / "beta-copy.xlsx"
+    assert main(["quote", str(site), "--vendor", "Beta Systems", "-o", str(beta)]) == 0
+    for k in range(20):
+        copies = [filled(issued, tmp_path / f"a{k}.xlsx", {"nodes": (260000 + k, 14, None)}),
+                  filled((issued[0], beta), tmp_path / f"b{k}.xlsx", {"nodes": (250000 + k, 12, None)})]
+        procs = [subprocess.Popen([sys.executable, "-m", "workbook", "import-quote", str(c), "--site", str(site)],
+                                  cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for c in copies]
+        assert [p.wait(timeout=300) for p in procs] == [0, 0], [p.stderr.read() for p in procs if p.stderr]
+        quotes = yaml.safe_load(quotes_path(site).read_text())["quotes"]
+        assert len(quotes) == 2 * (k + 1), f"round {k}: a quote was lost"
+    assert not [p for p in site.parent.iterdir() if p.name.endswith(".tmp")]

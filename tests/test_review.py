@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
+import os
 import re
 import shutil
 import zipfile
@@ -199,6 +200,20 @@ def test_a_size_is_written_with_its_unit_and_a_scaled_count_as_the_count(copies:
     assert model.values["reliability.state_bytes"].item() == 14
     assert model.values["reliability.model_parameters"].item() == 405
     assert model.values["reliability.checkpoint_size"].item() == pytest.approx(405e9 * 14 / 1e12)  # 5.67 TB
+
+
+@pytest.mark.slow
+def test_a_killed_imports_temporary_file_is_removed_by_the_next(copies: tuple[Path, Path]) -> None:
+    """An import killed between writing its checked copy and renaming it leaves a hidden temporary file beside the
+    site file, named with its process id; the next import to the folder removes it (as a build removes its own)."""
+    site, xlsx = copies
+    dead = site.parent / f".{site.stem}-{2**22 + 12345}-abc.yaml.tmp"  # above Linux's pid_max: no such process
+    dead.write_text("a half-written site file")
+    mine = site.parent / f".{site.stem}-{os.getpid()}-abc.yaml.tmp"  # a live process's: left alone
+    mine.write_text("in use")
+    assert run(reviewed_copy(xlsx, xlsx.with_name("r.xlsx"), {"power_pue": 1.45}), site).status == 0
+    assert not dead.exists() and mine.exists()
+    assert not [p for p in site.parent.iterdir() if p.name.endswith(".tmp") and p != mine]
 
 
 def test_a_catalog_or_default_value_is_added_under_its_section(imported: Imported) -> None:

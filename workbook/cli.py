@@ -4,6 +4,7 @@ which."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import select
@@ -13,7 +14,7 @@ from typing import Any
 
 from workbook.failures import EXIT_VERIFY, describe
 from workbook.inputs import InputError
-from workbook.yaml_reader import clip
+from workbook.yaml_reader import clip, printable
 
 
 def default_output(site: Path) -> Path:
@@ -78,6 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("-o", "--output", type=Path, required=True, metavar="SITE.yaml", help="the site file to write")
     n.add_argument("--force", action="store_true", help="replace the file if it exists")
     args = parser.parse_args(argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Printable(out), Printable(err)  # nothing printed can drive the terminal
+    try:
+        return _run(args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, and any failure as one line (each at most MAX_LINE characters) and its exit status."""
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:
@@ -89,8 +100,33 @@ def main(argv: list[str] | None = None) -> int:
         line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
     except Exception as exc:
         status, line = describe(exc)
-    print(line, file=sys.stderr)
+    print("\n".join(t if len(t) <= MAX_LINE else t[:MAX_LINE - 3] + "..." for t in line.split("\n")),
+          file=sys.stderr)
     return status
+
+
+MAX_LINE = 1_000  # characters of one printed failure: every echoed value is clipped far below this already
+
+
+class Printable(io.TextIOBase):
+    """An output stream that writes text with its unprintable characters escaped (yaml_reader.printable): a
+    vendor's name, a cell, a file name or a site's text holding ESC sequences is printed as \\x1b..., never obeyed."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(printable(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return int(self.stream.fileno())
+
+    def isatty(self) -> bool:
+        return bool(self.stream.isatty())
 
 
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a tool whose reader closed the pipe

@@ -392,6 +392,12 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
 _HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
 
 
+def hidden_character(text: str) -> str | None:
+    """The first character a text from outside may not hold (a control, a format character such as a
+    bidirectional override, a line or paragraph separator, a lone surrogate), or None."""
+    return next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
+
+
 def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
     """A text value (a site file is untrusted): one line of at most spec.text characters, no control or format
     characters, beginning with one of spec.starts where given; a date text is a date written YYYY-MM-DD or one of
@@ -403,7 +409,7 @@ def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
     text = " ".join(raw.split())  # tabs, newlines and runs of spaces: one space
     if not text:
         raise _fail(where, key, raw, "is empty", spec)
-    hidden = next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
+    hidden = hidden_character(text)
     if hidden is not None:
         raise _fail(where, key, raw, f"holds the control or format character U+{ord(hidden):04X}", spec)
     if len(text) > spec.text:
@@ -450,7 +456,12 @@ def split_value(raw: Any) -> tuple[Any, str]:
         if extra:
             raise InputError(clip(f"unknown field(s) {', '.join(sorted(map(str, extra)))} beside value/source"),
                              value=raw, expected="{value: ..., source: ...} (and an optional note)")
-        return raw["value"], _one_line(raw.get("source", "") or raw.get("note", ""))
+        source = _one_line(raw.get("source", "") or raw.get("note", ""))
+        hidden = hidden_character(source)
+        if hidden is not None:
+            raise InputError(f"its source holds the control or format character U+{ord(hidden):04X}", value=raw,
+                             expected="a source in plain text")
+        return raw["value"], source
     return raw, ""
 
 
@@ -616,13 +627,15 @@ def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
 
 def _site_name(data: dict[Any, Any], path: Path, problems: list[InputError]) -> str:
     name = data.get("site")
-    if isinstance(name, str) and name.strip() and len(name.strip()) <= MAX_NAME:
+    hidden = hidden_character(name) if isinstance(name, str) else None
+    if isinstance(name, str) and name.strip() and len(name.strip()) <= MAX_NAME and hidden is None:
         return name.strip()
     expected = f"the site's name as text of at most {MAX_NAME} characters, e.g. site: Example colo"
     if "site" not in data:
         problems.append(InputError("is missing", file=path, key="site", expected=expected))
     else:
         problem = ("is not text" if not isinstance(name, str) else "is empty" if not name.strip()
+                   else f"holds the control or format character U+{ord(hidden):04X}" if hidden is not None
                    else f"is longer than {MAX_NAME} characters")
         problems.append(InputError(problem, file=path, key="site", value=name, expected=expected))
     return ""
@@ -697,7 +710,13 @@ def _description(data: dict[Any, Any], path: Path, problems: list[InputError]) -
     if not isinstance(description, str | None):
         problems.append(InputError("is not text", file=path, key="description", value=description, expected="text"))
         return ""
-    return _one_line(description or "")
+    text = _one_line(description or "")
+    hidden = hidden_character(text)
+    if hidden is not None:
+        problems.append(InputError(f"holds the control or format character U+{ord(hidden):04X}", file=path,
+                                   key="description", value=description, expected="plain text"))
+        return ""
+    return text
 
 
 # A rule between two keys of one unit, checked once every value is parsed (a Spec checks one key alone):

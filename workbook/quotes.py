@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from workbook.book import Book
-from workbook.inputs import InputError, Site, serial
+from workbook.inputs import InputError, Site, hidden_character, load_limits, serial
 from workbook.ranges import Range
 from workbook.sheets import INPUTS
 from workbook.yaml_reader import YamlError, read_yaml
@@ -67,6 +67,26 @@ def parse_quotes(data: Any, path: Path) -> list[dict[str, Any]]:
     return [_entry(path, k, e) for k, e in enumerate(entries)]
 
 
+def quote_limits() -> dict[str, Range]:
+    """The range of a quoted unit price (USD) and lead time (weeks), from templates/limits.yaml, with the reason
+    (`why`): the same for the quoting copy's cells, import-quote and the build's reading of the quotes file."""
+    limits = load_limits()
+    return {field: Range(limits[f"quote.{field}"][0], limits[f"quote.{field}"][1])
+            for field in ("unit_price", "lead_time_weeks")}
+
+
+def quote_reason(field: str) -> str:
+    return load_limits()[f"quote.{field}"][2]
+
+
+def _text_field(path: Path, place: str, value: Any) -> None:
+    """A text of a quote as the site file's texts are held: no control or format character, no lone surrogate."""
+    hidden = hidden_character(str(value))
+    if hidden is not None:
+        raise InputError(f"holds the control or format character U+{ord(hidden):04X}", file=path, key=place,
+                         value=value)
+
+
 def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
     where = f"quotes[{k}]"
     if not isinstance(entry, dict):
@@ -74,6 +94,7 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
     for field in ("vendor", "date", "file", "sha256"):
         if not isinstance(entry.get(field), str | datetime.date) or not str(entry.get(field)).strip():
             raise InputError("is missing or not text", file=path, key=f"{where}.{field}")
+        _text_field(path, f"{where}.{field}", entry[field])
     try:
         day = datetime.date.fromisoformat(str(entry["date"]))
     except ValueError:
@@ -88,14 +109,19 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
         if not isinstance(line, dict):
             raise InputError("is not a mapping", file=path, key=place)
         values = []
+        limits = quote_limits()
         for field in ("unit_price", "lead_time_weeks", "quantity"):
             v = line.get(field)
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
                 raise InputError("is not a finite number of at least 0", file=path, key=f"{place}.{field}", value=v)
+            if field in limits and not limits[field].holds(float(v)):
+                raise InputError(f"must be at most {limits[field].hi:g} ({quote_reason(field)})", file=path,
+                                 key=f"{place}.{field}", value=v)
             values.append(float(v))
         comment = line.get("comment") or ""
         if not isinstance(comment, str):
             raise InputError("is not text", file=path, key=f"{place}.comment", value=comment)
+        _text_field(path, f"{place}.comment", comment)
         out[str(key)] = Quote(str(entry["vendor"]).strip(), serial(day), day.isoformat(), values[0], values[1],
                               values[2], " ".join(comment.split())[:MAX_COMMENT], str(entry["file"]),
                               str(entry["sha256"]))

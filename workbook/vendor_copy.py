@@ -44,13 +44,13 @@ from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
 from workbook.models.bom import GROUPS
 from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn, Section
+from workbook.quotes import quote_limits
 from workbook.ranges import Range
 from workbook.units import unit as parse_unit
 
 QUOTE_SHEET = "Quote"
 INSTRUCTIONS_SHEET = "Instructions"
 PREFIX = "quote"
-MAX_LEAD_WEEKS = 520.0  # ten years: a longer lead time is a typo
 TOTAL_KEY = "total"
 # the quote sheet's columns; the import reads them by these positions
 KEY, ITEM, SPEC, QTY, UNIT, PRICE, LEAD, COMMENT, TOTAL = range(9)
@@ -180,13 +180,14 @@ def _cover_rows(model: Any, ref: str, vendor: str, issued: datetime.date,
 def _quote_lines(book: Book, rows: list[QuoteRow]) -> dict[str, Any]:
     """Per row: the quantity (a fixed value), the price and lead time (blank inputs) and the line total."""
     s = book.sheet(QUOTE_SHEET, PREFIX)
+    limits = quote_limits()  # the cells' validation: the range import-quote and the build hold a quote to
     out = []
     for k, row in enumerate(rows, start=1):
         qty = s._add(f"l{k}_qty", _input(f"{PREFIX}.l{k}_qty", row.item, row.unit, row.qty, COUNT, (0, None)))
         price = s._add(f"l{k}_price", _input(f"{PREFIX}.l{k}_price", f"{row.item}: unit price", "USD", 0.0,
-                                             "#,##0.00", (0, None)))
+                                             "#,##0.00", (limits["unit_price"].lo, limits["unit_price"].hi)))
         lead = s._add(f"l{k}_lead", _input(f"{PREFIX}.l{k}_lead", f"{row.item}: lead time", "weeks", 0.0, "#,##0",
-                                           (0, MAX_LEAD_WEEKS)))
+                                           (limits["lead_time_weeks"].lo, limits["lead_time_weeks"].hi)))
         total = s.calc(f"l{k}_total", f"{row.item}: line total", "USD", qty * price, "quantity x unit price",
                        fmt="#,##0.00")
         out.append((qty, price, lead, total))

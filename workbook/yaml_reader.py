@@ -10,6 +10,7 @@ in base 60, `0x400` and `010` are hex and octal): a reader who wrote them did no
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,19 @@ class YamlError(ValueError):
         super().__init__(self.problem)
 
 
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: every character that is not printable (controls such as ESC, which a
+    terminal obeys; bidirectional overrides; lone surrogates, which cannot even be encoded) written as its escape,
+    e.g. \\x1b or \\u202e. Newlines, tabs and spaces are kept."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\n\t" or unicodedata.category(ch) == "Zs" else ascii(ch)[1:-1]
+                   for ch in text)
+
+
 def clip(text: Any) -> str:
-    """Text as an error message shows it: on one line, cut to ECHO characters."""
-    text = " ".join(str(text).split())
+    """Text as an error message shows it: on one line, cut to ECHO characters, its control characters escaped."""
+    text = printable(" ".join(str(text).split()))
     return text if len(text) <= ECHO else text[:ECHO - 3] + "..."
 
 
@@ -148,11 +159,17 @@ def read_yaml(path: Path) -> tuple[Any, bytes]:
     """The file's data and bytes; raises YamlError (message without the path) or OSError."""
     with open(path, "rb") as f:
         data = f.read(MAX_BYTES + 1)
+    return parse_yaml(data, path), data
+
+
+def parse_yaml(data: bytes, path: Path) -> Any:
+    """The data of a file's bytes, by the rules of read_yaml (`path` names it in errors): what a writer checks
+    before it writes a file the build will read."""
     if len(data) > MAX_BYTES:
         raise YamlError(f"the file is larger than {MAX_BYTES:,} bytes (a site file is a few kB)", file=path)
     text = _decode(data, path)
     try:
-        return yaml.load(text, Loader=_SiteLoader), data
+        return yaml.load(text, Loader=_SiteLoader)
     except yaml.reader.ReaderError as e:
         line, column = _position(text.encode("utf-8"), len(text[:e.position].encode("utf-8")))
         raise YamlError(f"character U+{e.character:04X} at line {line}, column {column} is not allowed in YAML "

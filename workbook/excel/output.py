@@ -8,14 +8,17 @@ the next build to the same folder.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from workbook.inputs import InputError
 
-_OURS = re.compile(r"^\.(?P<stem>.+)-(?P<pid>\d+)-[^.]+\.xlsx\.tmp$")
+_OURS = re.compile(r"^\.(?P<stem>.+)-(?P<pid>\d+)-[^.]+\.[A-Za-z]+\.tmp$")  # .<stem>-<pid>-<random>.<ext>.tmp
 
 
 class OutputError(InputError):
@@ -33,9 +36,10 @@ def _alive(pid: int) -> bool:
 
 
 def remove_stale(folder: Path) -> list[Path]:
-    """Remove temporary files our killed builds left in a folder; returns what was removed."""
+    """Remove temporary files our killed commands left in a folder (a build's workbook or PDF, an import's quotes
+    or site file); returns what was removed."""
     removed = []
-    for p in folder.glob(".*.xlsx.tmp"):
+    for p in folder.glob(".*.tmp"):
         m = _OURS.match(p.name)
         if m and not _alive(int(m["pid"])):
             p.unlink(missing_ok=True)
@@ -64,13 +68,50 @@ def write_all_atomically(files: list[tuple[Path, bytes]]) -> None:
                 os.replace(tmp, out)
             except OSError as e:
                 raise OutputError(f"{out}: cannot write the {_what(out)} ({e.strerror or e})") from None
+        for folder in dict.fromkeys(out.parent for _, out in staged):
+            sync_folder(folder)
     finally:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
 
 
 def _what(out: Path) -> str:
-    return "PDF" if out.suffix.lower() == ".pdf" else "workbook"
+    return {".pdf": "PDF", ".yaml": "file"}.get(out.suffix.lower(), "workbook")
+
+
+def staged_name(out: Path) -> str:
+    """A hidden temporary file beside `out`, ours by name (its process id): remove_stale removes it if we die."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-{os.getpid()}-", suffix=f"{out.suffix or '.out'}.tmp",
+                               dir=out.parent)
+    os.close(fd)
+    return tmp
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync a folder, so a rename into it survives a power cut (where the system allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some file systems cannot sync a folder
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on a site's folder while a file of the site (the site file, its quotes) is read,
+    changed and written back: two imports at once take turns instead of one losing the other's change (flock on
+    the folder itself, so nothing is created or left)."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _stage(out: Path, data: bytes) -> str:
@@ -79,9 +120,11 @@ def _stage(out: Path, data: bytes) -> str:
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale(out.parent)
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-{os.getpid()}-", suffix=".xlsx.tmp", dir=out.parent)
-        with os.fdopen(fd, "wb") as f:
+        tmp = staged_name(out)
+        with open(tmp, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the workbook is an ordinary file

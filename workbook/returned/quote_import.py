@@ -25,9 +25,9 @@ import yaml
 
 from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
-from workbook.excel.output import write_all_atomically
-from workbook.inputs import InputError
-from workbook.quotes import MAX_COMMENT, parse_quotes, quotes_path, read_quotes
+from workbook.excel.output import locked, write_all_atomically
+from workbook.inputs import InputError, hidden_character
+from workbook.quotes import MAX_COMMENT, parse_quotes, quote_limits, quote_reason, quotes_path, read_quotes
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.vendor_copy import (
     COLUMNS,
@@ -37,7 +37,6 @@ from workbook.vendor_copy import (
     ITEM,
     KEY,
     LEAD,
-    MAX_LEAD_WEEKS,
     PRICE,
     QTY,
     QUOTE_SHEET,
@@ -51,14 +50,14 @@ from workbook.vendor_copy import (
     quote_rows,
     reference,
 )
-from workbook.yaml_reader import read_yaml
+from workbook.yaml_reader import YamlError, clip, parse_yaml, read_yaml
 
 FIRST_ROW = GRID_HEADER_ROW + 1
 HEADER = "# Vendor quotes for {site}, added by `python -m workbook import-quote`. The build uses them.\n"
 
 
 KINDS = ("wrong-sheets", "reference", "tampered", "structure", "bad-price", "bad-lead", "formula", "no-prices",
-         "duplicate")
+         "duplicate", "bad-text")
 
 
 class QuoteRefused(InputError):
@@ -81,8 +80,8 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
     returned, site_path = Path(returned), Path(site_path)
     got = read_returned(returned, [INSTRUCTIONS_SHEET, QUOTE_SHEET])
     if got.sheets != (INSTRUCTIONS_SHEET, QUOTE_SHEET):
-        raise QuoteRefused(f"has the sheets {', '.join(got.sheets)}, not the quoting copy's {INSTRUCTIONS_SHEET} "
-                           f"and {QUOTE_SHEET}", file=returned, kind="wrong-sheets")
+        raise QuoteRefused(f"has the sheets {clip(', '.join(got.sheets))}, not the quoting copy's "
+                           f"{INSTRUCTIONS_SHEET} and {QUOTE_SHEET}", file=returned, kind="wrong-sheets")
     model = load(site_path)
     everything = quote_rows(model.book, model.values)
     cells = got.cells[QUOTE_SHEET]
@@ -92,21 +91,51 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
     lines = _read_lines(returned, cells, asked)
     if not lines:
         raise QuoteRefused("has no unit price filled in", file=returned, kind="no-prices")
-    who = vendor or cover[VENDOR] or "unnamed vendor"
+    who = _vendor(returned, vendor, cover[VENDOR])
     day = today or datetime.datetime.now(datetime.UTC).date()
     path = quotes_path(site_path)
-    entries = _existing(path)
-    for entry in entries:
-        if isinstance(entry, dict) and entry.get("sha256") == got.sha256:
-            raise QuoteRefused(f"was imported already (on {entry.get('date')})", file=returned, kind="duplicate")
     entry = {"vendor": " ".join(who.split())[:100], "date": day.isoformat(), "file": returned.name,
              "reference": cover[REFERENCE], "sha256": got.sha256, "lines": lines}
-    text = HEADER.format(site=site_path.name) + yaml.safe_dump({"quotes": [*entries, entry]}, sort_keys=False,
-                                                               allow_unicode=True, width=1000)
-    parse_quotes(yaml.safe_load(text), path)  # what we write reads back, before it is written
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_all_atomically([(path, text.encode())])
+    with locked(site_path.parent):  # read, add, write back: two imports at once take turns, neither is lost
+        entries = _existing(path)
+        for earlier in entries:
+            if isinstance(earlier, dict) and earlier.get("sha256") == got.sha256:
+                raise QuoteRefused(f"was imported already (on {earlier.get('date')})", file=returned,
+                                   kind="duplicate")
+        text = HEADER.format(site=site_path.name) + yaml.safe_dump({"quotes": [*entries, entry]}, sort_keys=False,
+                                                                   allow_unicode=True, width=1000)
+        write_all_atomically([(path, _readable(returned, path, text))])
     return path, entry
+
+
+def _readable(returned: Path, path: Path, text: str) -> bytes:
+    """The quotes file's bytes, once the build's own reader (the site loader's YAML rules, then the quotes'
+    ranges and text rules) has read them back: a file the build would refuse is never written."""
+    try:
+        data = text.encode("utf-8")
+        parse_quotes(parse_yaml(data, path), path)
+    except (UnicodeEncodeError, YamlError, InputError) as e:
+        why = e.problem if isinstance(e, YamlError | InputError) else "holds text that is not Unicode"
+        raise QuoteRefused(f"would make a quotes file the build cannot read ({why})", file=returned,
+                           kind="bad-text") from None
+    return data
+
+
+def _vendor(returned: Path, given: str | None, on_cover: str) -> str:
+    """The vendor the quote is recorded under: the cover's name, or --vendor where the cover has none; a --vendor
+    that differs from the cover's name is refused (the copy was issued to the cover's vendor)."""
+    cover = " ".join(on_cover.split())
+    named = " ".join((given or "").split())
+    if named and cover and named != cover:
+        raise QuoteRefused(f"was issued to {clip(cover)!r}, not {clip(named)!r} (--vendor): import it under the "
+                           "cover's name, or issue a copy to the other vendor", file=returned, kind="reference",
+                           key=f"{INSTRUCTIONS_SHEET}!{VENDOR}")
+    who = named or cover or "unnamed vendor"
+    hidden = hidden_character(who)
+    if hidden is not None:
+        raise QuoteRefused(f"names the vendor with the control or format character U+{ord(hidden):04X}",
+                           file=returned, kind="bad-text", key=f"{INSTRUCTIONS_SHEET}!{VENDOR}", value=who)
+    return who
 
 
 def _cover(cells: dict[tuple[int, int], Cell]) -> dict[str, str]:
@@ -129,10 +158,10 @@ def _check_reference(file: Path, site_path: Path, cover: dict[str, str], site_na
                            key=f"{INSTRUCTIONS_SHEET}!{ISSUED}", value=cover[ISSUED]) from None
     want = reference(site_name, everything, cover[VENDOR], issued, [r.key for r in asked])
     if cover[REFERENCE] != want:
-        raise QuoteRefused(f"is the request {cover[REFERENCE] or '(no reference)'!r}, not one {site_path.name} "
-                           "issued to this vendor on this date for these lines (another site, a changed bill of "
-                           "materials, or a changed vendor, date or set of lines)", file=file, kind="reference",
-                           key=f"{INSTRUCTIONS_SHEET}!{REFERENCE}")
+        raise QuoteRefused(f"is the request {clip(cover[REFERENCE]) or '(no reference)'!r}, not one "
+                           f"{site_path.name} issued to this vendor on this date for these lines (another site, a "
+                           "changed bill of materials, or a changed vendor, date or set of lines)", file=file,
+                           kind="reference", key=f"{INSTRUCTIONS_SHEET}!{REFERENCE}")
 
 
 def _existing(path: Path) -> list[Any]:
@@ -155,8 +184,9 @@ def _asked(file: Path, cells: dict[tuple[int, int], Cell], everything: list[Quot
     for r, want in enumerate(layout(asked), start=FIRST_ROW):
         key = want.key if isinstance(want, QuoteRow) else want
         if _text(cells.get((r, KEY))) != key:
-            raise QuoteRefused(f"reads {_text(cells.get((r, KEY)))!r} where the quoting copy has {key!r}: rows were "
-                               "added, removed or moved, or the bill of materials changed since the copy was made",
+            raise QuoteRefused(f"reads {clip(_text(cells.get((r, KEY))))!r} where the quoting copy has {key!r}: "
+                               "rows were added, removed or moved, or the bill of materials changed since the copy "
+                               "was made",
                                file=file, kind="structure", key=_where(r, KEY))
     return asked
 
@@ -190,18 +220,20 @@ def _same_row(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: Quote
     unit = singular(row.unit, np.array([row.qty]))  # as the copy shows it: 1 switch, 2 switches
     for c, want in ((KEY, row.key), (ITEM, row.item), (SPEC, row.spec), (UNIT, unit)):
         if _text(cells.get((r, c))) != want:
-            raise QuoteRefused(f"reads {_text(cells.get((r, c)))!r}, the bill of materials has {want!r} (a changed "
-                               "spec, or rows moved)", file=file, kind="tampered", key=_where(r, c))
+            raise QuoteRefused(f"reads {clip(_text(cells.get((r, c))))!r}, the bill of materials has {want!r} (a "
+                               "changed spec, or rows moved)", file=file, kind="tampered", key=_where(r, c))
     got = cells.get((r, QTY))
     if got is None or isinstance(got.value, bool) or not isinstance(got.value, float) or got.value != row.qty:
-        raise QuoteRefused(f"quantity of {row.key} is {got.value if got else None!r} in the returned file, {row.qty:g} "
-                           "in the site's bill of materials now", file=file, kind="tampered", key=_where(r, QTY))
+        raise QuoteRefused(f"quantity of {row.key} is {clip(repr(got.value if got else None))} in the returned "
+                           f"file, {row.qty:g} in the site's bill of materials now", file=file, kind="tampered",
+                           key=_where(r, QTY))
 
 
 def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow) -> dict[str, Any] | None:
     """One row's price, lead time and comment; None when the vendor left the price empty."""
-    price = _number(file, cells.get((r, PRICE)), _where(r, PRICE), "bad-price", "a unit price in USD", None)
-    lead = _number(file, cells.get((r, LEAD)), _where(r, LEAD), "bad-lead", "a lead time in weeks", MAX_LEAD_WEEKS)
+    price = _number(file, cells.get((r, PRICE)), _where(r, PRICE), "bad-price", "a unit price in USD", "unit_price")
+    lead = _number(file, cells.get((r, LEAD)), _where(r, LEAD), "bad-lead", "a lead time in weeks",
+                   "lead_time_weeks")
     if price is None:
         if lead is not None:
             raise QuoteRefused(f"gives a lead time for {row.key} but no unit price", file=file, kind="bad-price",
@@ -212,23 +244,28 @@ def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow)
                            key=_where(r, LEAD))
     comment = cells.get((r, COMMENT))
     text = " ".join(("" if comment is None or comment.value is None else str(comment.value)).split())
+    hidden = hidden_character(text)
+    if hidden is not None:
+        raise QuoteRefused(f"holds the control or format character U+{ord(hidden):04X}", file=file, kind="bad-text",
+                           key=_where(r, COMMENT), value=text)
     if price == 0 and not text:
         raise QuoteRefused(f"prices {row.key} at 0 without a comment: say where it is included", file=file,
                            kind="bad-price", key=_where(r, PRICE))
     return {"unit_price": price, "lead_time_weeks": lead, "quantity": row.qty, "comment": text[:MAX_COMMENT]}
 
 
-def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str, hi: float | None) -> float | None:
+def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str, field: str) -> float | None:
+    """A price or lead time as typed: a finite number within quote_limits()[field] (templates/limits.yaml)."""
     if cell is None or cell.value is None or cell.value == "":
         return None
     v = cell.value
     if cell.error or isinstance(v, bool) or not isinstance(v, float):
         raise QuoteRefused("is not a number", file=file, kind=kind, key=where, value=v, expected=expected)
-    if not math.isfinite(v) or v < 0 or (hi is not None and v > hi):
-        bound = f" of at most {hi:g}" if hi is not None else ""
-        raise QuoteRefused(f"is not a finite number of at least 0{bound}", file=file, kind=kind, key=where, value=v,
-                           expected=expected)
-    return v
+    bounds = quote_limits()[field]
+    if not math.isfinite(v) or not bounds.holds(v):
+        raise QuoteRefused(f"is not a finite number from {bounds.lo:g} to {bounds.hi:g} ({quote_reason(field)})",
+                           file=file, kind=kind, key=where, value=v, expected=expected)
+    return v + 0.0  # a -0 typed is 0 (never "-0.00 USD")
 
 
 def _text(cell: Cell | None) -> str:

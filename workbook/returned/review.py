@@ -20,7 +20,6 @@ import json
 import math
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -33,6 +32,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook.book import Book
 from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
+from workbook.excel.output import locked, remove_stale, staged_name, sync_folder
 from workbook.excel.writer import CellContext
 from workbook.formula.line import Line
 from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
@@ -467,19 +467,21 @@ def _replace_checked(reviewed: Path, site: Site, edited: str, changes: list[Chan
     """Write the edited text beside the site file, check that it loads and reproduces every reviewed value (and
     no other input moved), then rename it over the site file; on any failure the site file is untouched."""
     target = site.path.resolve()
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".review.yaml")
-    tmp = Path(name)
+    remove_stale(target.parent)  # what a killed import left (ours by name: its process is gone)
+    tmp = Path(staged_name(target))
     try:
-        with os.fdopen(fd, "wb") as f:
+        with open(tmp, "wb") as f:
             f.write(edited.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, target.stat().st_mode & 0o7777)
         _check_reads_back(reviewed, tmp, changes, book)
-        if hashlib.sha256(target.read_bytes()).hexdigest() != site.digest:
-            raise ReviewError(f"{site.path} changed while the review was imported; run the command again",
-                              kind=SITE_CHANGED, file=reviewed)
-        os.replace(tmp, target)
+        with locked(target.parent):  # no other import renames over the file between the check and ours
+            if hashlib.sha256(target.read_bytes()).hexdigest() != site.digest:
+                raise ReviewError(f"{site.path} changed while the review was imported; run the command again",
+                                  kind=SITE_CHANGED, file=reviewed)
+            os.replace(tmp, target)
+            sync_folder(target.parent)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
