@@ -4,6 +4,7 @@ in the copy, and every crafted file refused in one line with nothing written."""
 from __future__ import annotations
 
 import io
+import random
 import re
 import shutil
 import subprocess
@@ -278,6 +279,12 @@ def _crafted(kind: str, issued: tuple[Path, Path], tmp: Path) -> Path:
         in_key = (lambda wb: _set(wb, "nodes", KEY, MARK)) if kind == "huge-cell" else None  # a line's key cell
         marked = filled(issued, tmp / "marked.xlsx", {"nodes": (262000, 14, MARK)}, edit=in_key)
         return _planted(marked, out, {MARK: PLANTED[kind]} if kind != "escape-vendor" else {VENDOR: PLANTED[kind]})
+    if kind == "inflating-part":  # a part no one reads, 20 MB of XML that zips about 80:1 (under the ratio limit)
+        return rezip(good, out, add={"xl/unused.xml": _inflating_xml(20 * 2**20)})
+    if kind == "inflating-sheet":  # the quote sheet itself, padded past the XML part limit
+        name, xml = _sheet_xml(good)
+        padded = xml.replace("</worksheet>", f"<!--{'x' * 17 * 2**20}--></worksheet>")
+        return rezip(good, out, replace={name: padded.encode()})
     if kind in HUGE:
         name, xml = _sheet_xml(good)
         return rezip(good, out, replace={name: xml.replace("<v>12345.678</v>", f"<v>{HUGE[kind]}</v>").encode()})
@@ -310,9 +317,19 @@ MARK, VENDOR = "MARK-COMMENT", "Acme Networks"
 PLANTED = {"surrogate-comment": "_xD800_ valid 30 days", "escape-comment": "_x001B_]0;pwned_x0007__x001B_[2J",
            "escape-vendor": "Acme_x001B_]0;pwned_x0007_", "huge-cell": "x" * 3_000_000}
 HUGE = {"price-1e308": "1e308", "price-1e300": "1e300", "price-above-its-range": "2e10"}
+def _inflating_xml(size: int, seed: int = 29) -> bytes:
+    """`size` bytes of well-formed XML: cells, with one random comment in 100 so it zips under 100:1 (the ratio a
+    zip bomb is refused at), as a file built to cost a reader time and memory within every ratio limit would."""
+    rng = random.Random(seed)
+    cells = []
+    while sum(map(len, cells)) < size:
+        cells.append('<c r="A1"><v>1</v></c>' * 99 + f"<!--{rng.randbytes(16).hex()}-->")
+    return ('<?xml version="1.0"?><sheetData>' + "".join(cells) + "</sheetData>").encode()
+
+
 ATTACKS = ["entity-expansion", "external-entity", "zip-bomb", "macro", "macro-inside", "external-link", "not-xlsx",
            "nan-price", "tampered-quantity", "changed-spec", "formula-price", "text-price", "negative-price",
-           "wrong-sheet", "added-row", *PLANTED, *HUGE]
+           "wrong-sheet", "added-row", *PLANTED, *HUGE, "inflating-part", "inflating-sheet"]
 
 
 def _planted(src: Path, out: Path, texts: dict[str, str]) -> Path:
@@ -439,3 +456,14 @@ def test_two_imports_at_once_keep_both_quotes(tmp_path: Path, issued: tuple[Path
         quotes = yaml.safe_load(quotes_path(site).read_text())["quotes"]
         assert len(quotes) == 2 * (k + 1), f"round {k}: a quote was lost"
     assert not [p for p in site.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.slow
+def test_a_large_part_no_one_reads_is_checked_without_keeping_it(tmp_path: Path, issued: tuple[Path, Path],
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """12 MB of XML in a part under the limit (16 MB) is parsed element by element and dropped: the quote is
+    taken; the same part past the limit is refused from the zip's directory."""
+    site = fresh_site(tmp_path, issued)
+    good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, None)})
+    under = rezip(good, tmp_path / "under.xlsx", add={"xl/unused.xml": _inflating_xml(12 * 2**20)})
+    assert run_import(under, site, capsys)[0] == 0

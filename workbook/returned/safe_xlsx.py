@@ -155,6 +155,11 @@ class Limits:
     max_member_bytes: int = 100 * _MB
     max_total_bytes: int = 200 * _MB
     max_ratio: float = 100
+    # XML is what costs time and memory to parse (tens of times its size as a tree): a part or a whole file of it
+    # past these is refused from the zip's directory, before anything is inflated. Our largest workbook's biggest
+    # part is 1.9 MB and all its XML 7.7 MB (the upgrade example), so these are 8x that.
+    max_xml_part_bytes: int = 16 * _MB
+    max_xml_total_bytes: int = 64 * _MB
 
 
 LIMITS = Limits()
@@ -307,6 +312,24 @@ class _Package:
             raise self.refuse("xml-attack", "declares a DTD or an entity, which Excel never writes (an XML entity-"
                               "expansion or external-entity attack); save it again from Excel", info.filename)
 
+    def check_xml(self, info: zipfile.ZipInfo) -> None:
+        """A part checked as `tree` checks it, without keeping its tree where no one reads it (each element
+        dropped as soon as it is parsed, so memory stays that of the bytes): the parts read later are kept."""
+        if _norm(info.filename) in _KEPT:
+            self.tree(info)
+            return
+        data = self.read(info)
+        self.scan(info, data)
+        try:
+            for _, element in SafeET.iterparse(BytesIO(data), events=("end",), forbid_dtd=True):
+                element.clear()
+        except defusedxml.DefusedXmlException as exc:
+            raise self.refuse("xml-attack", f"is refused by the safe XML parser ({type(exc).__name__}: an XML "
+                              "entity or DTD attack); save it again from Excel", info.filename) from None
+        except (ParseError, ValueError, LookupError) as exc:
+            raise self.refuse("bad-xml", f"is not well-formed XML ({_clip(exc)}); save it again from Excel",
+                              info.filename) from None
+
     def tree(self, info: zipfile.ZipInfo) -> Element:
         """A part parsed with defusedxml (no DTD, no entities), after its bytes are scanned; a few are kept."""
         if (kept := self.kept.get(_norm(info.filename))) is not None:
@@ -352,10 +375,26 @@ def _check_members(pkg: _Package) -> None:
     if total > limits.max_total_bytes:
         raise pkg.refuse("zip-bomb", f"its members declare {_size(total)} uncompressed in all, over the "
                          f"{_size(limits.max_total_bytes)} limit (a zip bomb)")
+    _check_xml_sizes(pkg)
     for required in ("[Content_Types].xml", "xl/workbook.xml"):
         if pkg.find(required) is None:
             raise pkg.refuse("not-xlsx", f"is a zip without {required}, so not an Excel workbook; save it as an "
                              "Excel Workbook (.xlsx)")
+
+
+def _check_xml_sizes(pkg: _Package) -> None:
+    """XML parts (.xml, .rels, .vml) over their limits, by the sizes the zip declares (a member that inflates past
+    its declared size is refused as it is read): a part, then all of them."""
+    limits = pkg.limits
+    xml = [info for info in pkg.infos if _norm(info.filename).endswith((".xml", ".rels", ".vml"))]
+    for info in xml:
+        if info.file_size > limits.max_xml_part_bytes:
+            raise pkg.refuse("too-large", f"is {_size(info.file_size)} of XML, over the "
+                             f"{_size(limits.max_xml_part_bytes)} a returned workbook's part may be", info.filename)
+    total = sum(info.file_size for info in xml)
+    if total > limits.max_xml_total_bytes:
+        raise pkg.refuse("too-large", f"holds {_size(total)} of XML in all, over the "
+                         f"{_size(limits.max_xml_total_bytes)} a returned workbook may")
 
 
 def _check_declared_size(pkg: _Package, info: zipfile.ZipInfo) -> None:
@@ -379,10 +418,10 @@ def _check_parts(pkg: _Package) -> None:
     types = _check_content_types(pkg)
     for info in pkg.infos:
         name = _norm(info.filename)
-        if name.endswith((".xml", ".rels")):
-            root = pkg.tree(info)
-            if name.endswith(".rels"):
-                _check_relationships(pkg, info, root)
+        if name.endswith(".rels"):
+            _check_relationships(pkg, info, pkg.tree(info))
+        elif name.endswith(".xml"):
+            pkg.check_xml(info)
         elif name.endswith(".vml") or _is_xml_type(types.get(name) or types.get(posixpath.splitext(name)[1])):
             pkg.scan(info, pkg.read(info))  # XML that is not parsed here (VML is often not even well-formed)
         else:
