@@ -3,6 +3,7 @@ in the copy, and every crafted file refused in one line with nothing written."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import random
 import re
@@ -294,6 +295,7 @@ def _crafted(kind: str, issued: tuple[Path, Path], tmp: Path) -> Path:
         "formula-price": lambda wb: _set(wb, "nodes", PRICE, "=1+1"),
         "text-price": lambda wb: _set_text(wb, "nodes", PRICE, "=HYPERLINK(\"http://evil\",\"262000\")"),
         "negative-price": lambda wb: _set(wb, "nodes", PRICE, -5),
+        "date-as-price": lambda wb: _set(wb, "nodes", PRICE, datetime.date(2025, 1, 1)),  # 45658, shown as a date
         "wrong-sheet": lambda wb: setattr(wb[QUOTE_SHEET], "title", "Sheet1"),
         "added-row": lambda wb: wb[QUOTE_SHEET].insert_rows(FIRST + 1),
     }
@@ -329,7 +331,7 @@ def _inflating_xml(size: int, seed: int = 29) -> bytes:
 
 ATTACKS = ["entity-expansion", "external-entity", "zip-bomb", "macro", "macro-inside", "external-link", "not-xlsx",
            "nan-price", "tampered-quantity", "changed-spec", "formula-price", "text-price", "negative-price",
-           "wrong-sheet", "added-row", *PLANTED, *HUGE, "inflating-part", "inflating-sheet"]
+           "wrong-sheet", "added-row", "date-as-price", *PLANTED, *HUGE, "inflating-part", "inflating-sheet"]
 
 
 def _planted(src: Path, out: Path, texts: dict[str, str]) -> Path:

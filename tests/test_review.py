@@ -29,6 +29,7 @@ from workbook import cli
 from workbook.api import build, load
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, VALUE
 from workbook.failures import EXIT_INPUT
+from workbook.quotes import quotes_path
 from workbook.returned import review
 from workbook.returned.safe_xlsx import UntrustedFile
 from workbook.sheets import INPUTS
@@ -214,6 +215,20 @@ def test_a_killed_imports_temporary_file_is_removed_by_the_next(copies: tuple[Pa
     assert run(reviewed_copy(xlsx, xlsx.with_name("r.xlsx"), {"power_pue": 1.45}), site).status == 0
     assert not dead.exists() and mine.exists()
     assert not [p for p in site.parent.iterdir() if p.name.endswith(".tmp") and p != mine]
+
+
+@pytest.mark.slow
+def test_a_quote_imported_after_the_build_is_said_so_not_taken_for_moved_rows(copies: tuple[Path, Path]) -> None:
+    site, xlsx = copies
+    before = site.read_bytes()
+    quotes_path(site).parent.mkdir()
+    quotes_path(site).write_text(yaml.safe_dump({"quotes": [{
+        "vendor": "Acme", "date": "2026-11-30", "file": "acme.xlsx", "sha256": "0" * 64,
+        "lines": {"nodes": {"unit_price": 250000, "lead_time_weeks": 12, "quantity": 128}}}]}))
+    outcome = run(reviewed_copy(xlsx, xlsx.with_name("r.xlsx"), {"power_pue": 1.45}), site)
+    assert outcome.status == EXIT_INPUT
+    assert isinstance(outcome.error, review.ReviewError) and outcome.error.kind == review.NOT_BUILT_FROM_SITE
+    assert "nodes" in str(outcome.error) and site.read_bytes() == before
 
 
 def test_a_catalog_or_default_value_is_added_under_its_section(imported: Imported) -> None:

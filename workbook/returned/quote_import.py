@@ -261,6 +261,9 @@ def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str,
     v = cell.value
     if cell.error or isinstance(v, bool) or not isinstance(v, float):
         raise QuoteRefused("is not a number", file=file, kind=kind, key=where, value=v, expected=expected)
+    if cell.date:  # 2025-01-01 typed into a price cell is the number 45658, shown as a date
+        raise QuoteRefused("is a date (the cell shows it as one), not a number", file=file, kind=kind, key=where,
+                           value=v, expected=expected)
     bounds = quote_limits()[field]
     if not math.isfinite(v) or not bounds.holds(v):
         raise QuoteRefused(f"is not a finite number from {bounds.lo:g} to {bounds.hi:g} ({quote_reason(field)})",

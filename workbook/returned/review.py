@@ -153,6 +153,7 @@ def _reviewed_values(reviewed: Path, cells: dict[tuple[int, int], Cell], book: B
     with its label and unit, and each value is a number the input accepts. Other lines (unit constants) must
     keep their formula."""
     names = {c.value: row for (row, col), c in cells.items() if col == NAME and isinstance(c.value, str)}
+    _check_same_quotes(reviewed, names, book)
     out: dict[str, float] = {}
     for row, item in layout.sheets[INPUTS].rows:
         if not isinstance(item, Line):
@@ -163,6 +164,21 @@ def _reviewed_values(reviewed: Path, cells: dict[tuple[int, int], Cell], book: B
         elif item.formula is not None and not item.series:
             _check_formula(reviewed, cells.get((row, VALUE)), item, layout, _cell_name(row, VALUE))
     return out
+
+
+_QUOTE_NAME = re.compile(r"^bom_quote_(?P<line>.+)_price$")  # a vendor quote's price row (workbook.quotes)
+
+
+def _check_same_quotes(reviewed: Path, names: dict[str, int], book: Book) -> None:
+    """The workbook was built with the quotes the site has now: a quote imported (or removed) since the build adds
+    (or drops) input rows, which is not a reviewer moving rows, and is said so."""
+    quoted = sorted(m["line"] for line in book.lines.values() if (m := _QUOTE_NAME.match(line.name)))
+    built = sorted(m["line"] for name in names if (m := _QUOTE_NAME.match(name)))
+    if quoted != built:
+        now, then = (", ".join(q) or "none" for q in (quoted, built))
+        raise ReviewError(f"was built with quotes for {clip(then)}, and the site's quotes file now quotes {clip(now)}: "
+                          "a quote was imported or removed since the build; rebuild the workbook and review again",
+                          kind=NOT_BUILT_FROM_SITE, file=reviewed)
 
 
 def _check_row(reviewed: Path, cells: dict[tuple[int, int], Cell], row: int, line: Line, found: int | None) -> None:

@@ -51,7 +51,7 @@ _ABSENT: Any = object()
 
 # The parts read again after the check of every part (the sheets asked for are parsed again instead: they are big).
 _KEPT = frozenset({"[content_types].xml", "xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedstrings.xml",
-                   "docprops/core.xml"})
+                   "xl/styles.xml", "docprops/core.xml"})
 # A DTD opens entity expansion and external entities; Excel never writes one. Sought in the bytes of every XML part,
 # in each encoding an XML parser may detect, so a part that is never parsed here (nor by us) cannot hide one.
 _DTD_MARK = re.compile(b"|".join(re.escape(mark.encode(codec)) for mark in ("<!DOCTYPE", "<!ENTITY")
@@ -172,6 +172,7 @@ class Cell:
     value: float | str | bool | None  # a number as float, text as str, a boolean as bool, an error as its text
     formula: str | None  # the formula text if the cell holds a formula (<f>), "" for a shared formula's followers
     error: bool = False  # True for an error cell (t="e"), whose value is the error's text, e.g. "#DIV/0!"
+    date: bool = False  # True for a number shown as a date or time (its style's number format): a typed date
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,8 @@ def read_returned(path: Path | str, sheets: Sequence[str], *, limits: Limits = L
             raise pkg.refuse("missing-sheet", f"the workbook has no sheet {_show(missing[0])}; its sheets are {listed}",
                              missing[0])
         strings = _shared_strings(pkg) if sheets else []
-        cells = {name: _read_sheet(pkg, name, parts[name], strings) for name in dict.fromkeys(sheets)}
+        dates = _date_styles(pkg) if sheets else frozenset()
+        cells = {name: _read_sheet(pkg, name, parts[name], strings, dates) for name in dict.fromkeys(sheets)}
         properties = _properties(pkg)
     return Returned(path, hashlib.sha256(data).hexdigest(), tuple(parts), cells, properties)
 
@@ -507,6 +509,33 @@ def _resolve(folder: str, target: str) -> str:
     return posixpath.normpath(target[1:] if target.startswith("/") else posixpath.join(folder, target))
 
 
+_DATE_FORMATS = frozenset({*range(14, 23), 45, 46, 47})  # the built-in number formats that show a date or a time
+_LITERAL = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]')  # quoted text, an escaped character, [colour] or [$currency]
+
+
+def _date_styles(pkg: _Package) -> frozenset[int]:
+    """The cell styles (xl/styles.xml's cellXfs, by index) whose number format shows a date or a time: a built-in
+    date format, or a custom code with d, m, y, h or s outside its quoted text and brackets."""
+    info = pkg.find("xl/styles.xml")
+    if info is None:
+        return frozenset()
+    root = pkg.tree(info)
+    codes = {}
+    for group in root:
+        if _local(group.tag) == "numFmts":
+            codes = {el.get("numFmtId", ""): el.get("formatCode", "") for el in group if _local(el.tag) == "numFmt"}
+    out = set()
+    for group in root:
+        if _local(group.tag) != "cellXfs":
+            continue
+        for index, xf in enumerate(el for el in group if _local(el.tag) == "xf"):
+            fmt = xf.get("numFmtId", "0")
+            code = _LITERAL.sub("", codes.get(fmt, "")).lower()
+            if (fmt.isdigit() and int(fmt) in _DATE_FORMATS) or re.search(r"[dmyhs]", code):
+                out.add(index)
+    return frozenset(out)
+
+
 def _shared_strings(pkg: _Package) -> list[str]:
     """xl/sharedStrings.xml's strings in order (t="s" cells hold an index into it); none if the part is absent."""
     info = pkg.find("xl/sharedStrings.xml")
@@ -529,7 +558,8 @@ def _properties(pkg: _Package) -> dict[str, str]:
 # --- the cells -----------------------------------------------------------------------------------------------------
 
 
-def _read_sheet(pkg: _Package, sheet: str, info: zipfile.ZipInfo, strings: list[str]) -> dict[tuple[int, int], Cell]:
+def _read_sheet(pkg: _Package, sheet: str, info: zipfile.ZipInfo, strings: list[str],
+                dates: frozenset[int] = frozenset()) -> dict[tuple[int, int], Cell]:
     """A worksheet's cells that hold something: (row, col) from zero -> Cell. A cell or row without a reference
     follows the one before it, as the format allows; a cell given twice is refused (which one would count?)."""
     root = pkg.tree(info)
@@ -556,7 +586,7 @@ def _read_sheet(pkg: _Package, sheet: str, info: zipfile.ZipInfo, strings: list[
             if at in cells:
                 raise pkg.refuse("bad-cell", "is given twice in the sheet (a forged file?)", where)
             col_at = at[1]
-            cell = _cell(pkg, element, strings, where)
+            cell = _cell(pkg, element, strings, where, dates)
             if cell is not None:
                 cells[at] = cell
     return cells
@@ -573,7 +603,8 @@ def _row_index(pkg: _Package, sheet: str, row: Element, previous: int) -> int:
     return int(text) - 1
 
 
-def _cell(pkg: _Package, element: Element, strings: list[str], where: str) -> Cell | None:
+def _cell(pkg: _Package, element: Element, strings: list[str], where: str,
+          dates: frozenset[int] = frozenset()) -> Cell | None:
     """One <c>: its value by its type (t), its formula if it has an <f>; None if it holds neither."""
     kind = element.get("t", "n")
     f, v = _child(element, "f"), _child(element, "v")
@@ -600,7 +631,9 @@ def _cell(pkg: _Package, element: Element, strings: list[str], where: str) -> Ce
                          "n, s, inlineStr, str, b or e)", where)
     if value is None and formula is None:
         return None
-    return Cell(value, formula, kind == "e")
+    style = element.get("s", "0")
+    shown_as_date = isinstance(value, float) and style.isdigit() and int(style) in dates
+    return Cell(value, formula, kind == "e", shown_as_date)
 
 
 def _number(pkg: _Package, text: str, where: str) -> float:
