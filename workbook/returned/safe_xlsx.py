@@ -319,36 +319,35 @@ class _Package:
         dropped as soon as it is parsed, so memory stays that of the bytes): the parts read later are kept."""
         if _norm(info.filename) in _KEPT:
             self.tree(info)
-            return
-        data = self.read(info)
-        self.scan(info, data)
-        try:
-            for _, element in SafeET.iterparse(BytesIO(data), events=("end",), forbid_dtd=True):
-                element.clear()
-        except defusedxml.DefusedXmlException as exc:
-            raise self.refuse("xml-attack", f"is refused by the safe XML parser ({type(exc).__name__}: an XML "
-                              "entity or DTD attack); save it again from Excel", info.filename) from None
-        except (ParseError, ValueError, LookupError) as exc:
-            raise self.refuse("bad-xml", f"is not well-formed XML ({_clip(exc)}); save it again from Excel",
-                              info.filename) from None
+        else:
+            self._parsed(info, keep=False)
 
     def tree(self, info: zipfile.ZipInfo) -> Element:
         """A part parsed with defusedxml (no DTD, no entities), after its bytes are scanned; a few are kept."""
         if (kept := self.kept.get(_norm(info.filename))) is not None:
             return kept
+        root = self._parsed(info, keep=True)
+        assert root is not None
+        if _norm(info.filename) in _KEPT:
+            self.kept[_norm(info.filename)] = root
+        return root
+
+    def _parsed(self, info: zipfile.ZipInfo, *, keep: bool) -> Element | None:
+        """The part's bytes scanned, then parsed safely: into a tree (`keep`), or element by element, dropped."""
         data = self.read(info)
         self.scan(info, data)
         try:
-            root = SafeET.fromstring(data, forbid_dtd=True)
+            if keep:
+                return SafeET.fromstring(data, forbid_dtd=True)
+            for _, element in SafeET.iterparse(BytesIO(data), events=("end",), forbid_dtd=True):
+                element.clear()
+            return None
         except defusedxml.DefusedXmlException as exc:
             raise self.refuse("xml-attack", f"is refused by the safe XML parser ({type(exc).__name__}: an XML "
                               "entity or DTD attack); save it again from Excel", info.filename) from None
         except (ParseError, ValueError, LookupError) as exc:
             raise self.refuse("bad-xml", f"is not well-formed XML ({_clip(exc)}); save it again from Excel",
                               info.filename) from None
-        if _norm(info.filename) in _KEPT:
-            self.kept[_norm(info.filename)] = root
-        return root
 
 
 def _check_members(pkg: _Package) -> None:
