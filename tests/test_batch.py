@@ -145,6 +145,7 @@ def test_progress_bar_on_stderr_when_asked_and_stdout_unchanged(tmp_path: Path) 
     proc = run("build", first, second, "-j", "2", "--progress", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "2/2 sites" in proc.stderr and "building [" in proc.stderr
+    assert "\\r" not in proc.stderr  # redrawn in place by a carriage return, not printed escaped as \r
     assert [line.split(" (")[0] for line in proc.stdout.splitlines()] == [
         "wrote outputs/first.xlsx", "wrote outputs/second.xlsx"]
 

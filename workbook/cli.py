@@ -232,7 +232,8 @@ def _render(args: argparse.Namespace) -> list[Any]:
 
     jobs = min(args.jobs or batch.default_jobs(), len(args.sites))
     show = len(args.sites) > 1 and (args.progress if args.progress is not None else sys.stderr.isatty())
-    progress = batch.Progress(len(args.sites), sys.stderr) if show else None
+    # the bar is our own text, redrawn with a carriage return: written past the escaping of Printable
+    progress = batch.Progress(len(args.sites), getattr(sys.stderr, "stream", sys.stderr)) if show else None
     try:  # every site is loaded once, and all of them before any is rendered
         if jobs > 1:  # in worker processes, which render the workbooks too
             return batch.render_all(args.sites, jobs, progress)
