@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     iq.add_argument("returned", type=Path, metavar="RETURNED.xlsx")
     iq.add_argument("--site", type=Path, required=True, metavar="SITE.yaml",
                     help="the site file the copy was made from")
-    iq.add_argument("--vendor", default=None, metavar="NAME", help="the vendor (default: the name on its cover)")
+    iq.add_argument("--vendor", default=None, metavar="NAME",
+                    help="the vendor, where the copy's cover names none (a name other than the cover's is refused)")
     n = sub.add_parser("init", help="write a commented site file for a catalog GPU and node: every key with its "
                                     "catalog or default value and source, the REQUIRED ones to fill in")
     n.add_argument("--gpu", required=True, metavar="ENTRY", help="the catalog GPU (e.g. H200-SXM), or none")

@@ -10,6 +10,7 @@ Text (vendor names, comments) is stored and shown as text only: it is never writ
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,16 +68,23 @@ def parse_quotes(data: Any, path: Path) -> list[dict[str, Any]]:
     return [_entry(path, k, e) for k, e in enumerate(entries)]
 
 
-def quote_limits() -> dict[str, Range]:
-    """The range of a quoted unit price (USD) and lead time (weeks), from templates/limits.yaml, with the reason
-    (`why`): the same for the quoting copy's cells, import-quote and the build's reading of the quotes file."""
+@functools.lru_cache(maxsize=1)
+def _quote_limits() -> dict[str, tuple[Range, str]]:
+    """templates/limits.yaml's quote ranges, read once per process."""
     limits = load_limits()
-    return {field: Range(limits[f"quote.{field}"][0], limits[f"quote.{field}"][1])
+    return {field: (Range(limits[f"quote.{field}"][0], limits[f"quote.{field}"][1]), limits[f"quote.{field}"][2])
             for field in ("unit_price", "lead_time_weeks")}
 
 
+def quote_limits() -> dict[str, Range]:
+    """The range of a quoted unit price (USD) and lead time (weeks), from templates/limits.yaml: the same for the
+    quoting copy's cells, import-quote and the build's reading of the quotes file."""
+    return {field: bounds for field, (bounds, _) in _quote_limits().items()}
+
+
 def quote_reason(field: str) -> str:
-    return load_limits()[f"quote.{field}"][2]
+    """Why a quote's `field` has its range (templates/limits.yaml)."""
+    return _quote_limits()[field][1]
 
 
 def _text_field(path: Path, place: str, value: Any) -> None:
@@ -109,7 +117,7 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
         if not isinstance(line, dict):
             raise InputError("is not a mapping", file=path, key=place)
         values = []
-        limits = quote_limits()
+        limits = quote_limits()  # read once per process
         for field in ("unit_price", "lead_time_weeks", "quantity"):
             v = line.get(field)
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
