@@ -627,7 +627,7 @@ def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
 
 def _site_name(data: dict[Any, Any], path: Path, problems: list[InputError]) -> str:
     name = data.get("site")
-    hidden = hidden_character(name) if isinstance(name, str) else None
+    hidden = hidden_character(_one_line(name)) if isinstance(name, str) else None  # whitespace folds as ever
     if isinstance(name, str) and name.strip() and len(name.strip()) <= MAX_NAME and hidden is None:
         return name.strip()
     expected = f"the site's name as text of at most {MAX_NAME} characters, e.g. site: Example colo"
