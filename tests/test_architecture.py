@@ -26,7 +26,7 @@ from workbook.quotes import quotes_path
 
 PACKAGE = ROOT / "workbook"
 # the formula core (workbook.formula) may read these leaf modules and nothing else of the package
-CORE_MAY_READ = {"workbook.units", "workbook.ranges"}
+CORE_MAY_READ = {"workbook.units", "workbook.ranges", "workbook.echo"}
 
 
 def _modules() -> dict[str, Path]:

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from workbook.echo import clip, printable
 from workbook.failures import EXIT_VERIFY, describe
 from workbook.inputs import InputError
-from workbook.yaml_reader import clip, printable
 
 
 def default_output(site: Path) -> Path:

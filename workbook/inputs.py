@@ -23,9 +23,10 @@ from typing import Any
 
 import pint
 
+from workbook.echo import clip, echo
 from workbook.ranges import Range, shown
 from workbook.units import Q_, factor, is_information, unit
-from workbook.yaml_reader import YamlError, clip, echo, read_yaml
+from workbook.yaml_reader import YamlError, read_yaml
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 CATALOG_PATH = TEMPLATES / "catalog.yaml"

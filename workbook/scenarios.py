@@ -12,13 +12,13 @@ import difflib
 import re
 
 from workbook.book import Book
+from workbook.echo import clip, echo
 from workbook.formula.expr import YEARS, Node
 from workbook.formula.line import Line
 from workbook.inputs import InputError, Rule, Site, Spec, Value, check_rules, parse_value, split_value
 from workbook.sheets import INPUTS
 from workbook.sheets import SCENARIOS as SHEET
 from workbook.sheets import SCENARIOS_YEARLY as YEARLY_SHEET
-from workbook.yaml_reader import clip, echo
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 

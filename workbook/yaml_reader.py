@@ -10,17 +10,17 @@ in base 60, `0x400` and `010` are hex and octal): a reader who wrote them did no
 from __future__ import annotations
 
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from workbook.echo import echo
+
 MAX_BYTES = 1_000_000  # the example site is about 5 kB
 MAX_DEPTH = 20  # a site file nests 4 levels (scenarios: name: key: {value, source})
 MAX_TEXT = 2_000  # characters in one string: a description, a source, a note
 MAX_DIGITS = 1_000  # of a whole number (a value beyond any range is refused by its key, with the reason)
-ECHO = 80  # characters of a value shown back in an error message
 
 
 class YamlError(ValueError):
@@ -36,27 +36,6 @@ class YamlError(ValueError):
         self.file = Path(file) if file is not None else None
         self.line, self.column, self.key = line, column, key
         super().__init__(self.problem)
-
-
-def printable(text: str) -> str:
-    """Text safe to print on a terminal: every character that is not printable (controls such as ESC, which a
-    terminal obeys; bidirectional overrides; lone surrogates, which cannot even be encoded) written as its escape,
-    e.g. \\x1b or \\u202e. Newlines, tabs and spaces are kept."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or ch in "\n\t" or unicodedata.category(ch) == "Zs" else ascii(ch)[1:-1]
-                   for ch in text)
-
-
-def clip(text: Any) -> str:
-    """Text as an error message shows it: on one line, cut to ECHO characters, its control characters escaped."""
-    text = printable(" ".join(str(text).split()))
-    return text if len(text) <= ECHO else text[:ECHO - 3] + "..."
-
-
-def echo(value: Any) -> str:
-    """A value as an error message shows it: its repr, clipped."""
-    return clip(repr(value))
 
 
 _NOT_DECIMAL = re.compile(r"^[-+]?(0[xob]|0[0-7_]+$|.*:)", re.IGNORECASE)

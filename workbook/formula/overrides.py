@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pint
 
+from workbook.echo import clip, echo
+
 if TYPE_CHECKING:
     from workbook.book import Book
     from workbook.formula.line import Line
-
-ECHO = 80  # characters of a value an error shows
-
 
 class UnknownInput(KeyError):
     """An override of a key that is not an input of the book (`close`: the input id it may have meant, or None)."""
@@ -42,9 +41,7 @@ class OverrideError(ValueError):
 
     def __init__(self, key: str, value: Any, problem: str, expected: str, shown: str | None = None):
         self.key, self.value, self.problem, self.expected = key, value, problem, expected
-        shown = " ".join((repr(value) if shown is None else shown).split())
-        shown = shown if len(shown) <= ECHO else shown[:ECHO - 3] + "..."
-        super().__init__(f"{key} = {shown}: {problem}; expected {expected}")
+        super().__init__(f"{key} = {echo(value) if shown is None else clip(shown)}: {problem}; expected {expected}")
 
 
 def input_line(book: Book, key: str) -> Line:

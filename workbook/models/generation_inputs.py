@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbook.echo import clip
 from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value, with_limits
-from workbook.yaml_reader import clip
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
 # A plan is a namespace of ids beside the fleets' (`next`) and the models': these names are taken.

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from workbook.echo import clip
 from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
 from workbook.excel.output import locked, write_all_atomically
@@ -50,7 +51,7 @@ from workbook.vendor_copy import (
     quote_rows,
     reference,
 )
-from workbook.yaml_reader import YamlError, clip, parse_yaml, read_yaml
+from workbook.yaml_reader import YamlError, parse_yaml, read_yaml
 
 FIRST_ROW = GRID_HEADER_ROW + 1
 HEADER = "# Vendor quotes for {site}, added by `python -m workbook import-quote`. The build uses them.\n"

@@ -30,6 +30,7 @@ import yaml
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.book import Book
+from workbook.echo import clip
 from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
 from workbook.excel.output import locked, remove_stale, staged_name, sync_folder
@@ -40,7 +41,6 @@ from workbook.models import all_rules, all_specs, build_book, complete
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.sheets import INPUTS
 from workbook.units import factor, is_information, unit
-from workbook.yaml_reader import clip
 
 # What a refusal is about (ReviewError.kind); a refused file itself is safe_xlsx.UntrustedFile.
 NOT_BUILT_FROM_SITE = "not-built-from-site"  # the workbook's recorded digest is not the site file's
