@@ -74,3 +74,10 @@ def test_a_swing_clipped_into_the_range_is_held_or_the_base(r: Range, values: li
 def test_a_share_is_shown_as_a_percentage_and_anything_else_as_typed() -> None:
     assert shown(0.2, percent=True) == "20%" and shown(1.5, percent=False) == "1.5"
     assert shown(1e-6, percent=False) == "1e-06"
+
+
+def test_a_range_in_words_as_a_refusal_says_it() -> None:
+    assert Range(0.0, 1.0).in_words() == "from 0 to 1"
+    assert Range(0.0, None, lo_open=True).in_words() == "above 0"
+    assert Range(None, 1e6).in_words() == "at most 1,000,000"
+    assert Range().in_words() == ""

@@ -34,6 +34,12 @@ class Range(NamedTuple):
     def holds(self, x: float) -> bool:
         return not (self.below(x) or self.above(x))
 
+    def in_words(self) -> str:
+        """The range as a message says it: "from 0 to 1", "above 0", "at most 64"; "" where it has no bound."""
+        low = "" if self.lo is None else f"{'above' if self.lo_open else 'from'} {self.lo:,.10g}"
+        high = "" if self.hi is None else f"{'to' if self.lo is not None else 'at most'} {self.hi:,.10g}"
+        return " ".join(t for t in (low, high) if t)
+
     def tightened(self, lo: float | None, hi: float | None) -> Range:
         """The stricter of this range and lo..hi on each side (a limit of templates/limits.yaml): a low limit above
         an open low end closes it."""

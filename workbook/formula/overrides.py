@@ -18,6 +18,7 @@ import numpy as np
 import pint
 
 from workbook.echo import clip, echo
+from workbook.units import is_information
 
 if TYPE_CHECKING:
     from workbook.book import Book
@@ -118,12 +119,19 @@ def _unit(line: Line) -> str:
     return f"{line.unit_text} ({line.unit:~P})" if line.unit.dimensionality else "a pure number"
 
 
+def expected(line: Line) -> str:
+    """What an input's value must be, in words: "a whole number from 1 to 1,000,000 (GPUs)", "a number above 0 in
+    kW", "a number from 0 to 1 (a share: 0.7 is 70%)"; for an override of it, or a reviewer's edit of its cell."""
+    if line.unit_text == "%":
+        unit = " (a share: 0.7 is 70%)"
+    elif line.unit_text:
+        measured = line.unit.dimensionality or is_information(line.unit)  # else a count: "(GPUs)"
+        unit = f" in {line.unit_text}" if measured else f" ({line.unit_text})"
+    else:
+        unit = ""
+    span = line.bounds.in_words()
+    return f"{'a whole number' if line.integer else 'a number'}{' ' + span if span else ''}{unit}"
+
+
 def _expected(line: Line) -> str:
-    lo, hi, lo_open = line.bounds
-    low = "" if lo is None else f"{'above' if lo_open else 'from'} {lo:g}"
-    high = "" if hi is None else f"{'to' if lo is not None else 'at most'} {hi:g}"
-    span = " ".join(t for t in (low, high) if t)
-    whole = "a whole number" if line.integer else "a number"
-    unit = f" {line.unit_text}" if line.unit_text and line.unit_text != "%" else (" (a share: 0.7 is 70%)"
-                                                                                  if line.unit_text == "%" else "")
-    return f"{whole}{' ' + span if span else ''}{unit}, or a pint quantity of its dimension"
+    return f"{expected(line)}, or a pint quantity of its dimension"

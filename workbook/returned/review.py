@@ -36,6 +36,7 @@ from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, La
 from workbook.excel.output import locked, remove_stale, staged_name, sync_folder
 from workbook.excel.writer import CellContext
 from workbook.formula.line import Line
+from workbook.formula.overrides import expected
 from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
 from workbook.models import all_rules, all_specs, build_book, complete
 from workbook.returned.safe_xlsx import Cell, read_returned
@@ -201,20 +202,8 @@ def _check_row(reviewed: Path, cells: dict[tuple[int, int], Cell], row: int, lin
 
 
 def _refused(reviewed: Path, cell_name: str, line: Line, kind: str, problem: str, value: Any) -> ReviewError:
-    lo, hi, lo_open = line.bounds
-    if line.unit_text == "%":
-        unit_words = " (a share: 0.7 is 70%)"
-    elif line.unit_text:
-        unit_words = (f" in {line.unit_text}" if line.unit.dimensionality or is_information(line.unit)
-                      else f" ({line.unit_text})")
-    else:
-        unit_words = ""
-    whole = "a whole number" if line.integer else "a number"
-    low = "" if lo is None else f"{'above' if lo_open else 'from'} {lo:,.10g}"
-    high = "" if hi is None else f"{'to' if lo is not None else 'at most'} {hi:,.10g}"
-    rng = "".join(f" {t}" for t in (low, high) if t)
     return ReviewError(problem, kind=kind, file=reviewed, cell=cell_name, key=line.id, value=value,
-                       expected=f"{whole}{rng}{unit_words}", unit=line.unit_text or None)
+                       expected=expected(line), unit=line.unit_text or None)
 
 
 def _number(reviewed: Path, cell: Cell | None, line: Line, cell_name: str) -> float:
