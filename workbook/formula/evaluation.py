@@ -400,9 +400,8 @@ def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
     if rows <= kernels.SMALL:  # a row at a time, on Python floats; a row the same as an earlier one (its
         # opening and every known part: cases that share it) is a copy of that row
         per_row = [k for k in known.values() if k.ndim == 2 and k.shape[0] > 1]
-        first: dict[bytes, int] = {}
-        same = [first.setdefault(b"".join(x[b].tobytes() for x in (v[:, :1], *per_row)), b) for b in range(rows)]
-        steps = {b: _scalar(line.formula, mine, known, b) for b in dict.fromkeys(same)}
+        first, at = kernels.distinct_rows(np.concatenate([v[:, :1], *per_row], axis=1))
+        steps = {int(b): _scalar(line.formula, mine, known, int(b)) for b in first}
         if all(step is not None for step in steps.values()):
             for b, step in steps.items():
                 row = v[b]
@@ -410,9 +409,7 @@ def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
                 for t in range(1, n):
                     prev = float(step(t, prev))
                     row[t] = prev
-            for b, earlier in enumerate(same):
-                if earlier != b:
-                    v[b] = v[earlier]
+            v[:] = v[first[at]]  # each row a copy of the first row like it (itself, where it is the first)
             return
     tree = _substituted(line.formula, mine, known)
     for t in range(1, n):

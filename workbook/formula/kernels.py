@@ -172,17 +172,21 @@ def _row_sum_s(values: list[float]) -> float:
     return _kahan_get(*_kahan(list(_kahan(values))))
 
 
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first of each distinct row (the same bits) and, for every row, which of those it is: a book's cases often
+    share a row (the scenarios that do not change it), and a few cases' work in Python floats is done once each."""
+    index: dict[bytes, int] = {}
+    at = np.array([index.setdefault(r.tobytes(), len(index)) for r in rows], dtype=np.intp)
+    first = np.full(len(index), -1, dtype=np.intp)
+    first[at[::-1]] = np.arange(rows.shape[0], dtype=np.intp)[::-1]
+    return first, at
+
+
 def _each_distinct(rows: np.ndarray, fn: Callable[[np.ndarray], Any]) -> list[Any]:
-    """fn of each row, computed once per distinct row (the same bits): a book's cases often share a row (the
-    scenarios that do not change it), and a running sum in Python floats is the cost of a few cases."""
-    done: dict[bytes, Any] = {}
-    out = []
-    for r in rows:
-        key = r.tobytes()
-        if key not in done:
-            done[key] = fn(r)
-        out.append(done[key])
-    return out
+    """fn of each row, computed once per distinct row."""
+    first, at = distinct_rows(rows)
+    done = [fn(rows[i]) for i in first]
+    return [done[i] for i in at]
 
 
 # ---------------------------------------------------------------- the row functions
@@ -295,15 +299,6 @@ def _all_whole(values: np.ndarray) -> bool:
         return bool((np.abs(values) < 2.0**52).all() and (np.floor(values) == values).all())
 
 
-def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first of each distinct row (the same bits) and, for every row, which of those it is."""
-    index: dict[bytes, int] = {}
-    at = np.array([index.setdefault(r.tobytes(), len(index)) for r in rows], dtype=np.intp)
-    first = np.full(len(index), -1, dtype=np.intp)
-    first[at[::-1]] = np.arange(rows.shape[0], dtype=np.intp)[::-1]
-    return first, at
-
-
 def kahan_rows(terms: np.ndarray) -> np.ndarray:
     """Kahan.get of each row's values added in column order, shape (rows,)."""
     if terms.shape[0] > SMALL:
@@ -324,7 +319,7 @@ def irr(row: Any, guess: Any) -> np.ndarray:
     row = np.broadcast_to(row, (batch, row.shape[1]))
     g = np.broadcast_to(g, (batch,)).copy()
     if 1 < batch <= SMALL:  # a few cases often share their cash flows and guess (the scenarios that do not
-        first, at = _distinct_rows(np.column_stack([row, g]))  # change them): each distinct case once
+        first, at = distinct_rows(np.column_stack([row, g]))  # change them): each distinct case once
         if first.size < batch:
             return irr(row[first], g[first])[at]
     n = row.shape[1]
