@@ -14,7 +14,7 @@ from typing import Any
 
 from workbook.echo import clip, printable
 from workbook.failures import EXIT_VERIFY, describe
-from workbook.inputs import InputError
+from workbook.inputs import InputError, hidden
 
 
 def default_output(site: Path) -> Path:
@@ -314,7 +314,6 @@ def _import_inputs(args: argparse.Namespace) -> int:
 def _quote(args: argparse.Namespace) -> int:
     """The vendor's copy (all its lines, or the groups and lines asked for), written all or nothing."""
     import re
-    import unicodedata
 
     from workbook import vendor_copy
     from workbook.api import load
@@ -324,9 +323,9 @@ def _quote(args: argparse.Namespace) -> int:
     if len(vendor) > 100:
         raise InputError("is longer than 100 characters", key="--vendor", value=vendor[:40] + "...",
                          expected="a vendor's name of at most 100 characters")
-    if any(unicodedata.category(ch).startswith("C") for ch in vendor):
-        raise InputError("holds a control or format character", key="--vendor", value=vendor,
-                         expected="a vendor's name in plain text")
+    problem = hidden(vendor)
+    if problem is not None:  # as import-quote holds the vendor's name on the returned copy
+        raise InputError(problem, key="--vendor", value=vendor, expected="a vendor's name in plain text")
     issued = _issue_date(args.date)
     slug = re.sub(r"[^a-z0-9]+", "-", vendor.lower()).strip("-")
     out = args.output or Path("outputs") / f"{args.site.stem}-quote{'-' + slug if slug else ''}.xlsx"

@@ -393,10 +393,12 @@ def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | t
 _HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
 
 
-def hidden_character(text: str) -> str | None:
-    """The first character a text from outside may not hold (a control, a format character such as a
-    bidirectional override, a line or paragraph separator, a lone surrogate), or None."""
-    return next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
+def hidden(text: str) -> str | None:
+    """What is wrong with a text from outside, or None: the first character it may not hold (a control, a format
+    character such as a bidirectional override, a line or paragraph separator, a lone surrogate), said as
+    "holds the control or format character U+001B"."""
+    ch = next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
+    return None if ch is None else f"holds the control or format character U+{ord(ch):04X}"
 
 
 def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
@@ -410,9 +412,9 @@ def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
     text = " ".join(raw.split())  # tabs, newlines and runs of spaces: one space
     if not text:
         raise _fail(where, key, raw, "is empty", spec)
-    hidden = hidden_character(text)
-    if hidden is not None:
-        raise _fail(where, key, raw, f"holds the control or format character U+{ord(hidden):04X}", spec)
+    problem = hidden(text)
+    if problem is not None:
+        raise _fail(where, key, raw, problem, spec)
     if len(text) > spec.text:
         raise _fail(where, key, raw, f"is longer than {spec.text} characters", spec)
     if spec.date:  # a date, or one of the words (e.g. "to be agreed")
@@ -458,10 +460,9 @@ def split_value(raw: Any) -> tuple[Any, str]:
             raise InputError(clip(f"unknown field(s) {', '.join(sorted(map(str, extra)))} beside value/source"),
                              value=raw, expected="{value: ..., source: ...} (and an optional note)")
         source = _one_line(raw.get("source", "") or raw.get("note", ""))
-        hidden = hidden_character(source)
-        if hidden is not None:
-            raise InputError(f"its source holds the control or format character U+{ord(hidden):04X}", value=raw,
-                             expected="a source in plain text")
+        problem = hidden(source)
+        if problem is not None:
+            raise InputError(f"its source {problem}", value=raw, expected="a source in plain text")
         return raw["value"], source
     return raw, ""
 
@@ -628,15 +629,15 @@ def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
 
 def _site_name(data: dict[Any, Any], path: Path, problems: list[InputError]) -> str:
     name = data.get("site")
-    hidden = hidden_character(_one_line(name)) if isinstance(name, str) else None  # whitespace folds as ever
-    if isinstance(name, str) and name.strip() and len(name.strip()) <= MAX_NAME and hidden is None:
+    unseen = hidden(_one_line(name)) if isinstance(name, str) else None  # whitespace folds as ever
+    if isinstance(name, str) and name.strip() and len(name.strip()) <= MAX_NAME and unseen is None:
         return name.strip()
     expected = f"the site's name as text of at most {MAX_NAME} characters, e.g. site: Example colo"
     if "site" not in data:
         problems.append(InputError("is missing", file=path, key="site", expected=expected))
     else:
         problem = ("is not text" if not isinstance(name, str) else "is empty" if not name.strip()
-                   else f"holds the control or format character U+{ord(hidden):04X}" if hidden is not None
+                   else unseen if unseen is not None
                    else f"is longer than {MAX_NAME} characters")
         problems.append(InputError(problem, file=path, key="site", value=name, expected=expected))
     return ""
@@ -712,10 +713,9 @@ def _description(data: dict[Any, Any], path: Path, problems: list[InputError]) -
         problems.append(InputError("is not text", file=path, key="description", value=description, expected="text"))
         return ""
     text = _one_line(description or "")
-    hidden = hidden_character(text)
-    if hidden is not None:
-        problems.append(InputError(f"holds the control or format character U+{ord(hidden):04X}", file=path,
-                                   key="description", value=description, expected="plain text"))
+    problem = hidden(text)
+    if problem is not None:
+        problems.append(InputError(problem, file=path, key="description", value=description, expected="plain text"))
         return ""
     return text
 

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from workbook.book import Book
-from workbook.inputs import InputError, Site, hidden_character, load_limits, serial
+from workbook.inputs import InputError, Site, hidden, load_limits, serial
 from workbook.ranges import Range
 from workbook.sheets import INPUTS
 from workbook.yaml_reader import YamlError, read_yaml
@@ -89,10 +89,9 @@ def quote_reason(field: str) -> str:
 
 def _text_field(path: Path, place: str, value: Any) -> None:
     """A text of a quote as the site file's texts are held: no control or format character, no lone surrogate."""
-    hidden = hidden_character(str(value))
-    if hidden is not None:
-        raise InputError(f"holds the control or format character U+{ord(hidden):04X}", file=path, key=place,
-                         value=value)
+    problem = hidden(str(value))
+    if problem is not None:
+        raise InputError(problem, file=path, key=place, value=value)
 
 
 def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from workbook.echo import clip
 from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
 from workbook.excel.output import locked, write_all_atomically
-from workbook.inputs import InputError, hidden_character
+from workbook.inputs import InputError, hidden
 from workbook.quotes import MAX_COMMENT, parse_quotes, quote_limits, quote_reason, quotes_path, read_quotes
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.vendor_copy import (
@@ -132,10 +132,10 @@ def _vendor(returned: Path, given: str | None, on_cover: str) -> str:
                            "cover's name, or issue a copy to the other vendor", file=returned, kind="reference",
                            key=f"{INSTRUCTIONS_SHEET}!{VENDOR}")
     who = named or cover or "unnamed vendor"
-    hidden = hidden_character(who)
-    if hidden is not None:
-        raise QuoteRefused(f"names the vendor with the control or format character U+{ord(hidden):04X}",
-                           file=returned, kind="bad-text", key=f"{INSTRUCTIONS_SHEET}!{VENDOR}", value=who)
+    problem = hidden(who)
+    if problem is not None:
+        raise QuoteRefused(f"names a vendor that {problem}", file=returned, kind="bad-text",
+                           key=f"{INSTRUCTIONS_SHEET}!{VENDOR}", value=who)
     return who
 
 
@@ -245,10 +245,9 @@ def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow)
                            key=_where(r, LEAD))
     comment = cells.get((r, COMMENT))
     text = " ".join(("" if comment is None or comment.value is None else str(comment.value)).split())
-    hidden = hidden_character(text)
-    if hidden is not None:
-        raise QuoteRefused(f"holds the control or format character U+{ord(hidden):04X}", file=file, kind="bad-text",
-                           key=_where(r, COMMENT), value=text)
+    problem = hidden(text)
+    if problem is not None:
+        raise QuoteRefused(problem, file=file, kind="bad-text", key=_where(r, COMMENT), value=text)
     if price == 0 and not text:
         raise QuoteRefused(f"prices {row.key} at 0 without a comment: say where it is included", file=file,
                            kind="bad-price", key=_where(r, PRICE))
