@@ -59,7 +59,7 @@ def write_all_atomically(files: list[tuple[Path, bytes]]) -> None:
     staged: list[tuple[str, Path]] = []
     try:
         for out, data in files:
-            staged.append((_stage(out, data), out))
+            staged.append((stage(out, data), out))
         for _, out in staged:
             if out.exists() and not out.is_file():
                 raise OutputError(f"{out}: cannot write the {_what(out)} (it is a folder, not a file)")
@@ -79,7 +79,7 @@ def _what(out: Path) -> str:
     return {".pdf": "PDF", ".yaml": "file"}.get(out.suffix.lower(), "workbook")
 
 
-def staged_name(out: Path) -> str:
+def _staged_name(out: Path) -> str:
     """A hidden temporary file beside `out`, ours by name (its process id): remove_stale removes it if we die."""
     fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-{os.getpid()}-", suffix=f"{out.suffix or '.out'}.tmp",
                                dir=out.parent)
@@ -114,20 +114,23 @@ def locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def _stage(out: Path, data: bytes) -> str:
-    """The bytes in a hidden temporary file beside `out` (ours by name: the next build removes it if we die)."""
+def stage(out: Path, data: bytes, mode: int | None = None) -> str:
+    """The bytes in a hidden temporary file beside `out` (ours by name: the next command to the folder removes it
+    if we die), fsynced, with `mode` (default: an ordinary file's, as the umask allows), ready to rename over it."""
     tmp: str | None = None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         remove_stale(out.parent)
-        tmp = staged_name(out)
+        tmp = _staged_name(out)
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; the workbook is an ordinary file
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask  # mkstemp makes 0600; the workbook is an ordinary file
+        os.chmod(tmp, mode)
         return tmp
     except OSError as e:
         if tmp is not None:

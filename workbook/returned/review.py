@@ -33,7 +33,7 @@ from workbook.book import Book
 from workbook.echo import clip
 from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
-from workbook.excel.output import locked, remove_stale, staged_name, sync_folder
+from workbook.excel.output import locked, stage, sync_folder
 from workbook.excel.writer import CellContext
 from workbook.formula.line import Line
 from workbook.formula.overrides import expected
@@ -472,14 +472,8 @@ def _replace_checked(reviewed: Path, site: Site, edited: str, changes: list[Chan
     """Write the edited text beside the site file, check that it loads and reproduces every reviewed value (and
     no other input moved), then rename it over the site file; on any failure the site file is untouched."""
     target = site.path.resolve()
-    remove_stale(target.parent)  # what a killed import left (ours by name: its process is gone)
-    tmp = Path(staged_name(target))
+    tmp = Path(stage(target, edited.encode("utf-8"), target.stat().st_mode & 0o7777))  # and a killed import's gone
     try:
-        with open(tmp, "wb") as f:
-            f.write(edited.encode("utf-8"))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, target.stat().st_mode & 0o7777)
         _check_reads_back(reviewed, tmp, changes, book)
         with locked(target.parent):  # no other import renames over the file between the check and ours
             if hashlib.sha256(target.read_bytes()).hexdigest() != site.digest:
