@@ -82,9 +82,13 @@ def quote_limits() -> dict[str, Range]:
     return {field: bounds for field, (bounds, _) in _quote_limits().items()}
 
 
-def quote_reason(field: str) -> str:
-    """Why a quote's `field` has its range (templates/limits.yaml)."""
-    return _quote_limits()[field][1]
+def out_of_range(field: str, v: float) -> str | None:
+    """What is wrong with a quote's `field` (unit_price, lead_time_weeks) of value v, with the reason of its range,
+    or None: one wording for the returned copy's cell and the quotes file's entry."""
+    bounds, why = _quote_limits()[field]
+    if math.isfinite(v) and bounds.holds(v):
+        return None
+    return f"is not a finite number from {bounds.lo:g} to {bounds.hi:g} ({why})"
 
 
 def _text_field(path: Path, place: str, value: Any) -> None:
@@ -116,14 +120,13 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
         if not isinstance(line, dict):
             raise InputError("is not a mapping", file=path, key=place)
         values = []
-        limits = quote_limits()  # read once per process
         for field in ("unit_price", "lead_time_weeks", "quantity"):
             v = line.get(field)
             if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
                 raise InputError("is not a finite number of at least 0", file=path, key=f"{place}.{field}", value=v)
-            if field in limits and not limits[field].holds(float(v)):
-                raise InputError(f"must be at most {limits[field].hi:g} ({quote_reason(field)})", file=path,
-                                 key=f"{place}.{field}", value=v)
+            problem = out_of_range(field, float(v)) if field != "quantity" else None
+            if problem is not None:
+                raise InputError(problem, file=path, key=f"{place}.{field}", value=v)
             values.append(float(v))
         comment = line.get("comment") or ""
         if not isinstance(comment, str):

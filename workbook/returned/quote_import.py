@@ -16,7 +16,6 @@ their budget or other vendors' quotes).
 from __future__ import annotations
 
 import datetime
-import math
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
 from workbook.excel.output import locked, write_all_atomically
 from workbook.inputs import InputError, hidden
-from workbook.quotes import MAX_COMMENT, parse_quotes, quote_limits, quote_reason, quotes_path, read_quotes
+from workbook.quotes import MAX_COMMENT, out_of_range, parse_quotes, quotes_path, read_quotes
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.vendor_copy import (
     COLUMNS,
@@ -255,7 +254,7 @@ def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow)
 
 
 def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str, field: str) -> float | None:
-    """A price or lead time as typed: a finite number within quote_limits()[field] (templates/limits.yaml)."""
+    """A price or lead time as typed: a finite number within its range (quotes.out_of_range)."""
     if cell is None or cell.value is None or cell.value == "":
         return None
     v = cell.value
@@ -264,10 +263,9 @@ def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str,
     if cell.date:  # 2025-01-01 typed into a price cell is the number 45658, shown as a date
         raise QuoteRefused("is a date (the cell shows it as one), not a number", file=file, kind=kind, key=where,
                            value=v, expected=expected)
-    bounds = quote_limits()[field]
-    if not math.isfinite(v) or not bounds.holds(v):
-        raise QuoteRefused(f"is not a finite number from {bounds.lo:g} to {bounds.hi:g} ({quote_reason(field)})",
-                           file=file, kind=kind, key=where, value=v, expected=expected)
+    problem = out_of_range(field, v)
+    if problem is not None:
+        raise QuoteRefused(problem, file=file, kind=kind, key=where, value=v, expected=expected)
     return v + 0.0  # a -0 typed is 0 (never "-0.00 USD")
 
 
