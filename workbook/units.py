@@ -6,6 +6,7 @@ the site files, the models and the tests.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -60,6 +61,7 @@ def factor(src: pint.Unit, dst: pint.Unit) -> float:
     return float(f"{ureg.Quantity(1.0, src).to(dst).magnitude:.15g}")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_information(u: pint.Unit) -> bool:
     """bytes, TB, Gb/s: pint counts information as a pure number (its bit is 1, a byte 8), so a bare 16 given for
     a size in bytes would be read as 16 bits, 2 bytes. A quantity of information always needs its unit."""
