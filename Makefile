@@ -65,6 +65,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 	@if [ -f bench/evaluation.py ]; then echo "$(PY) bench/evaluation.py"; $(PY) bench/evaluation.py; fi
+	$(PY) bench/risk.py
 
 clean:
 	rm -rf outputs/*.xlsx outputs/*.pdf outputs/preview .pytest_cache .hypothesis

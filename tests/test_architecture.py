@@ -23,6 +23,7 @@ from workbook import models, sensitivity
 from workbook.formula import evaluation
 from workbook.models import build_book, load_all
 from workbook.quotes import quotes_path
+from workbook.risk import analysis as risk_analysis
 
 PACKAGE = ROOT / "workbook"
 # the formula core (workbook.formula) may read these leaf modules and nothing else of the package
@@ -212,21 +213,28 @@ def test_no_model_places_its_charts_views_or_grids_itself(site: str, monkeypatch
 def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
         site: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Define, then evaluate, then define what shows results: no evaluation while the models define their lines
-    (and the scenarios their copies), and the tornado's evaluation adds no line; the three steps are the book."""
+    (and the scenarios their copies), and the tornado's and the risk's evaluations add no line; the steps are the
+    book."""
     loaded = load_all(ROOT / "inputs" / site)
     with monkeypatch.context() as patched:
         def refuse(*args: object, **kwargs: object) -> None:
             raise AssertionError("the book was evaluated while the models defined it")
 
-        for module in (evaluation, sensitivity, book_module):
+        for module in (evaluation, sensitivity, book_module, risk_analysis):
             for name in ("evaluate", "evaluate_many", "evaluate_overlays"):
                 if hasattr(module, name):
                     patched.setattr(module, name, refuse)
         book, defined = models.define_models(loaded)
     count = len(book.lines)
     tornado = models.decision_tornado(book, defined.inputs, defined.money)
+    risk = models.decision_risk(book, loaded.risk, defined.money) if loaded.risk is not None else None
     assert len(book.lines) == count and tornado.rows and tornado.read
-    models.define_results(book, loaded.site, defined, tornado)
+    models.define_results(book, loaded.site, defined, tornado, risk)
     whole = build_book(loaded)
     assert list(book.lines) == list(whole.lines) and len(book.lines) > count
-    assert [t.rows for t in book.tables] == [t.rows for t in whole.tables]
+
+    def shown(table: object) -> object:  # a tornado's rows; the risk's S-curve and odds
+        rows = getattr(table, "rows", None)
+        return rows if rows is not None else (table.curve, table.probability_buy_wins)
+
+    assert [shown(t) for t in book.tables] == [shown(t) for t in whole.tables]

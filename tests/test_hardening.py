@@ -78,8 +78,9 @@ def example_with(tmp: Path, name: str = "site.yaml", **top: Any) -> Path:
 
 def test_every_numeric_input_has_a_range_with_its_reason() -> None:
     from workbook.models.generation_inputs import SCALARS  # an upgrade's keys that every upgrade has
+    from workbook.risk.section import SETTINGS  # the risk: section's samples and seed
 
-    specs = {s.key: s for s in [*all_specs(), *SCALARS]}
+    specs = {s.key: s for s in [*all_specs(), *SCALARS, *SETTINGS]}
     limits = load_limits()
     quoted = {k for k in limits if k.startswith("quote.")}  # a vendor's quote: workbook.quotes.quote_limits
     assert quoted == {"quote.unit_price", "quote.lead_time_weeks"}

@@ -12,8 +12,10 @@ from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
-from workbook.inputs import Site
-from workbook.models import build_book, load_all
+from workbook.inputs import InputError, Site
+from workbook.models import build_book, decision_risk, define_models, load_all
+from workbook.risk.analysis import RiskResult
+from workbook.risk.section import SETTINGS, setting
 from workbook.units import Q_
 
 
@@ -86,3 +88,33 @@ def evaluation(model: Model) -> dict[str, Any]:
             "cell": layout.address(line.id),
         }
     return {"site": model.site.name, "lines": lines}
+
+
+def risk(site_path: Path | str, samples: int | str | None = None, seed: int | str | None = None) -> RiskResult:
+    """The decision under the site's `risk:` section: the figures of its Risk sheet (`samples` and `seed` as the
+    section says unless given). Its tables: .dataframe() (the outputs' percentiles) and .contributions_frame()."""
+    loaded = load_all(site_path)
+    if loaded.risk is None:
+        raise InputError("has no risk: section", file=site_path, key="risk",
+                         expected="a risk: section with the inputs' distributions (README, Risk ranges)")
+    n, s = (None if v is None else int(setting(v, spec, site_path)) for v, spec in zip((samples, seed), SETTINGS,
+                                                                                        strict=True))
+    book, models = define_models(loaded)
+    return decision_risk(book, loaded.risk, models.money, n, s)
+
+
+def risk_json(result: RiskResult) -> dict[str, Any]:
+    """`risk --json`: the Risk sheet's figures."""
+    def number(x: float) -> float | None:
+        return None if not np.isfinite(x) else float(x)
+
+    table = result.dataframe()
+    return {
+        "samples": result.samples, "seed": result.seed, "kept": result.kept, "excluded": result.excluded,
+        "probability_buy_wins": result.probability_buy_wins, "expected_shortfall": result.expected_shortfall,
+        "outputs": {k: {c: (number(v) if isinstance(v, float) else v) for c, v in row.items()}
+                    for k, row in table.to_dict("index").items()},
+        "contributions": [{"input": c.key, "label": c.label, "rank_correlation": c.rank, "share_of_spread": c.share,
+                           "source": c.distribution.source} for c in result.contributions],
+        "correlations": [{"between": [a, b], "rank": t, "in_samples": got} for a, b, t, got in result.achieved],
+    }

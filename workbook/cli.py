@@ -43,6 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("evaluate", help="evaluate a site in Python and print every calculated line")
     e.add_argument("site", type=Path, metavar="SITE.yaml")
     e.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
+    rk = sub.add_parser("risk", help="the decision under the site's risk: section: the probability that buying "
+                                      "wins, the percentiles of each output, the inputs that drive the spread")
+    rk.add_argument("site", type=Path, metavar="SITE.yaml")
+    rk.add_argument("--samples", default=None, metavar="N", help="samples to draw (default: the risk: section's)")
+    rk.add_argument("--seed", default=None, metavar="S", help="the seed (default: the risk: section's)")
+    rk.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
     v = sub.add_parser("verify", help="recalculate workbooks in LibreOffice and compare every formula cell")
     v.add_argument("workbooks", nargs="+", type=Path, metavar="OUT.xlsx")
     r = sub.add_parser("import-inputs", help="write the inputs a reviewer changed on a built workbook's Inputs "
@@ -282,6 +288,30 @@ def _evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _risk(args: argparse.Namespace) -> int:
+    from workbook.api import risk, risk_json
+    from workbook.risk.analysis import PERCENTILES
+
+    result = risk(args.site, args.samples, args.seed)
+    if args.json:
+        print(json.dumps(risk_json(result), indent=1))
+        return 0
+    d = result.decision
+    print(f"{result.samples:,} samples (seed {result.seed}), {result.kept:,} kept")
+    print(f"probability that buying wins: {result.probability_buy_wins:.1%}")
+    print(f"expected shortfall of buying (mean NPV advantage in the worst 10%): {result.expected_shortfall:,.0f} USD")
+    print(f"base case NPV advantage {d.base:,.0f} USD, at percentile {d.base_percentile:.1%}")
+    print(f"{'output':32} {'unit':10} {'base':>12} {'mean':>12} " + " ".join(f"{f'P{p}':>12}" for p in PERCENTILES))
+    for stat in result.statistics:
+        shown = (lambda v: f"{v:.1%}") if stat.unit == "%" else _short
+        figures = " ".join(f"{shown(v):>12}" for v in (stat.base, stat.mean, *stat.percentiles))
+        print(f"{stat.line_id:32} {stat.unit:10} {figures}")
+    print("inputs by their rank correlation with the NPV advantage (share of the spread):")
+    for c in result.contributions:
+        print(f"  {c.key:32} {c.rank:+.2f} ({c.share:.1%})  {c.label}")
+    return 0
+
+
 def _short(value: object) -> str:
     return f"{value:,.6g}" if isinstance(value, float) else str(value)
 
@@ -402,5 +432,5 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"init": _init, "build": _build, "pdf": _pdf, "evaluate": _evaluate, "verify": _verify,
+COMMANDS = {"init": _init, "build": _build, "pdf": _pdf, "evaluate": _evaluate, "risk": _risk, "verify": _verify,
             "import-inputs": _import_inputs, "quote": _quote, "import-quote": _import_quote}

@@ -158,6 +158,7 @@ class Site:
     generation: Any = None  # the raw `generation:` section (workbook.models.generation_inputs reads it)
     parts: dict[str, str] = field(default_factory=dict)  # catalog kind -> the entry's description (the BOM's specs)
     quotes: Any = None  # the raw `quotes:` section: the vendor chosen per BOM line (workbook.quotes reads it)
+    risk: Any = None  # the raw `risk:` section: input distributions (workbook.risk.section reads it)
 
     def get(self, key: str) -> Value | None:
         return self.values.get(key)
@@ -558,7 +559,7 @@ def did_you_mean(key: str, known: list[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-TOP_LEVEL = {"site", "description", "catalog", "scenarios", "generation", "quotes"}  # read by their own modules
+TOP_LEVEL = {"site", "description", "catalog", "scenarios", "generation", "quotes", "risk"}  # read by their own modules
 MAX_NAME = 100  # characters of a site name: it titles every sheet and the file's properties
 MAX_SCENARIOS = 20  # each clones the lines its changes reach: more would not be read, and slow every build
 
@@ -585,7 +586,8 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     scenarios, description = _scenarios(data, path, problems), _description(data, path, problems)
     raise_all(problems)
     return Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
-                data.get("generation"), catalog_parts(data.get("catalog"), catalog), data.get("quotes"))
+                data.get("generation"), catalog_parts(data.get("catalog"), catalog), data.get("quotes"),
+                data.get("risk"))
 
 
 def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],
@@ -730,6 +732,13 @@ _RULE_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operat
 
 def rule_holds(op: str, a: float, b: float) -> bool:
     return bool(_RULE_OPS[op](a, b))
+
+
+def rule_holds_each(op: str, a: Any, b: Any) -> Any:
+    """rule_holds for arrays of cases: a boolean array, one per case."""
+    import numpy as np
+
+    return np.asarray(_RULE_OPS[op](a, b), dtype=bool)
 
 
 def check_rules(where: Where, values: dict[str, Value], rules: list[Rule] | tuple[Rule, ...]) -> None:

@@ -135,10 +135,12 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     return table
 
 
-def record(book: Book, table: Table) -> Table:
+def record(book: Book, table: Table, also: tuple[str, ...] = ()) -> Table:
     """The table with the live check that it is still current (current_check of the inputs it was computed from,
-    defined here: after the evaluation that made the table, never inside it)."""
-    check = current_check(book, [book.lines[k] for k in table.read])
+    and of `also`: those another build-time table read, the Risk sheet's; defined here, after the evaluations that
+    made the tables, never inside them)."""
+    read = list(dict.fromkeys([*table.read, *also]))
+    check = current_check(book, [book.lines[k] for k in read])
     return dataclasses.replace(table, current=(
         f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while every input "
         f"they were computed from is as built; FALSE: rebuild the workbook."))

@@ -21,6 +21,7 @@ DELAY = "Delay scenario"  # the built-in scenario one month late: live in the wo
 DELAY_YEARLY = "Delay scenario by year"
 NOT_PRINTED = (DELAY, DELAY_YEARLY)  # sheets the PDF leaves out (said on the Cover)
 SENSITIVITY = "Sensitivity"
+RISK = "Risk"  # the decision under the risk: section's input distributions (values computed at build time)
 UPGRADE_COMPARISON = "Upgrade comparison"  # a generation upgrade's plans side by side (a view)
 UPGRADE_RACKS = "Upgrade racks"  # what a rack of each fleet needs and gives; the hall at the start; the projects
 UPGRADE_PLANS = "Upgrade plans"  # moving instead, and each plan's compute by month
@@ -31,7 +32,8 @@ CHECKS = "Checks"
 # make it, and the Inputs behind the results, before the Checks. A model instance's sheets follow its model's.
 ORDER = (SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
          UPGRADE_PLANS, BOM,
-         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, INPUTS, CHECKS)
+         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, RISK, INPUTS,
+         CHECKS)
 
 
 def ordered(titles: list[str]) -> list[str]:

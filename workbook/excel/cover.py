@@ -38,6 +38,8 @@ SHEET_PURPOSE = {
                   "TCO's cost of a delay reads it; not printed",
     sheets.SENSITIVITY: "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build "
                         "time)",
+    sheets.RISK: "the odds that buying wins and the percentiles of the decision, from the ranges of the inputs "
+                 "(values computed at build time)",
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",
     sheets.ENVELOPE: "the GPUs and compute a fixed feed holds, each fleet, at full power and power-capped",
     sheets.RELIABILITY: "interruptions by component (Llama 3 counts), checkpoint size and bandwidth, the Young/Daly "

@@ -48,6 +48,7 @@ class Styles:
         self.sentence = wb.add_format({**base, "font_color": "#404040"})  # runs on across the empty columns
         self.text = wb.add_format({**base, "text_wrap": True, "valign": "top"})
         self.bold = wb.add_format({**base, "bold": True})
+        self.bold_wrap = wb.add_format({**base, "bold": True, "text_wrap": True, "valign": "top"})
         self.bold_top = wb.add_format({**base, "bold": True, "valign": "top"})
         self.ok = wb.add_format({"bg_color": OK_FILL, "font_color": OK_FONT})
         self.bad = wb.add_format({"bg_color": BAD_FILL, "font_color": BAD_FONT})

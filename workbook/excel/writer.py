@@ -39,6 +39,7 @@ from workbook.excel.layout import (
 )
 from workbook.excel.output import write_atomically
 from workbook.excel.pages import PAPERS, Paper
+from workbook.excel.risk_sheet import write_risk
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
 from workbook.excel.timeline import write_headers, write_total
@@ -46,6 +47,7 @@ from workbook.excel.validation import validate
 from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.presentation import Section, Text
+from workbook.risk.analysis import RiskResult
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.sheets import SUMMARY
@@ -103,7 +105,10 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         sheets[title] = ws
         if sl.tables:
             for table in sl.tables:
-                write_table(wb, ws, styles, table, paper, layout.pages, values)
+                if isinstance(table, RiskResult):
+                    write_risk(wb, ws, styles, table, paper, layout.pages, table.current)
+                else:
+                    write_table(wb, ws, styles, table, paper, layout.pages, values)
             continue
         if sl.views:
             for view in sl.views:

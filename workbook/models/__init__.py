@@ -16,6 +16,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from workbook import scenarios, sensitivity, sheets, unit_constants
 from workbook.book import Book
@@ -40,6 +41,8 @@ from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.generation_inputs import Upgrade, load_upgrade
 from workbook.presentation import Presented
 from workbook.quotes import Quote, chosen_quotes, quote_inputs, quotes_path
+from workbook.risk import analysis as risk_analysis
+from workbook.risk import section as risk_section
 
 PRESENTATION: list[ModuleType] = [power, generators, fabric, cooling, envelope, reliability, bom, tco, printing]
 ENGINEERING: list[ModuleType] = [power, generators, fabric, cooling]  # the models of one fleet of hardware
@@ -114,6 +117,7 @@ class Loaded:
     site: Site
     upgrade: Upgrade | None
     quotes: dict[str, Quote]
+    risk: risk_section.RiskPlan | None = None  # the `risk:` section's input distributions, where it has one
 
 
 def complete(site: Site) -> Loaded:
@@ -123,7 +127,7 @@ def complete(site: Site) -> Loaded:
     if upgrade is not None:
         site = dataclasses.replace(site, values={**site.values, **upgrade.values})
     unit_constants.constants()  # the conversion constants' file, read once a process, before any formula needs it
-    return Loaded(site, upgrade, chosen_quotes(site))
+    return Loaded(site, upgrade, chosen_quotes(site), risk_section.read(site, all_specs()))
 
 
 def load_all(site_path: Path | str) -> Loaded:
@@ -185,7 +189,8 @@ def build_book(loaded: Loaded) -> Book:
     lists the estimates the tornado ranks first) and the checks, and what the models show is placed."""
     book, models = define_models(loaded)
     tornado = decision_tornado(book, models.inputs, models.money)
-    define_results(book, loaded.site, models, tornado)
+    risk = decision_risk(book, loaded.risk, models.money) if loaded.risk is not None else None
+    define_results(book, loaded.site, models, tornado, risk)
     return book
 
 
@@ -231,15 +236,18 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
     return book, Models(inputs, rel, fleet, spares, spares_shown, bill, money, upgrade, room)
 
 
-def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table) -> None:
-    """The lines that show results, defined after the tornado's evaluation: the record that its table is still
-    current, the checks, the Summary (with the estimates it ranks first) and each model's summary rows; then
-    what every model shows is placed (present)."""
-    tornado = sensitivity.record(book, tornado)
+def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table,
+                   risk: risk_analysis.RiskResult | None = None) -> None:
+    """The lines that show results, defined after the tornado's and the risk's evaluations: the record that their
+    values are still current, the checks, the Summary (with the estimates it ranks first, and the risk's odds) and
+    each model's summary rows; then what every model shows is placed (present)."""
+    tornado = sensitivity.record(book, tornado, risk.read if risk is not None else ())
+    if risk is not None:
+        risk = dataclasses.replace(risk, current=tornado.current.replace("these values", "the Risk sheet's values"))
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
-                                      m.inputs.tco, confirm)
+                                      m.inputs.tco, confirm, risk)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
     cooling.summarise(s, m.fleet.cooling)
     comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)
@@ -247,10 +255,10 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()
     present(book, [m.rel.presented, m.spares_shown, m.bill.presented,
                    *([m.upgrade[0].presented] if m.upgrade else []), m.room.presented, summary_shown, comparison,
-                   delivered], (tornado,))
+                   delivered], (tornado, *([risk] if risk is not None else [])))
 
 
-def present(book: Book, parts: list[Presented], tables: tuple[sensitivity.Table, ...] = ()) -> None:
+def present(book: Book, parts: list[Presented], tables: tuple[Any, ...] = ()) -> None:
     """What the models show beside their lines, placed once every line is defined: their charts, views, grids and
     headline, each kind in the order of `parts`, then the build-time tables. No model places its own."""
     for part in parts:
@@ -271,3 +279,17 @@ def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensit
     table.facts = sensitivity.break_even_facts(book, rent, money.npv_advantage, money.break_even_utilisation,
                                                "rent price change per year")
     return table
+
+
+def risk_outputs(money: tco.TcoOut) -> list[str]:
+    """What the risk reports, the decision first: the NPV advantage of buying, the owned and rented cost per GPU-hour
+    used, the break-even utilisation and the IRR of buying."""
+    return [line.id for line in (money.npv_advantage, money.owned_cost_per_gpu_hour, money.rented_cost_per_gpu_hour,
+                                 money.break_even_utilisation, money.irr_buy)]
+
+
+def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, samples: int | None = None,
+                  seed: int | None = None) -> risk_analysis.RiskResult:
+    """The decision under the `risk:` section's distributions: the build's second evaluation (one batch of every
+    sample), after the tornado's and before any result line is defined."""
+    return risk_analysis.run(book, plan, risk_outputs(money), all_rules(), samples, seed, no_mean=(money.irr_buy.id,))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from workbook.book import Book, SheetBuilder
 from workbook.formula.functions import all_, false_on_error
@@ -53,7 +54,7 @@ def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
 
 
 def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoOut, t: Inputs,
-           confirm: list[Confirm]) -> tuple[SheetBuilder, Presented]:
+           confirm: list[Confirm], risk: Any = None) -> tuple[SheetBuilder, Presented]:
     """The Summary's own rows, the answer first: the sentence and its figures (with the inputs that drive it), the
     master check, the estimates to confirm, the cluster and its power; its charts, the decision's beside
     the answer, and the answer for the Cover. Returns the sheet, on which each model then summarises itself, and
@@ -64,6 +65,8 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     for line in (tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
                  tco.break_even_utilisation, tco.irr_buy, t.utilisation, t.on_demand_price):
         s.show(line)
+    if risk is not None:
+        _odds(s, risk)
     s.section("The master check")
     s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
     _confirm(s, confirm)
@@ -78,6 +81,17 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     pie = _power_split(s, power)
     # the answer is the pack's first page too: the Cover repeats it under its title, live
     return s, Presented(charts=(*_decision_charts(t, tco), pie), headline=(answer,))
+
+
+def _odds(s: SheetBuilder, risk: Any) -> None:
+    """The risk's answer in two sentences: how likely buying wins, and the range of the NPV advantage (build-time
+    values from the Risk sheet, said so)."""
+    d = risk.decision
+    p10, p50, p90 = (d.percentiles[k] for k in (1, 2, 3))
+    s.section(f"The odds (Risk sheet: {risk.samples:,} samples of the risk: section's ranges; build-time values)")
+    s.text(f"Probability that buying wins (NPV advantage above 0): {risk.probability_buy_wins:.0%}.")
+    s.text(f"NPV advantage of buying, P10 to P90: {p10 / 1e6:+,.1f} to {p90 / 1e6:+,.1f} MUSD (P50 {p50 / 1e6:+,.1f}; "
+           f"base case {d.base / 1e6:+,.1f}, at P{round(d.base_percentile * 100)}).")
 
 
 def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:

@@ -1,0 +1,310 @@
+"""Risk ranges (workbook.risk): the sampler and the quantiles on cases with a known answer, reproducibility from the
+seed, the refusal of bad distributions in one line, and the Risk sheet's figures equal to the API's."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import openpyxl
+import pytest
+import yaml
+from scipy import stats
+
+from tests.conftest import EXAMPLE
+from tests.helpers import B200, BASE, assert_one_line_error, run, site_with
+from workbook import api
+from workbook.formula.evaluation import evaluate
+from workbook.inputs import InputError
+from workbook.models import define_models, load_all
+from workbook.risk import sampling
+from workbook.risk.analysis import PERCENTILES
+from workbook.risk.section import Correlation, Distribution, RiskPlan
+
+SOURCE = "test range"
+
+
+def plan(*inputs: Distribution, correlations: tuple[Correlation, ...] = ()) -> RiskPlan:
+    return RiskPlan(10_000, 7, inputs, correlations)
+
+
+def dist(key: str, kind: str, **params: float) -> Distribution:
+    return Distribution(key, kind, tuple(params.items()), SOURCE)
+
+
+def risk_site(tmp: Path, risk: dict[str, Any], name: str = "risky", **changes: Any) -> Path:
+    """The example site (no scenarios) with its risk: section replaced."""
+    data = site_with(changes or None, risk=risk)
+    data.pop("scenarios", None)
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+# ---------------------------------------------------------------- the sampler, on known answers
+
+
+def test_a_uniform_inputs_quantiles_are_its_own_to_one_stratum():
+    """A Latin hypercube puts exactly one sample in each of n equal strata: the empirical p-quantile of uniform(a,
+    b) is a + p (b - a) to within one stratum's width."""
+    a, b, n = 2.0, 5.0, 10_000
+    x = sampling.draw(plan(dist("tco.on_demand_price", "uniform", low=a, high=b)), n, 11)["tco.on_demand_price"]
+    counts = np.histogram(x, bins=n, range=(a, b))[0]
+    assert (counts == 1).all()
+    for p in (0.01, 0.1, 0.5, 0.9, 0.99):
+        assert abs(np.quantile(x, p) - (a + p * (b - a))) <= (b - a) / n
+
+
+def test_two_independent_normals_add_as_the_textbook_says():
+    """X ~ N(1, 2), Y ~ N(-3, 1.5), bounds 8 sd away (the truncation moves nothing at this precision): X + Y ~
+    N(-2, 2.5); its P90 is -2 + 1.2816 x 2.5 = 1.204; X and Y carry no rank correlation."""
+    n = 20_000
+    x = sampling.draw(plan(dist("tco.on_demand_price", "normal", mean=1.0, sd=2.0, low=-15.0, high=17.0),
+                           dist("tco.rent_extras", "normal", mean=-3.0, sd=1.5, low=-15.0, high=9.0)), n, 5)
+    total = x["tco.on_demand_price"] + x["tco.rent_extras"]
+    assert total.mean() == pytest.approx(-2.0, abs=3 * 2.5 / np.sqrt(n))
+    assert total.std() == pytest.approx(2.5, rel=0.02)
+    assert np.quantile(total, 0.9) == pytest.approx(-2 + stats.norm.ppf(0.9) * 2.5, abs=0.06)
+    assert abs(stats.spearmanr(x["tco.on_demand_price"], x["tco.rent_extras"]).statistic) < 4 / np.sqrt(n)
+
+
+@pytest.mark.parametrize("target", [0.6, -0.4, 0.9])
+def test_a_rank_correlation_is_recovered_within_sampling_error(target):
+    """Iman-Conover on two skewed inputs: the samples' Spearman correlation is the target within 3 standard
+    errors ((1 - rho^2) / sqrt(n)), and neither input's values change (only their pairing)."""
+    n = 10_000
+    corr = (Correlation("tco.utilisation", "tco.residual_value", target, SOURCE),)
+    p = plan(dist("tco.utilisation", "triangular", low=0.3, mode=0.8, high=0.9),
+             dist("tco.residual_value", "pert", low=0.0, mode=0.05, high=0.4, shape=4.0), correlations=corr)
+    x = sampling.draw(p, n, 3)
+    rho = stats.spearmanr(x["tco.utilisation"], x["tco.residual_value"]).statistic
+    assert abs(rho - target) < 3 * (1 - target**2) / np.sqrt(n) + 1e-3
+    alone = sampling.draw(RiskPlan(n, 3, p.inputs), n, 3)
+    for key in alone:
+        assert np.array_equal(np.sort(alone[key]), np.sort(x[key]))
+
+
+def test_the_distributions_have_their_known_means_and_weights():
+    """PERT: (low + 4 mode + high) / 6; triangular: (low + mode + high) / 3; a discrete choice is drawn in
+    proportion to its weights (to one sample, a Latin hypercube's strata)."""
+    n = 10_000
+    pert = dist("tco.on_demand_price", "pert", low=2.0, mode=3.0, high=7.0, shape=4.0)
+    tri = dist("tco.utilisation", "triangular", low=0.5, mode=0.7, high=0.85)
+    lead = Distribution("tco.lead_time", "discrete", (), SOURCE, (3.0, 6.0, 9.0), (0.25, 0.5, 0.25))
+    x = sampling.draw(plan(pert, tri, lead), n, 1)
+    assert sampling.mean(pert) == pytest.approx((2 + 4 * 3 + 7) / 6)
+    assert sampling.mean(tri) == pytest.approx((0.5 + 0.7 + 0.85) / 3)
+    assert x["tco.on_demand_price"].mean() == pytest.approx((2 + 4 * 3 + 7) / 6, abs=1e-3)
+    values, counts = np.unique(x["tco.lead_time"], return_counts=True)
+    assert list(values) == [3.0, 6.0, 9.0]
+    assert [abs(c - w * n) <= 1 for c, w in zip(counts, (0.25, 0.5, 0.25), strict=True)] == [True] * 3
+
+
+def test_the_same_seed_gives_the_same_bits_and_another_seed_other_samples():
+    corr = (Correlation("tco.utilisation", "tco.on_demand_price", 0.5, SOURCE),)
+    p = plan(dist("tco.utilisation", "triangular", low=0.5, mode=0.7, high=0.85),
+             dist("tco.on_demand_price", "lognormal", median=3.0, sigma=0.2, low=1.0, high=6.0), correlations=corr)
+    one, two, other = sampling.draw(p, 5000, 42), sampling.draw(p, 5000, 42), sampling.draw(p, 5000, 43)
+    assert all(np.array_equal(one[k], two[k]) for k in one)
+    assert not np.array_equal(one["tco.utilisation"], other["tco.utilisation"])
+
+
+# ---------------------------------------------------------------- through the book
+
+
+def test_a_linear_output_of_one_uniform_input_has_the_inputs_quantiles_mapped(tmp_path):
+    """The NPV advantage is linear in the rent's extras (a monthly cost of renting, discounted and taxed alike):
+    f(x) = f(a) + (x - a) (f(b) - f(a)) / (b - a), with f(a) and f(b) evaluated by hand. Under uniform(a, b), its
+    percentiles are f of the input's (np.quantile's interpolation commutes with an increasing linear map)."""
+    a, b = 10_000.0, 50_000.0
+    path = risk_site(tmp_path, {"samples": 4000, "seed": 9, "inputs": {
+        "tco.rent_extras": {"distribution": "uniform", "low": f"{a:g} USD/month", "high": f"{b:g} USD/month",
+                            "source": SOURCE}}})
+    result = api.risk(path)
+    book, models = define_models(load_all(path))
+    npv = models.money.npv_advantage.id
+    ends = evaluate(book, {"tco.rent_extras": np.array([a, b])}, [npv])[npv][:, 0]
+    drawn = sampling.draw(load_all(path).risk, 4000, 9)["tco.rent_extras"]
+    slope = (ends[1] - ends[0]) / (b - a)
+    for p, got in zip(PERCENTILES, result.decision.percentiles, strict=True):
+        assert got == pytest.approx(ends[0] + (np.quantile(drawn, p / 100) - a) * slope, rel=1e-9)
+    assert result.contributions[0].rank == pytest.approx(1.0)  # rent's extras raise the NPV advantage of buying
+    assert result.probability_buy_wins == pytest.approx(float(np.mean(ends[0] + (drawn - a) * slope > 0)))
+
+
+def test_the_example_and_b200_sites_risk_is_reproducible_and_sourced():
+    """Both sites carry a risk: section over the inputs the issue names, each with its source; the same seed gives
+    the same figures, another seed figures within sampling error of them."""
+    for site in (EXAMPLE, B200):
+        loaded = load_all(site)
+        varied = {d.key for d in loaded.risk.inputs}
+        assert {"tco.utilisation", "tco.on_demand_price", "tco.rent_price_change", "tco.electricity_price",
+                "tco.residual_value", "tco.lead_time"} <= varied
+        assert all(d.source for d in loaded.risk.inputs)
+    one, two = api.risk(EXAMPLE, samples=2000), api.risk(EXAMPLE, samples=2000)
+    assert one.dataframe().equals(two.dataframe())
+    other = api.risk(EXAMPLE, samples=2000, seed=1)
+    assert other.probability_buy_wins != one.probability_buy_wins or other.curve != one.curve
+    assert abs(other.probability_buy_wins - one.probability_buy_wins) < 4 * np.sqrt(0.25 / 2000)
+
+
+# ---------------------------------------------------------------- refusals
+
+
+GOOD = {"distribution": "triangular", "low": 0.5, "mode": 0.7, "high": 0.85, "source": SOURCE}
+BAD = [  # (the inputs: entry or the whole section changed, the key the error names)
+    ({"tco.utilisation": {**GOOD, "mode": 0.9}}, "risk.inputs.tco.utilisation.mode"),
+    ({"tco.utilisation": {**GOOD, "low": 0.9}}, "risk.inputs.tco.utilisation.low"),
+    ({"tco.utilisation": {**GOOD, "high": 1.5}}, "risk.inputs.tco.utilisation.high"),
+    ({"tco.utilisation": {**GOOD, "distribution": "beta"}}, "risk.inputs.tco.utilisation.distribution"),
+    ({"tco.utilisation": {**GOOD, "source": ""}}, "risk.inputs.tco.utilisation.source"),
+    ({"tco.utilisation": {**GOOD, "source": "a\x1b[2Jb"}}, "risk.inputs.tco.utilisation.source"),
+    ({"tco.utilisation": {**GOOD, "median": 3}}, "risk.inputs.tco.utilisation"),
+    ({"tco.utilisatoin": GOOD}, "risk.inputs.tco.utilisatoin"),
+    ({"tco.horizon": {**GOOD, "low": "60 months", "mode": "90 months", "high": "120 months"}},
+     "risk.inputs.tco.horizon"),
+    ({"tco.financing": GOOD}, "risk.inputs.tco.financing"),
+    ({"tco.lead_time": {**GOOD, "low": "1 month", "mode": "2 months", "high": "3 months"}},
+     "risk.inputs.tco.lead_time.distribution"),
+    ({"tco.lead_time": {"distribution": "discrete", "values": ["3 months", "6 months"], "weights": [1],
+                        "source": SOURCE}}, "risk.inputs.tco.lead_time.weights"),
+    ({"tco.lead_time": {"distribution": "discrete", "values": ["3 months", "6.5 months"], "weights": [1, 1],
+                        "source": SOURCE}}, "risk.inputs.tco.lead_time.values[1]"),
+    ({"tco.electricity_price": {"distribution": "normal", "mean": "0.08 USD/kWh", "sd": "0 USD/kWh",
+                                "low": "0.04 USD/kWh", "high": "0.2 USD/kWh", "source": SOURCE}},
+     "risk.inputs.tco.electricity_price.sd"),
+    ({"tco.electricity_price": {"distribution": "normal", "mean": 0.08, "sd": "0.01 USD/kWh",
+                                "low": "0.04 USD/kWh", "high": "0.2 USD/kWh", "source": SOURCE}},
+     "risk.inputs.tco.electricity_price.mean"),
+    ({"tco.rent_price_change": {"distribution": "lognormal", "median": -0.1, "sigma": 0.2, "low": -0.3,
+                                "high": 0.0, "source": SOURCE}}, "risk.inputs.tco.rent_price_change.low"),
+]
+
+
+@pytest.mark.parametrize(("inputs", "key"), BAD, ids=[key for _, key in BAD])
+def test_a_bad_distribution_is_refused_naming_its_key(tmp_path, inputs, key):
+    path = risk_site(tmp_path, {"inputs": inputs})
+    with pytest.raises(InputError) as e:
+        load_all(path)
+    assert e.value.key == key
+    assert e.value.file == path
+    assert "\n" not in str(e.value)
+
+
+CORRELATED = {"tco.utilisation": GOOD, "tco.on_demand_price": {**GOOD, "low": "2 USD/GPU/hour",
+                                                                "mode": "3 USD/GPU/hour", "high": "4 USD/GPU/hour"},
+              "tco.residual_value": {**GOOD, "low": 0, "mode": 0.1, "high": 0.2}}
+PAIRS = [("tco.utilisation", "tco.on_demand_price"), ("tco.utilisation", "tco.residual_value"),
+         ("tco.on_demand_price", "tco.residual_value")]
+
+
+@pytest.mark.parametrize(("ranks", "key"), [
+    ((0.9, 0.9, -0.9), "risk.correlations"),  # cannot hold together: not positive definite
+    ((1.0, None, None), "risk.correlations"),  # two inputs made one
+    ((1.5, None, None), "risk.correlations[0].rank"),
+], ids=["not-positive-definite", "exactly-one", "above-one"])
+def test_correlations_that_cannot_hold_are_refused(tmp_path, ranks, key):
+    correlations = [{"between": list(pair), "rank": r, "source": SOURCE}
+                    for pair, r in zip(PAIRS, ranks, strict=True) if r is not None]
+    path = risk_site(tmp_path, {"inputs": CORRELATED, "correlations": correlations})
+    with pytest.raises(InputError) as e:
+        load_all(path)
+    assert e.value.key == key
+
+
+@pytest.mark.parametrize(("section", "key"), [
+    ({"samples": 5, "inputs": {"tco.utilisation": GOOD}}, "risk.samples"),
+    ({"seed": -1, "inputs": {"tco.utilisation": GOOD}}, "risk.seed"),
+    ({"inputs": {}}, "risk.inputs"),
+    ({"sample": 100, "inputs": {"tco.utilisation": GOOD}}, "risk.sample"),
+    ([1, 2], "risk"),
+])
+def test_a_bad_risk_section_is_refused(tmp_path, section, key):
+    with pytest.raises(InputError) as e:
+        load_all(risk_site(tmp_path, section))
+    assert e.value.key == key
+
+
+def test_a_scenario_may_not_change_a_distribution(tmp_path):
+    data = copy.deepcopy(BASE)
+    data["scenarios"] = {"wide": {"risk.samples": 100}}
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError) as e:
+        api.load(path)  # a scenario's changes are checked where its lines are defined
+    assert e.value.scenario == "wide"
+    assert e.value.key == "risk.samples"
+
+
+def test_the_command_refuses_in_one_line_and_writes_nothing(tmp_path):
+    path = risk_site(tmp_path, {"inputs": {"tco.utilisation": {**GOOD, "mode": 0.95}}})
+    out = tmp_path / "out.xlsx"
+    err = assert_one_line_error(run("build", path, "-o", out), f"error: {path}")
+    assert "risk.inputs.tco.utilisation.mode" in err
+    assert not out.exists()
+    assert "risk.samples" in assert_one_line_error(run("risk", EXAMPLE, "--samples", "10"))
+
+
+# ---------------------------------------------------------------- the Risk sheet, the Summary, the command
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Any]:
+    """The example with its risk: section at 2,000 samples, built, and the API's figures for the same file."""
+    tmp = tmp_path_factory.mktemp("risk")
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = 2000
+    path = tmp / "example-risk.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp / "example-risk.xlsx"
+    api.build(path, out)
+    return out, api.risk(path)
+
+
+def stored(x: float) -> Any:
+    """A number as the workbook holds it: xlsxwriter writes 16 significant digits (`{:.16G}`); n/a for none."""
+    return "n/a" if isinstance(x, float) and np.isnan(x) else float(f"{x:.16G}")
+
+
+def _found(ws: Any, label: str) -> int:
+    return next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == label)
+
+
+def test_the_risk_sheets_figures_are_the_apis(built):
+    out, result = built
+    ws = openpyxl.load_workbook(out)["Risk"]
+    assert ws.cell(_found(ws, "Probability that buying wins"), 3).value == stored(result.probability_buy_wins)
+    assert ws.cell(_found(ws, "Expected shortfall of buying (worst 10%)"), 3).value == stored(
+        result.expected_shortfall)
+    for stat in result.statistics:
+        r = _found(ws, stat.label)
+        row = [ws.cell(r, c).value for c in range(3, 12)]
+        expected = [stat.base, stat.mean, *stat.percentiles, stat.base_percentile, stat.count]
+        assert row == [stored(float(x)) for x in expected]
+    for c in result.contributions:
+        r = _found(ws, c.label)
+        assert (ws.cell(r, 3).value, ws.cell(r, 4).value) == (stored(c.rank), stored(c.share))
+    assert len(ws._charts) == 2
+
+
+def test_the_summary_shows_the_odds_and_the_p10_to_p90(built):
+    out, result = built
+    ws = openpyxl.load_workbook(out)["Summary"]
+    texts = [str(cell.value) for row in ws.iter_rows() for cell in row if isinstance(cell.value, str)]
+    d = result.decision
+    assert f"Probability that buying wins (NPV advantage above 0): {result.probability_buy_wins:.0%}." in texts
+    assert any(f"P10 to P90: {d.percentiles[1] / 1e6:+,.1f} to {d.percentiles[3] / 1e6:+,.1f} MUSD" in t
+               for t in texts)
+
+
+def test_the_command_prints_the_same_figures_as_json():
+    proc = run("risk", EXAMPLE, "--samples", "1000", "--seed", "3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    printed = json.loads(proc.stdout)
+    result = api.risk(EXAMPLE, samples=1000, seed=3)
+    assert printed["probability_buy_wins"] == result.probability_buy_wins
+    assert printed["outputs"]["tco.npv_advantage"]["P50"] == result.decision.percentiles[2]
+    assert [c["input"] for c in printed["contributions"]] == [c.key for c in result.contributions]

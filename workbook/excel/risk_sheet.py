@@ -1,0 +1,256 @@
+"""The Risk sheet: the decision under the `risk:` section's input distributions (workbook.risk), as values computed
+at build time and labelled so: the odds first (the probability that buying wins, the expected shortfall, where
+the base case falls), the percentiles of each output, the inputs that drive the spread, the correlations asked
+for and those the samples carry; then the S-curve of the NPV advantage with the base case marked, and the inputs'
+contributions as bars. The S-curve's points are written below the charts and not printed."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import xlsxwriter
+
+from workbook.excel import formats
+from workbook.excel.pages import (
+    CHART_FONT,
+    LINE_HEIGHT,
+    ROW_HEIGHT,
+    TITLE_HEIGHT,
+    Block,
+    PagePlan,
+    Paper,
+    apply,
+    plan_pages,
+    wrapped_lines,
+)
+from workbook.excel.styles import Styles
+from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
+
+WIDTHS = [30, 9] + [10] * 9  # the label, the unit, nine figures: one page across, at 100%
+CHART_ROWS = 20  # rows a 360-pixel chart takes, with a gap
+CHART_WIDTH = 880  # pixels
+MUSD = formats.money(",,")
+SHARE = "0.0%"
+
+
+def _shown(stat: Statistic) -> tuple[str, str]:
+    """An output's unit as shown and its number format: money in MUSD."""
+    if stat.unit == "USD":
+        return "MUSD", MUSD
+    return stat.unit, formats.negatives_in_parentheses(stat.fmt)
+
+
+def write_risk(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, risk: RiskResult, paper: Paper,
+               plans: dict[str, PagePlan], current: str) -> None:
+    """The sheet, its charts, and how it prints: the tables and the charts, not the S-curve's points."""
+    last = len(WIDTHS) - 1
+    heights: dict[int, float] = {0: TITLE_HEIGHT}
+    ws.write(0, 0, "Risk: how likely buying wins, from the ranges of the inputs", styles.title)
+    note = _note(risk)
+    ws.merge_range(1, 0, 1, last, note, styles.text)
+    heights[1] = _height(note, sum(WIDTHS))
+    row = 3
+    if current:
+        ws.merge_range(row, 0, row, last, current, styles.bold_wrap)
+        heights[row] = _height(current, sum(WIDTHS), bold=True)
+        row += 2
+    for label, unit, value, fmt, said in _facts(risk):
+        ws.write_string(row, 0, label, styles.bold_top)
+        ws.write_string(row, 1, unit, styles.unit)
+        ws.write_number(row, 2, value, styles.value(fmt, "calc"))
+        ws.merge_range(row, 3, row, last, said, styles.text)
+        heights[row] = max(_height(said, sum(WIDTHS[3:])), _height(label, WIDTHS[0]))
+        row += 1
+    row = _statistics(ws, styles, risk, row + 1, heights)
+    first_input, row = _contributions(ws, styles, risk, row + 1, heights)
+    row = _correlations(ws, styles, risk, row + 1, heights)
+    charts_at = row + 1
+    data_at = charts_at + 2 * CHART_ROWS + 1
+    _curve_data(ws, styles, risk, data_at)
+    ws.insert_chart(charts_at, 0, _s_curve(wb, ws.name, risk, data_at), {"y_offset": 3})
+    ws.insert_chart(charts_at + CHART_ROWS, 0, _bars(wb, ws.name, risk, first_input), {"y_offset": 3})
+    for col, width in enumerate(WIDTHS):
+        ws.set_column(col, col, width)
+    ws.freeze_panes(0, 1)  # the labels stay in view
+    rows = [heights.get(r, ROW_HEIGHT) for r in range(data_at + CURVE_POINTS + 5)]
+    for r, h in enumerate(rows):
+        ws.set_row(r, h)
+    spans = [(charts_at + k * CHART_ROWS, charts_at + (k + 1) * CHART_ROWS - 1) for k in range(2)]
+    blocks = [Block((0, charts_at - 1), (0, last)), *(Block(span, (0, last)) for span in spans)]
+    plans[ws.name] = plan = plan_pages(paper, WIDTHS, rows[:spans[-1][1] + 1], keep=spans, smallest=CHART_FONT,
+                                       blocks=blocks)
+    apply(ws, paper, plan)
+
+
+def _note(risk: RiskResult) -> str:
+    excluded = sum(risk.excluded.values())
+    left = (f" {excluded:,} samples were left out (each breaks a rule or a check the model relies on, or leaves the "
+            f"decision with no value: {'; '.join(f'{k}: {v:,}' for k, v in risk.excluded.items())})."
+            if excluded else " No sample broke a rule or a check the model relies on.")
+    return (f"Computed at build time by the Python model (the same definitions as every formula): {risk.samples:,} "
+            f"samples of the inputs below, drawn from the distributions of the site file's risk: section (seed "
+            f"{risk.seed}; Latin hypercube sampling, scipy.stats.qmc; rank correlations induced by Iman-Conover), "
+            f"every other input as built, evaluated as one batch.{left} Percentiles: linear between the samples, as "
+            f"Excel's PERCENTILE.INC. These are values, not formulas: rebuild the workbook (or run python -m workbook "
+            f"risk) to refresh them.")
+
+
+def _facts(risk: RiskResult) -> list[tuple[str, str, float, str, str]]:
+    d = risk.decision
+    return [
+        ("Probability that buying wins", "%", risk.probability_buy_wins, SHARE,
+         f"The share of the {risk.kept:,} samples kept in which the NPV advantage of buying is above 0."),
+        (f"Expected shortfall of buying (worst {SHORTFALL:.0%})", "MUSD", risk.expected_shortfall, MUSD,
+         f"The mean NPV advantage of buying in the worst {SHORTFALL:.0%} of samples: what buying gains (if positive) "
+         f"or costs (negative) on average when the inputs go against it."),
+        ("Base case percentile (NPV advantage)", "%", d.base_percentile, SHARE,
+         f"The share of samples with an NPV advantage at or below the base case's ({d.base / 1e6:,.1f} MUSD): below "
+         f"50%, the ranges lean towards buying; above, towards renting."),
+    ]
+
+
+def _header(ws: Any, styles: Styles, row: int, titles: list[str], heights: dict[int, float]) -> None:
+    for col, title in enumerate(titles):
+        ws.write_string(row, col, title, styles.header_wrap)
+    heights[row] = max(_height(t, WIDTHS[min(c, len(WIDTHS) - 1)], bold=True) for c, t in enumerate(titles))
+
+
+def _statistics(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: dict[int, float]) -> int:
+    """The percentiles of each output; returns the next free row."""
+    _header(ws, styles, row, ["Output", "Unit", "Base case", "Mean", *(f"P{p}" for p in PERCENTILES),
+                              "Base case at", "Samples with a value"], heights)
+    for k, stat in enumerate(risk.statistics):
+        r = row + 1 + k
+        unit, fmt = _shown(stat)
+        ws.write_string(r, 0, stat.label, styles.text)
+        ws.write_string(r, 1, unit, styles.unit)
+        for col, v in enumerate((stat.base, stat.mean, *stat.percentiles)):
+            _number(ws, styles, r, 2 + col, v, fmt)
+        _number(ws, styles, r, 9, stat.base_percentile, SHARE)
+        ws.write_number(r, 10, stat.count, styles.value("#,##0", "calc"))
+        heights[r] = _height(stat.label, WIDTHS[0])
+    r = row + 1 + len(risk.statistics)
+    said = ("An output is summarised over the samples in which it has a value. An IRR exists only where the net cash "
+            "of buying turns positive; where it changes sign more than once there are several, and the one found can "
+            "be extreme; IRRs do not average (no mean is shown): decide on the NPV.")
+    ws.merge_range(r, 0, r, len(WIDTHS) - 1, said, styles.text)
+    heights[r] = _height(said, sum(WIDTHS))
+    return r + 1
+
+
+def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
+                   heights: dict[int, float]) -> tuple[int, int]:
+    """The inputs varied, widest influence first; returns the first input's row and the next free row."""
+    _header(ws, styles, row, ["Input (what drives the spread of the NPV advantage)", "Unit",
+                              "Rank correlation with the NPV advantage", "Share of the spread", "Base case",
+                              "Mean of its range", "Distribution", "", "Source", "", ""], heights)
+    ws.merge_range(row, 6, row, 7, "Distribution (in the input's unit)", styles.header_wrap)
+    ws.merge_range(row, 8, row, 10, "Source of the range", styles.header_wrap)
+    for k, c in enumerate(risk.contributions):
+        r = row + 1 + k
+        fmt = formats.negatives_in_parentheses(c.fmt)
+        ws.write_string(r, 0, c.label, styles.text)
+        ws.write_string(r, 1, c.unit, styles.unit)
+        _number(ws, styles, r, 2, c.rank, "+0.00;-0.00;0.00")
+        _number(ws, styles, r, 3, c.share, SHARE)
+        _number(ws, styles, r, 4, c.base, fmt)
+        _number(ws, styles, r, 5, c.mean, fmt)
+        text = describe(c.distribution)
+        ws.merge_range(r, 6, r, 7, text, styles.text)
+        ws.merge_range(r, 8, r, 10, c.distribution.source, styles.text)
+        heights[r] = max(_height(c.label, WIDTHS[0]), _height(text, WIDTHS[6] + WIDTHS[7]),
+                         _height(c.distribution.source, sum(WIDTHS[8:11])))
+    r = row + 1 + len(risk.contributions)
+    said = ("Rank correlation: Spearman's, of the input's samples with the NPV advantage's (+1: the higher the "
+            "input, the more buying gains). Share of the spread: its square over the sum of the squares (the "
+            "contribution to variance of @RISK and Crystal Ball); correlated inputs share their influence.")
+    ws.merge_range(r, 0, r, len(WIDTHS) - 1, said, styles.text)
+    heights[r] = _height(said, sum(WIDTHS))
+    return row + 1, r + 1
+
+
+def _correlations(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: dict[int, float]) -> int:
+    if not risk.achieved:
+        return row
+    _header(ws, styles, row, ["Inputs that move together (rank correlation)", "", "Asked for", "In the samples",
+                              "Source", "", "", "", "", "", ""], heights)
+    ws.merge_range(row, 4, row, 10, "Source", styles.header_wrap)
+    sources = {(c.first, c.second): c.source for c in risk.plan.correlations}
+    for k, (a, b, target, got) in enumerate(risk.achieved):
+        r = row + 1 + k
+        ws.merge_range(r, 0, r, 1, f"{a} and {b}", styles.text)
+        _number(ws, styles, r, 2, target, "+0.00;-0.00;0.00")
+        _number(ws, styles, r, 3, got, "+0.00;-0.00;0.00")
+        ws.merge_range(r, 4, r, 10, sources[(a, b)], styles.text)
+        heights[r] = max(_height(f"{a} and {b}", WIDTHS[0] + WIDTHS[1]), _height(sources[(a, b)], sum(WIDTHS[4:])))
+    return row + 1 + len(risk.achieved)
+
+
+def _curve_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
+    """The S-curve's points (not printed): each cumulative probability and the NPV advantage there; the base case;
+    and the zero line."""
+    d = risk.decision
+    ws.write_string(row, 0, "The S-curve's points (the chart's data; not printed)", styles.bold)
+    _header(ws, styles, row + 1, ["Cumulative probability", "", "NPV advantage"], {})
+    for k, v in enumerate(risk.curve):
+        ws.write_number(row + 2 + k, 0, k / (CURVE_POINTS - 1), styles.value(SHARE, "calc"))
+        ws.write_number(row + 2 + k, 2, v, styles.value(MUSD, "calc"))
+    extra = row + 2 + CURVE_POINTS
+    ws.write_string(extra, 0, "Base case: its percentile and NPV advantage", styles.label)
+    ws.write_number(extra, 1, d.base_percentile, styles.value(SHARE, "calc"))
+    ws.write_number(extra, 2, d.base, styles.value(MUSD, "calc"))
+    ws.write_string(extra + 1, 0, "Break-even (NPV advantage 0), from 0% to 100%", styles.label)
+    for k in range(2):
+        ws.write_number(extra + 1 + k, 1, float(k), styles.value(SHARE, "calc"))
+        ws.write_number(extra + 1 + k, 2, 0.0, styles.value(MUSD, "calc"))
+
+
+def _s_curve(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, row: int) -> Any:
+    first, last = row + 2, row + 1 + CURVE_POINTS
+    extra = last + 1
+    chart = wb.add_chart({"type": "scatter", "subtype": "straight"})
+    chart.add_series({"name": "NPV advantage of buying: share of samples at or below",
+                      "categories": [sheet, first, 2, last, 2], "values": [sheet, first, 0, last, 0],
+                      "line": {"width": 2.25}})
+    chart.add_series({"name": "Base case", "categories": [sheet, extra, 2, extra, 2],
+                      "values": [sheet, extra, 1, extra, 1],
+                      "marker": {"type": "diamond", "size": 11, "fill": {"color": "#C00000"},
+                                 "border": {"color": "#C00000"}}, "line": {"none": True}})
+    chart.add_series({"name": "Break-even: right of it, buying wins", "categories": [sheet, extra + 1, 2, extra + 2, 2],
+                      "values": [sheet, extra + 1, 1, extra + 2, 1], "line": {"dash_type": "dash", "color": "#7F7F7F"}})
+    chart.set_title({"name": f"NPV advantage of buying: cumulative distribution ({risk.samples:,} samples)",
+                     "name_font": {"size": 10}})
+    chart.set_x_axis({"name": "NPV advantage of buying (MUSD)", "num_format": "#,##0,,", "crossing": "min",
+                      "num_font": {"size": CHART_FONT}, "major_gridlines": {"visible": True}})
+    chart.set_y_axis({"name": "share of samples", "num_format": "0%", "min": 0, "max": 1,
+                      "num_font": {"size": CHART_FONT}})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": CHART_WIDTH, "height": 360})
+    return chart
+
+
+def _bars(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, first: int) -> Any:
+    last = first + len(risk.contributions) - 1
+    chart = wb.add_chart({"type": "bar"})
+    chart.add_series({"name": "Rank correlation with the NPV advantage of buying",
+                      "categories": [sheet, first, 0, last, 0], "values": [sheet, first, 2, last, 2], "gap": 60})
+    chart.set_title({"name": "What drives the spread of the NPV advantage (rank correlation)",
+                     "name_font": {"size": 10}})
+    chart.set_y_axis({"reverse": True, "label_position": "low", "num_font": {"size": 9}})
+    chart.set_x_axis({"num_format": "+0.0;-0.0;0.0", "min": -1, "max": 1, "num_font": {"size": CHART_FONT},
+                      "major_gridlines": {"visible": True}})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": CHART_WIDTH, "height": 360})
+    return chart
+
+
+def _number(ws: Any, styles: Styles, row: int, col: int, value: float, fmt: str) -> None:
+    if math.isfinite(value):
+        ws.write_number(row, col, value, styles.value(fmt, "calc"))
+    else:
+        ws.write_string(row, col, "n/a", styles.unit)
+
+
+def _height(text: str, width: float, bold: bool = False) -> float:
+    return max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, width, bold=bold) + 3)

@@ -1,0 +1,213 @@
+"""The decision under the risk plan's input distributions: the book's outputs evaluated for every sample as one
+batch (workbook.formula.evaluation.evaluate_many, a chunk at a time, so a million samples fit in memory), and
+what a finance committee asks of them: the percentiles of each output, the probability that buying wins, the
+expected shortfall of buying, where the base case falls, and which inputs drive the spread.
+
+A sample is excluded, and counted, where it breaks a rule between two inputs (a reserved price above the
+on-demand one, say) or a check the base case's own numbers rely on, or where the NPV advantage has no value: the
+tornado's rule for a case it shows as n/a. An output with no value in a kept sample (an IRR where the cash flows
+never turn) is left out of that output's percentiles only, and its count is said.
+
+Percentiles are numpy's default (linear between order statistics: Excel's PERCENTILE.INC). The contribution of
+an input to the spread is its Spearman rank correlation with the NPV advantage (scipy.stats.spearmanr), and its
+share the square of that over the sum of squares: the measure @RISK and Crystal Ball call contribution to
+variance. Correlated inputs share their influence, so their shares overlap.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from workbook.book import Book
+from workbook.formula.evaluation import DEFAULT_CHUNK, evaluate, evaluate_many, needed
+from workbook.formula.overrides import checked
+from workbook.inputs import Rule, rule_holds_each
+from workbook.risk import sampling
+from workbook.risk.section import Distribution, RiskPlan
+from workbook.sensitivity import validity_checks
+from workbook.sheets import RISK
+
+PERCENTILES = (1, 10, 50, 90, 99)
+SHORTFALL = 0.10  # the expected shortfall: the mean NPV advantage in the worst 10% of samples
+CURVE_POINTS = 101  # the S-curve: the NPV advantage at 0%, 1%, ... 100%
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One output over the kept samples, in its line's unit."""
+
+    line_id: str
+    label: str
+    unit: str
+    fmt: str
+    base: float
+    mean: float
+    percentiles: tuple[float, ...]  # at PERCENTILES
+    base_percentile: float  # the share of samples at or below the base case
+    count: int  # samples with a value (of the kept ones)
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One varied input: its distribution, and its rank correlation with the NPV advantage and share of the spread."""
+
+    key: str
+    label: str
+    unit: str
+    fmt: str
+    distribution: Distribution
+    base: float
+    mean: float
+    rank: float
+    share: float
+
+
+@dataclass(frozen=True)
+class RiskResult:
+    plan: RiskPlan
+    samples: int
+    seed: int
+    kept: int
+    excluded: dict[str, int]  # reason -> samples
+    statistics: tuple[Statistic, ...]
+    probability_buy_wins: float
+    expected_shortfall: float
+    contributions: tuple[Contribution, ...]  # widest first
+    curve: tuple[float, ...]  # the NPV advantage at each of CURVE_POINTS cumulative probabilities
+    achieved: tuple[tuple[str, str, float, float], ...]  # each correlation: (input, input, target, in the samples)
+    read: tuple[str, ...] = ()  # the input ids the figures were computed from
+    sheet: str = field(default=RISK)
+    current: str = ""  # where the live check that these values are current is, for the sheet's top
+
+    @property
+    def decision(self) -> Statistic:
+        return self.statistics[0]
+
+    def dataframe(self) -> Any:
+        """The statistics as a pandas table: one row per output (by line id)."""
+        import pandas as pd
+
+        rows = [{"output": s.line_id, "label": s.label, "unit": s.unit, "base": s.base, "mean": s.mean,
+                 **{f"P{p}": v for p, v in zip(PERCENTILES, s.percentiles, strict=True)},
+                 "base_percentile": s.base_percentile, "samples_with_value": s.count} for s in self.statistics]
+        return pd.DataFrame(rows).set_index("output")
+
+    def contributions_frame(self) -> Any:
+        """The inputs' contributions to the spread of the NPV advantage as a pandas table, widest first."""
+        import pandas as pd
+
+        rows = [{"input": c.key, "label": c.label, "unit": c.unit, "distribution": describe(c.distribution),
+                 "base": c.base, "mean": c.mean, "rank_correlation": c.rank, "share_of_spread": c.share}
+                for c in self.contributions]
+        return pd.DataFrame(rows).set_index("input")
+
+
+def run(book: Book, plan: RiskPlan, outputs: list[str], rules: list[Rule], samples: int | None = None,
+        seed: int | None = None, chunk: int = DEFAULT_CHUNK, no_mean: tuple[str, ...] = ()) -> RiskResult:
+    """The outputs (the first: the NPV advantage of buying) under `samples` draws of the plan (its own number and
+    seed unless given), evaluated as one batch a chunk at a time. `no_mean`: outputs whose mean means nothing (IRRs
+    do not average: the IRR of the mean cash flows is not the mean of their IRRs), shown without one."""
+    n = plan.samples if samples is None else samples
+    s = plan.seed if seed is None else seed
+    drawn = checked(book, sampling.draw(plan, n, s))  # each sample within its input's range, as any override
+    validity = validity_checks(book)
+    lines = [*outputs, *(c.id for c in validity)]
+    values = evaluate_many(book, drawn, lines, strict=False, chunk=chunk)
+    base = evaluate(book, {}, lines, strict=False)
+    column = {k: np.broadcast_to(values[k][:, 0], (n,)) for k in lines}
+    excluded, keep = _excluded(book, drawn, rules, validity, column, base, outputs[0], n)
+    statistics = tuple(_statistic(book, k, column[k][keep], float(base[k][0, 0]), k not in no_mean) for k in outputs)
+    npv = column[outputs[0]][keep]
+    if not npv.size:
+        raise ValueError("every sample was excluded: " + "; ".join(excluded))
+    worst = np.sort(npv)[:max(1, math.ceil(SHORTFALL * npv.size))]
+    return RiskResult(
+        plan, n, s, int(npv.size), excluded, statistics, float(np.mean(npv > 0)), float(worst.mean()),
+        _contributions(book, plan, drawn, keep, npv), tuple(np.quantile(npv, np.linspace(0, 1, CURVE_POINTS))),
+        _achieved(plan, drawn, keep),
+        tuple(line.id for line in needed(book, lines) if line.kind == "input"))
+
+
+def _excluded(book: Book, drawn: dict[str, np.ndarray], rules: list[Rule], validity: list[Any],
+              column: dict[str, np.ndarray], base: dict[str, np.ndarray], decision: str,
+              n: int) -> tuple[dict[str, int], np.ndarray]:
+    """The samples to leave out, counted by reason (the first each breaks), and the mask of those kept."""
+    broken = np.zeros(n, dtype=bool)
+    reasons: dict[str, int] = {}
+
+    def value(key: str) -> np.ndarray | None:
+        line = book.lines.get(key)
+        return drawn.get(key, None if line is None else float(line.value.reshape(-1)[0]))
+
+    def count(mask: np.ndarray, reason: str) -> None:
+        new = mask & ~broken
+        if new.any():
+            reasons[reason] = reasons.get(reason, 0) + int(new.sum())
+            broken[new] = True
+
+    for key, op, other, why in rules:
+        if key in drawn or other in drawn:
+            a, b = value(key), value(other)
+            if a is not None and b is not None:
+                count(~np.broadcast_to(rule_holds_each(op, a, b), (n,)), f"breaks a rule: {why}")
+    for check in validity:
+        if bool(base[check.id][0, 0]):
+            count(~column[check.id].astype(bool), f"fails the check: {check.label}")
+    count(~np.isfinite(column[decision]), f"no value for {book.lines[decision].label.lower()}")
+    return reasons, ~broken
+
+
+def _statistic(book: Book, line_id: str, v: np.ndarray, base: float, averages: bool = True) -> Statistic:
+    line = book.lines[line_id]
+    finite = v[np.isfinite(v)]
+    if not finite.size:
+        q, m, at = (math.nan,) * len(PERCENTILES), math.nan, math.nan
+    else:
+        q = tuple(float(x) for x in np.quantile(finite, np.array(PERCENTILES) / 100))
+        m = float(finite.mean()) if averages else math.nan
+        at = float(np.mean(finite <= base)) if math.isfinite(base) else math.nan
+    return Statistic(line_id, line.label, line.unit_text, line.fmt, base, m, q, at, int(finite.size))
+
+
+def _contributions(book: Book, plan: RiskPlan, drawn: dict[str, np.ndarray], keep: np.ndarray,
+                   npv: np.ndarray) -> tuple[Contribution, ...]:
+    ranks = []
+    for d in plan.inputs:
+        x = drawn[d.key][keep]
+        rho = 0.0 if np.ptp(x) == 0 or np.ptp(npv) == 0 else float(stats.spearmanr(x, npv).statistic)
+        ranks.append(rho)
+    total = sum(r * r for r in ranks)
+    out = []
+    for d, rho in zip(plan.inputs, ranks, strict=True):
+        line = book.lines[d.key]
+        out.append(Contribution(d.key, line.label, line.unit_text, line.fmt, d, float(line.value.reshape(-1)[0]),
+                                sampling.mean(d), rho, rho * rho / total if total else 0.0))
+    return tuple(sorted(out, key=lambda c: -abs(c.rank)))
+
+
+def _achieved(plan: RiskPlan, drawn: dict[str, np.ndarray],
+              keep: np.ndarray) -> tuple[tuple[str, str, float, float], ...]:
+    """Each correlation asked for, beside the rank correlation the kept samples carry."""
+    return tuple((c.first, c.second, c.rank,
+                  float(stats.spearmanr(drawn[c.first][keep], drawn[c.second][keep]).statistic))
+                 for c in plan.correlations)
+
+
+def describe(d: Distribution) -> str:
+    """A distribution in words, its parameters as numbers in its input's unit: `triangular 0.5 / 0.7 / 0.85`."""
+    if d.kind == "discrete":
+        return "discrete " + ", ".join(f"{x:g} ({w:.0%})" for x, w in zip(d.values, d.weights, strict=True))
+    p = dict(d.params)
+    if d.kind in ("triangular", "pert"):
+        shape = f", shape {p['shape']:g}" if d.kind == "pert" else ""
+        return f"{d.kind} {p['low']:g} / {p['mode']:g} / {p['high']:g}{shape}"
+    if d.kind == "uniform":
+        return f"uniform {p['low']:g} to {p['high']:g}"
+    if d.kind == "normal":
+        return f"normal mean {p['mean']:g}, sd {p['sd']:g}, within {p['low']:g} to {p['high']:g}"
+    return f"lognormal median {p['median']:g}, sigma {p['sigma']:g}, within {p['low']:g} to {p['high']:g}"
