@@ -24,7 +24,7 @@ from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
 SHEETS = ["Cover", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "Power envelope",
           "Reliability", "BOM", "TCO", "P&L",
           "Cash flows", "Scenarios", "Scenarios by year", "Delay scenario", "Delay scenario by year", "Sensitivity",
-          "Inputs", "Checks"]
+          "Risk", "Inputs", "Checks"]
 MONTHLY = ["Cash flows", "Scenarios"]
 NOT_PRINTED = ["Delay scenario", "Delay scenario by year"]  # the built-in delay scenario: in the workbook only
 

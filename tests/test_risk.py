@@ -12,6 +12,8 @@ import numpy as np
 import openpyxl
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from tests.conftest import EXAMPLE
@@ -308,3 +310,79 @@ def test_the_command_prints_the_same_figures_as_json():
     assert printed["probability_buy_wins"] == result.probability_buy_wins
     assert printed["outputs"]["tco.npv_advantage"]["P50"] == result.decision.percentiles[2]
     assert [c["input"] for c in printed["contributions"]] == [c.key for c in result.contributions]
+
+
+# ---------------------------------------------------------------- samples the model cannot count
+
+
+def test_a_sample_that_breaks_a_check_is_left_out_and_counted(tmp_path):
+    """Lead time 0 or 40 months, half each: 40 + the 60-month life overruns the 96-month timeline (the validity
+    check the tornado also honours), so those samples are left out, counted by their reason, and the figures are
+    those of the samples with lead time 0 alone."""
+    lead = {"distribution": "discrete", "values": ["0 months", "40 months"], "weights": [1, 1], "source": SOURCE}
+    mixed = api.risk(risk_site(tmp_path, {"samples": 1000, "seed": 4, "inputs": {"tco.utilisation": GOOD,
+                                                                                  "tco.lead_time": lead}}))
+    drawn = sampling.draw(load_all(risk_site(tmp_path, {"samples": 1000, "seed": 4, "inputs": {
+        "tco.utilisation": GOOD, "tco.lead_time": lead}}, name="again")).risk, 1000, 4)
+    late = int((drawn["tco.lead_time"] == 40).sum())
+    assert 499 <= late <= 501  # a Latin hypercube's strata: the weights to one sample
+    assert mixed.excluded == {"fails the check: The lead time, the useful life and the tax lag fit the timeline": late}
+    assert mixed.kept == 1000 - late
+    on_time = drawn["tco.utilisation"][drawn["tco.lead_time"] == 0]
+    book, models = define_models(load_all(EXAMPLE))
+    npv = models.money.npv_advantage.id
+    alone = evaluate(book, {"tco.utilisation": on_time}, [npv])[npv][:, 0]
+    assert mixed.decision.percentiles == tuple(float(x) for x in np.quantile(alone, np.array(PERCENTILES) / 100))
+
+
+def test_ranges_that_leave_no_sample_are_refused_in_one_line(tmp_path):
+    lead = {"distribution": "discrete", "values": ["40 months"], "weights": [1], "source": SOURCE}
+    path = risk_site(tmp_path, {"samples": 100, "inputs": {"tco.lead_time": lead}})
+    with pytest.raises(InputError) as e:
+        api.risk(path)
+    assert (e.value.file, e.value.key) == (path, "risk.inputs")
+    assert "\n" not in str(e.value)
+
+
+def test_a_next_fleets_file_has_no_risk_section(tmp_path):
+    site = (EXAMPLE.parent / "example-b200-upgrade.yaml")
+    (tmp_path / "fleets").mkdir()
+    fleet = yaml.safe_load((EXAMPLE.parent / "fleets" / "b200-liquid-512.yaml").read_text())
+    fleet["risk"] = {"inputs": {"tco.utilisation": GOOD}}
+    (tmp_path / "fleets" / "b200-liquid-512.yaml").write_text(yaml.safe_dump(fleet, sort_keys=False))
+    (tmp_path / site.name).write_text(site.read_text())
+    with pytest.raises(InputError) as e:
+        load_all(tmp_path / site.name)
+    assert (e.value.file, e.value.key) == (tmp_path / "fleets" / "b200-liquid-512.yaml", "risk")
+
+
+# ---------------------------------------------------------------- every distribution, any valid parameters
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(["uniform", "triangular", "pert", "normal", "lognormal"]),
+       points=st.lists(st.floats(0.01, 1e6), min_size=3, max_size=3, unique=True),
+       spread=st.floats(0.01, 10), seed=st.integers(0, 2**32 - 1))
+def test_every_sample_lies_in_its_range_and_the_mean_is_the_distributions(kind, points, spread, seed):
+    """For any valid parameters: every sample within [low, high], and their mean the distribution's within four
+    standard errors (a Latin hypercube is closer still). Hypothesis prints the failing parameters and seed."""
+    low, mid, high = sorted(points)
+    params = {"uniform": {"low": low, "high": high}, "triangular": {"low": low, "mode": mid, "high": high},
+              "pert": {"low": low, "mode": mid, "high": high, "shape": 4.0},
+              "normal": {"mean": mid, "sd": spread * (high - low), "low": low, "high": high},
+              "lognormal": {"median": mid, "sigma": min(spread / 4, 3.0), "low": low, "high": high}}[kind]
+    d = dist("tco.on_demand_price", kind, **params)
+    x = sampling.draw(RiskPlan(2000, seed, (d,)), 2000, seed)["tco.on_demand_price"]
+    assert ((x >= low) & (x <= high)).all()
+    assert abs(x.mean() - sampling.mean(d)) <= 4 * (high - low) / np.sqrt(2000) + 1e-9 * high
+
+
+def test_the_init_skeletons_risk_example_reads_as_a_valid_section(tmp_path):
+    """The commented risk: block `init` writes, uncommented, is a section the example site accepts."""
+    out = tmp_path / "new.yaml"
+    assert run("init", "--gpu", "H100-SXM", "--node", "DGX-H100", "-o", out).returncode == 0
+    lines = out.read_text().splitlines()
+    start = lines.index("# risk:")
+    block = "\n".join(line[2:] for line in lines[start:] if line.startswith("# ") and not line.startswith("# ---"))
+    section = yaml.safe_load(block)["risk"]
+    plan = load_all(risk_site(tmp_path, section)).risk
+    assert [d.key for d in plan.inputs] == ["tco.utilisation", "tco.electricity_price"]

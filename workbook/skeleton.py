@@ -198,7 +198,14 @@ def _scenarios_block() -> list[str]:
             "# --- Scenarios: each a name and the inputs it changes, computed live beside the base case ---",
             "# scenarios:",
             "#   low_utilisation: {tco.utilisation: 0.4}",
-            "#   high_power_price: {tco.electricity_price: 0.15 USD/kWh}"]
+            "#   high_power_price: {tco.electricity_price: 0.15 USD/kWh}",
+            "",
+            "# --- Risk: ranges of the inputs that decide rent vs buy, each with its source (the Risk sheet) ---",
+            "# risk:",
+            "#   inputs:",
+            "#     tco.utilisation: {distribution: triangular, low: 0.5, mode: 0.7, high: 0.85, source: \"...\"}",
+            "#     tco.electricity_price: {distribution: pert, low: 0.06 USD/kWh, mode: 0.08 USD/kWh, "
+            "high: 0.14 USD/kWh, source: \"...\"}"]
 
 
 def write_new(path: Path, text: str, force: bool = False) -> None:

@@ -28,16 +28,21 @@ from workbook.excel.styles import Styles
 from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
 
 WIDTHS = [30, 9] + [10] * 9  # the label, the unit, nine figures: one page across, at 100%
-CHART_ROWS = 20  # rows a 360-pixel chart takes, with a gap
-CHART_WIDTH = 880  # pixels
+CHART_ROWS = 15  # rows (225 points) a 280-pixel chart takes, with a gap: the two charts print on one page
+CHART_WIDTH, CHART_HEIGHT = 880, 280  # pixels
 MUSD = formats.money(",,")
 SHARE = "0.0%"
 
 
+NEVER = '[>1]"never";0.0%'  # a break-even utilisation above 100% (the TCO sheet's words, short enough for a column)
+
+
 def _shown(stat: Statistic) -> tuple[str, str]:
-    """An output's unit as shown and its number format: money in MUSD."""
+    """An output's unit as shown and its number format: money in MUSD; a break-even above 100% as never."""
     if stat.unit == "USD":
         return "MUSD", MUSD
+    if '"never' in stat.fmt:
+        return stat.unit, NEVER
     return stat.unit, formats.negatives_in_parentheses(stat.fmt)
 
 
@@ -47,9 +52,7 @@ def write_risk(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, risk: RiskResul
     last = len(WIDTHS) - 1
     heights: dict[int, float] = {0: TITLE_HEIGHT}
     ws.write(0, 0, "Risk: how likely buying wins, from the ranges of the inputs", styles.title)
-    note = _note(risk)
-    ws.merge_range(1, 0, 1, last, note, styles.text)
-    heights[1] = _height(note, sum(WIDTHS))
+    _said(ws, styles, 1, heights, _note(risk))
     row = 3
     if current:
         ws.merge_range(row, 0, row, last, current, styles.bold_wrap)
@@ -130,13 +133,11 @@ def _statistics(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: di
         _number(ws, styles, r, 9, stat.base_percentile, SHARE)
         ws.write_number(r, 10, stat.count, styles.value("#,##0", "calc"))
         heights[r] = _height(stat.label, WIDTHS[0])
-    r = row + 1 + len(risk.statistics)
-    said = ("An output is summarised over the samples in which it has a value. An IRR exists only where the net cash "
-            "of buying turns positive; where it changes sign more than once there are several, and the one found can "
-            "be extreme; IRRs do not average (no mean is shown): decide on the NPV.")
-    ws.merge_range(r, 0, r, len(WIDTHS) - 1, said, styles.text)
-    heights[r] = _height(said, sum(WIDTHS))
-    return r + 1
+    return _said(ws, styles, row + 1 + len(risk.statistics), heights, (
+        "An output is summarised over the samples in which it has a value. A break-even utilisation above 100% is "
+        "never reached (shown as never). An IRR exists only where the net cash of "
+        "buying turns positive; where it changes sign more than once there are several, and the one found can be "
+        "extreme; IRRs do not average (no mean is shown): decide on the NPV."))
 
 
 def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
@@ -161,13 +162,17 @@ def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
         ws.merge_range(r, 8, r, 10, c.distribution.source, styles.text)
         heights[r] = max(_height(c.label, WIDTHS[0]), _height(text, WIDTHS[6] + WIDTHS[7]),
                          _height(c.distribution.source, sum(WIDTHS[8:11])))
-    r = row + 1 + len(risk.contributions)
-    said = ("Rank correlation: Spearman's, of the input's samples with the NPV advantage's (+1: the higher the "
-            "input, the more buying gains). Share of the spread: its square over the sum of the squares (the "
-            "contribution to variance of @RISK and Crystal Ball); correlated inputs share their influence.")
-    ws.merge_range(r, 0, r, len(WIDTHS) - 1, said, styles.text)
-    heights[r] = _height(said, sum(WIDTHS))
-    return row + 1, r + 1
+    return row + 1, _said(ws, styles, row + 1 + len(risk.contributions), heights, (
+        "Rank correlation: Spearman's, of the input's samples with the NPV advantage's (+1: the higher the input, "
+        "the more buying gains). Share of the spread: its square over the sum of the squares (the contribution to "
+        "variance of @RISK and Crystal Ball); correlated inputs share their influence."))
+
+
+def _said(ws: Any, styles: Styles, row: int, heights: dict[int, float], text: str) -> int:
+    """A sentence across the sheet's width, wrapped; returns the next free row."""
+    ws.merge_range(row, 0, row, len(WIDTHS) - 1, text, styles.text)
+    heights[row] = _height(text, sum(WIDTHS))
+    return row + 1
 
 
 def _correlations(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: dict[int, float]) -> int:
@@ -226,7 +231,7 @@ def _s_curve(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, row: int) ->
     chart.set_y_axis({"name": "share of samples", "num_format": "0%", "min": 0, "max": 1,
                       "num_font": {"size": CHART_FONT}})
     chart.set_legend({"position": "bottom"})
-    chart.set_size({"width": CHART_WIDTH, "height": 360})
+    chart.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
     return chart
 
 
@@ -241,7 +246,7 @@ def _bars(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, first: int) -> 
     chart.set_x_axis({"num_format": "+0.0;-0.0;0.0", "min": -1, "max": 1, "num_font": {"size": CHART_FONT},
                       "major_gridlines": {"visible": True}})
     chart.set_legend({"none": True})
-    chart.set_size({"width": CHART_WIDTH, "height": 360})
+    chart.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
     return chart
 
 

@@ -144,6 +144,9 @@ def _next_site(site: Site, name: Any, specs: list[Spec], rules: list[Any]) -> Si
     nxt = load_site(path, specs, rules=rules)
     if nxt.generation is not None:
         raise InputError("has a generation: section of its own (one upgrade at a time)", file=path, key=SECTION)
+    if nxt.risk is not None:
+        raise InputError("has a risk: section of its own (the risk varies the site's decision: give it in the site "
+                         "file)", file=path, key="risk")
     return nxt
 
 

@@ -21,14 +21,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from workbook.book import Book
 from workbook.formula.evaluation import DEFAULT_CHUNK, evaluate, evaluate_many, needed
 from workbook.formula.overrides import checked
-from workbook.inputs import Rule, rule_holds_each
+from workbook.inputs import InputError, Rule, rule_holds_each
 from workbook.risk import sampling
-from workbook.risk.section import Distribution, RiskPlan
+from workbook.risk.section import KEY, Distribution, RiskPlan
 from workbook.sensitivity import validity_checks
 from workbook.sheets import RISK
 
@@ -124,7 +123,8 @@ def run(book: Book, plan: RiskPlan, outputs: list[str], rules: list[Rule], sampl
     statistics = tuple(_statistic(book, k, column[k][keep], float(base[k][0, 0]), k not in no_mean) for k in outputs)
     npv = column[outputs[0]][keep]
     if not npv.size:
-        raise ValueError("every sample was excluded: " + "; ".join(excluded))
+        raise InputError(f"leave no sample to count: each of the {n:,} {'; '.join(excluded)}", file=plan.file,
+                         key=KEY, expected="ranges within which the site's checks hold")
     worst = np.sort(npv)[:max(1, math.ceil(SHORTFALL * npv.size))]
     return RiskResult(
         plan, n, s, int(npv.size), excluded, statistics, float(np.mean(npv > 0)), float(worst.mean()),
@@ -176,6 +176,8 @@ def _statistic(book: Book, line_id: str, v: np.ndarray, base: float, averages: b
 
 def _contributions(book: Book, plan: RiskPlan, drawn: dict[str, np.ndarray], keep: np.ndarray,
                    npv: np.ndarray) -> tuple[Contribution, ...]:
+    from scipy import stats  # where it is used: its import takes half a second (workbook.risk.sampling)
+
     ranks = []
     for d in plan.inputs:
         x = drawn[d.key][keep]
@@ -193,6 +195,8 @@ def _contributions(book: Book, plan: RiskPlan, drawn: dict[str, np.ndarray], kee
 def _achieved(plan: RiskPlan, drawn: dict[str, np.ndarray],
               keep: np.ndarray) -> tuple[tuple[str, str, float, float], ...]:
     """Each correlation asked for, beside the rank correlation the kept samples carry."""
+    from scipy import stats
+
     return tuple((c.first, c.second, c.rank,
                   float(stats.spearmanr(drawn[c.first][keep], drawn[c.second][keep]).statistic))
                  for c in plan.correlations)

@@ -8,16 +8,20 @@ The same plan, samples and seed give the same bits: one numpy Generator, seeded 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
-from scipy import stats
-from scipy.stats import qmc
 
 from workbook.risk.section import Distribution, RiskPlan
 
+# scipy is imported where it is used: importing scipy.stats takes half a second, which every command would pay
 
-def frozen(d: Distribution) -> stats.rv_continuous | stats.rv_discrete:
+
+def frozen(d: Distribution) -> Any:
     """A distribution as scipy.stats' frozen object; a discrete one over the indices of its values, a lognormal's
     over the logarithm of the value (a truncated normal there)."""
+    from scipy import stats
+
     if d.kind == "discrete":
         return stats.rv_discrete(values=(np.arange(len(d.values)), np.array(d.weights)))
     p = dict(d.params)
@@ -60,6 +64,8 @@ def mean(d: Distribution) -> float:
 def draw(plan: RiskPlan, samples: int, seed: int) -> dict[str, np.ndarray]:
     """`samples` values of each input the plan varies, by key: a Latin hypercube, correlated by Iman-Conover where
     the plan gives correlations."""
+    from scipy.stats import qmc
+
     rng = np.random.default_rng(seed)
     u = qmc.LatinHypercube(d=len(plan.inputs), rng=rng).random(samples)
     x = np.column_stack([inverse(d, u[:, k]) for k, d in enumerate(plan.inputs)])
@@ -73,6 +79,8 @@ def iman_conover(x: np.ndarray, target: np.ndarray, rng: np.random.Generator) ->
     distribution-free approach to inducing rank correlation among input variables", 1982): van der Waerden scores,
     shuffled per column, are given the target's correlation (the scores' own correlation removed by its Cholesky
     factor, the target's applied by its own); each column of `x` then takes the ranks of its column of scores."""
+    from scipy import stats
+
     n, k = x.shape
     scores = stats.norm.ppf(np.arange(1, n + 1) / (n + 1))
     s = np.column_stack([rng.permutation(scores) for _ in range(k)])

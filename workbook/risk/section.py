@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,7 @@ class RiskPlan:
     seed: int
     inputs: tuple[Distribution, ...]
     correlations: tuple[Correlation, ...] = ()
+    file: Path | None = None  # the site file it was read from, for an error about the whole section
 
     def matrix(self) -> np.ndarray:
         """The target rank correlation matrix, in the order of `inputs`."""
@@ -130,7 +132,7 @@ def read(site: Site, specs: list[Spec]) -> RiskPlan | None:
     inputs = _inputs(site, raw.get("inputs"), {s.key: s for s in specs}, problems)
     correlations = _correlations(site, raw.get("correlations"), inputs, problems)
     raise_all(problems)
-    return RiskPlan(int(samples), int(seed), tuple(inputs), correlations)
+    return RiskPlan(int(samples), int(seed), tuple(inputs), correlations, path)
 
 
 def _setting(site: Site, raw: dict[Any, Any], spec: Spec, problems: list[InputError]) -> float:
