@@ -55,8 +55,12 @@ def binomial_quantile_exactly(n: int, p: float, level: float) -> int:
 
 
 def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (), **top: Any) -> dict[str, Any]:
-    """The example site with `section.key` values changed or removed, and top-level keys replaced."""
+    """The example site with `section.key` values changed or removed, and top-level keys replaced; without its
+    risk: section unless `risk=` gives one (its 10,000 samples would add a second or two to every build of a
+    variant; tests/test_risk.py and the builds of the example's own file keep it)."""
     data = copy.deepcopy(BASE)
+    if "risk" not in top:
+        data.pop("risk", None)
     for dotted, v in (changes or {}).items():
         section, key = dotted.split(".", 1)
         data.setdefault(section, {})[key] = v

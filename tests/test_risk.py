@@ -22,7 +22,7 @@ from workbook import api
 from workbook.formula.evaluation import evaluate
 from workbook.inputs import InputError
 from workbook.models import define_models, load_all
-from workbook.risk import sampling
+from workbook.risk import analysis, sampling
 from workbook.risk.analysis import PERCENTILES
 from workbook.risk.section import Correlation, Distribution, RiskPlan
 
@@ -114,6 +114,34 @@ def test_the_same_seed_gives_the_same_bits_and_another_seed_other_samples():
     assert not np.array_equal(one["tco.utilisation"], other["tco.utilisation"])
 
 
+def test_the_partial_rank_correlation_tells_an_inputs_own_effect_from_its_partners():
+    """y = x1 + x2, x1 and x2 independent; x3 moves with x1 (rank 0.8) and has no effect of its own. Spearman gives
+    x3 a large correlation with y (through x1); the partial rank correlation gives it about 0, and x1 and x2 their
+    own effects."""
+    corr = (Correlation("tco.utilisation", "tco.residual_value", 0.8, SOURCE),)
+    p = plan(dist("tco.utilisation", "uniform", low=0.0, high=1.0), dist("tco.on_demand_price", "uniform", low=0.0,
+                                                                          high=1.0),
+             dist("tco.residual_value", "uniform", low=0.0, high=1.0), correlations=corr)
+    x = sampling.draw(p, 10_000, 8)
+    y = x["tco.utilisation"] + x["tco.on_demand_price"]
+    spearman = stats.spearmanr(x["tco.residual_value"], y).statistic
+    partial = analysis.partial_rank_correlations([x[d.key] for d in p.inputs], y)
+    assert spearman > 0.4
+    assert abs(partial[2]) < 0.05
+    assert partial[0] > 0.9 and partial[1] > 0.9
+
+
+def test_a_range_up_to_the_inputs_own_limit_never_oversteps_it(tmp_path):
+    """A truncated normal's high at utilisation's limit of 100%: scipy's inverse can overshoot a bound by a
+    rounding; every sample stays within the input's range (or the evaluation would refuse it)."""
+    path = risk_site(tmp_path, {"samples": 2000, "inputs": {"tco.utilisation": {
+        "distribution": "normal", "mean": 0.95, "sd": 0.2, "low": 0.5, "high": 1.0, "source": SOURCE}}})
+    result = api.risk(path)
+    assert result.kept == 2000
+    drawn = sampling.draw(load_all(path).risk, 2000, 20261205)["tco.utilisation"]
+    assert drawn.max() <= 1.0 and drawn.min() >= 0.5
+
+
 # ---------------------------------------------------------------- through the book
 
 
@@ -162,6 +190,7 @@ BAD = [  # (the inputs: entry or the whole section changed, the key the error na
     ({"tco.utilisation": {**GOOD, "low": 0.9}}, "risk.inputs.tco.utilisation.low"),
     ({"tco.utilisation": {**GOOD, "high": 1.5}}, "risk.inputs.tco.utilisation.high"),
     ({"tco.utilisation": {**GOOD, "distribution": "beta"}}, "risk.inputs.tco.utilisation.distribution"),
+    ({"tco.utilisation": {**GOOD, "distribution": ["pert"]}}, "risk.inputs.tco.utilisation.distribution"),
     ({"tco.utilisation": {**GOOD, "source": ""}}, "risk.inputs.tco.utilisation.source"),
     ({"tco.utilisation": {**GOOD, "source": "a\x1b[2Jb"}}, "risk.inputs.tco.utilisation.source"),
     ({"tco.utilisation": {**GOOD, "median": 3}}, "risk.inputs.tco.utilisation"),
@@ -279,7 +308,7 @@ def test_the_risk_sheets_figures_are_the_apis(built):
     out, result = built
     ws = openpyxl.load_workbook(out)["Risk"]
     assert ws.cell(_found(ws, "Probability that buying wins"), 3).value == stored(result.probability_buy_wins)
-    assert ws.cell(_found(ws, "Expected shortfall of buying (worst 10%)"), 3).value == stored(
+    assert ws.cell(_found(ws, "Expected shortfall: mean NPV advantage in the worst 10%"), 3).value == stored(
         result.expected_shortfall)
     for stat in result.statistics:
         r = _found(ws, stat.label)
@@ -288,7 +317,7 @@ def test_the_risk_sheets_figures_are_the_apis(built):
         assert row == [stored(float(x)) for x in expected]
     for c in result.contributions:
         r = _found(ws, c.label)
-        assert (ws.cell(r, 3).value, ws.cell(r, 4).value) == (stored(c.rank), stored(c.share))
+        assert [ws.cell(r, col).value for col in (3, 4, 5)] == [stored(c.rank), stored(c.partial), stored(c.share)]
     assert len(ws._charts) == 2
 
 

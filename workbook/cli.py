@@ -303,12 +303,12 @@ def _risk(args: argparse.Namespace) -> int:
     print(f"base case NPV advantage {d.base:,.0f} USD, at percentile {d.base_percentile:.1%}")
     print(f"{'output':32} {'unit':10} {'base':>12} {'mean':>12} " + " ".join(f"{f'P{p}':>12}" for p in PERCENTILES))
     for stat in result.statistics:
-        shown = (lambda v: f"{v:.1%}") if stat.unit == "%" else _short
+        shown = (lambda v: f"{v:.1%}" if v == v else "n/a") if stat.unit == "%" else _short
         figures = " ".join(f"{shown(v):>12}" for v in (stat.base, stat.mean, *stat.percentiles))
         print(f"{stat.line_id:32} {stat.unit:10} {figures}")
-    print("inputs by their rank correlation with the NPV advantage (share of the spread):")
+    print("inputs by their rank correlation with the NPV advantage (share of the spread; partial rank correlation):")
     for c in result.contributions:
-        print(f"  {c.key:32} {c.rank:+.2f} ({c.share:.1%})  {c.label}")
+        print(f"  {c.key:32} {c.rank:+.2f} ({c.share:.1%}; partial {c.partial:+.2f})  {c.label}")
     return 0
 
 

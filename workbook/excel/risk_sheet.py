@@ -25,6 +25,7 @@ from workbook.excel.pages import (
     wrapped_lines,
 )
 from workbook.excel.styles import Styles
+from workbook.formula.line import COUNT
 from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
 
 WIDTHS = [30, 9] + [10] * 9  # the label, the unit, nine figures: one page across, at 100%
@@ -32,6 +33,8 @@ CHART_ROWS = 15  # rows (225 points) a 280-pixel chart takes, with a gap: the tw
 CHART_WIDTH, CHART_HEIGHT = 880, 280  # pixels
 MUSD = formats.money(",,")
 SHARE = "0.0%"
+RANK = "+0.00;-0.00;0.00"
+MEAN = "#,##0.0"  # a whole-number input's mean (13 months would hide 12.9)
 
 
 NEVER = '[>1]"never";0.0%'  # a break-even utilisation above 100% (the TCO sheet's words, short enough for a column)
@@ -59,30 +62,34 @@ def write_risk(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, risk: RiskResul
         heights[row] = _height(current, sum(WIDTHS), bold=True)
         row += 2
     for label, unit, value, fmt, said in _facts(risk):
-        ws.write_string(row, 0, label, styles.bold_top)
+        ws.write_string(row, 0, label, styles.bold_wrap)
         ws.write_string(row, 1, unit, styles.unit)
         ws.write_number(row, 2, value, styles.value(fmt, "calc"))
         ws.merge_range(row, 3, row, last, said, styles.text)
-        heights[row] = max(_height(said, sum(WIDTHS[3:])), _height(label, WIDTHS[0]))
+        heights[row] = max(_height(said, sum(WIDTHS[3:])), _height(label, WIDTHS[0], bold=True))
         row += 1
+    heads = {row + 1}  # each table's header: never alone at a page's foot
     row = _statistics(ws, styles, risk, row + 1, heights)
-    first_input, row = _contributions(ws, styles, risk, row + 1, heights)
+    head, row = _contributions(ws, styles, risk, row + 1, heights)
+    heads |= {head, row + 1}
     row = _correlations(ws, styles, risk, row + 1, heights)
     charts_at = row + 1
     data_at = charts_at + 2 * CHART_ROWS + 1
+    bars_at = data_at + CURVE_POINTS + 6
     _curve_data(ws, styles, risk, data_at)
+    _bars_data(ws, styles, risk, bars_at)
     ws.insert_chart(charts_at, 0, _s_curve(wb, ws.name, risk, data_at), {"y_offset": 3})
-    ws.insert_chart(charts_at + CHART_ROWS, 0, _bars(wb, ws.name, risk, first_input), {"y_offset": 3})
+    ws.insert_chart(charts_at + CHART_ROWS, 0, _bars(wb, ws.name, risk, bars_at + 1), {"y_offset": 3})
     for col, width in enumerate(WIDTHS):
         ws.set_column(col, col, width)
     ws.freeze_panes(0, 1)  # the labels stay in view
-    rows = [heights.get(r, ROW_HEIGHT) for r in range(data_at + CURVE_POINTS + 5)]
+    rows = [heights.get(r, ROW_HEIGHT) for r in range(bars_at + len(risk.contributions) + 1)]
     for r, h in enumerate(rows):
         ws.set_row(r, h)
     spans = [(charts_at + k * CHART_ROWS, charts_at + (k + 1) * CHART_ROWS - 1) for k in range(2)]
     blocks = [Block((0, charts_at - 1), (0, last)), *(Block(span, (0, last)) for span in spans)]
-    plans[ws.name] = plan = plan_pages(paper, WIDTHS, rows[:spans[-1][1] + 1], keep=spans, smallest=CHART_FONT,
-                                       blocks=blocks)
+    plans[ws.name] = plan = plan_pages(paper, WIDTHS, rows[:spans[-1][1] + 1], keep=spans, sections=heads,
+                                       smallest=CHART_FONT, blocks=blocks)
     apply(ws, paper, plan)
 
 
@@ -104,7 +111,8 @@ def _facts(risk: RiskResult) -> list[tuple[str, str, float, str, str]]:
     return [
         ("Probability that buying wins", "%", risk.probability_buy_wins, SHARE,
          f"The share of the {risk.kept:,} samples kept in which the NPV advantage of buying is above 0."),
-        (f"Expected shortfall of buying (worst {SHORTFALL:.0%})", "MUSD", risk.expected_shortfall, MUSD,
+        (f"Expected shortfall: mean NPV advantage in the worst {SHORTFALL:.0%}", "MUSD", risk.expected_shortfall,
+         MUSD,
          f"The mean NPV advantage of buying in the worst {SHORTFALL:.0%} of samples: what buying gains (if positive) "
          f"or costs (negative) on average when the inputs go against it."),
         ("Base case percentile (NPV advantage)", "%", d.base_percentile, SHARE,
@@ -135,37 +143,38 @@ def _statistics(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: di
         heights[r] = _height(stat.label, WIDTHS[0])
     return _said(ws, styles, row + 1 + len(risk.statistics), heights, (
         "An output is summarised over the samples in which it has a value. A break-even utilisation above 100% is "
-        "never reached (shown as never). An IRR exists only where the net cash of "
-        "buying turns positive; where it changes sign more than once there are several, and the one found can be "
-        "extreme; IRRs do not average (no mean is shown): decide on the NPV."))
+        "never reached (shown as never; no mean: a mean of never is no figure). An IRR exists only where the net "
+        "cash of buying turns positive; where it changes sign more than once there are several, and the one found "
+        "can be extreme; IRRs do not average (no mean): decide on the NPV."))
 
 
 def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
                    heights: dict[int, float]) -> tuple[int, int]:
-    """The inputs varied, widest influence first; returns the first input's row and the next free row."""
+    """The inputs varied, widest influence first, each with its source on the row below; returns the header's
+    row and the next free row."""
     _header(ws, styles, row, ["Input (what drives the spread of the NPV advantage)", "Unit",
-                              "Rank correlation with the NPV advantage", "Share of the spread", "Base case",
-                              "Mean of its range", "Distribution", "", "Source", "", ""], heights)
-    ws.merge_range(row, 6, row, 7, "Distribution (in the input's unit)", styles.header_wrap)
-    ws.merge_range(row, 8, row, 10, "Source of the range", styles.header_wrap)
+                              "Rank correlation with the NPV advantage", "Partial rank correlation (its own)",
+                              "Share of the spread", "Base case", "Mean of its range", "", "", "", ""], heights)
+    ws.merge_range(row, 7, row, 10, "Distribution (in the input's unit)", styles.header_wrap)
     for k, c in enumerate(risk.contributions):
-        r = row + 1 + k
+        r = row + 1 + 2 * k
         fmt = formats.negatives_in_parentheses(c.fmt)
         ws.write_string(r, 0, c.label, styles.text)
         ws.write_string(r, 1, c.unit, styles.unit)
-        _number(ws, styles, r, 2, c.rank, "+0.00;-0.00;0.00")
-        _number(ws, styles, r, 3, c.share, SHARE)
-        _number(ws, styles, r, 4, c.base, fmt)
-        _number(ws, styles, r, 5, c.mean, fmt)
+        for col, (value, shown) in enumerate(((c.rank, RANK), (c.partial, RANK), (c.share, SHARE), (c.base, fmt),
+                                              (c.mean, MEAN if c.fmt == COUNT else fmt)), start=2):
+            _number(ws, styles, r, col, value, shown)
         text = describe(c.distribution)
-        ws.merge_range(r, 6, r, 7, text, styles.text)
-        ws.merge_range(r, 8, r, 10, c.distribution.source, styles.text)
-        heights[r] = max(_height(c.label, WIDTHS[0]), _height(text, WIDTHS[6] + WIDTHS[7]),
-                         _height(c.distribution.source, sum(WIDTHS[8:11])))
-    return row + 1, _said(ws, styles, row + 1 + len(risk.contributions), heights, (
+        ws.merge_range(r, 7, r, 10, text, styles.text)
+        heights[r] = max(_height(c.label, WIDTHS[0]), _height(text, sum(WIDTHS[7:])))
+        source = f"Source of the range: {c.distribution.source}"
+        ws.merge_range(r + 1, 1, r + 1, 10, source, styles.note)
+        heights[r + 1] = _height(source, sum(WIDTHS[1:]))
+    return row, _said(ws, styles, row + 1 + 2 * len(risk.contributions), heights, (
         "Rank correlation: Spearman's, of the input's samples with the NPV advantage's (+1: the higher the input, "
-        "the more buying gains). Share of the spread: its square over the sum of the squares (the contribution to "
-        "variance of @RISK and Crystal Ball); correlated inputs share their influence."))
+        "the more buying gains), ranked by its size; where inputs move together it carries their effect too. "
+        "Partial rank correlation: the input's own effect, every other input's ranks held. Share of the spread: the "
+        "rank correlation's square over the sum of the squares (Crystal Ball's contribution to variance)."))
 
 
 def _said(ws: Any, styles: Styles, row: int, heights: dict[int, float], text: str) -> int:
@@ -185,8 +194,8 @@ def _correlations(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: 
     for k, (a, b, target, got) in enumerate(risk.achieved):
         r = row + 1 + k
         ws.merge_range(r, 0, r, 1, f"{a} and {b}", styles.text)
-        _number(ws, styles, r, 2, target, "+0.00;-0.00;0.00")
-        _number(ws, styles, r, 3, got, "+0.00;-0.00;0.00")
+        _number(ws, styles, r, 2, target, RANK)
+        _number(ws, styles, r, 3, got, RANK)
         ws.merge_range(r, 4, r, 10, sources[(a, b)], styles.text)
         heights[r] = max(_height(f"{a} and {b}", WIDTHS[0] + WIDTHS[1]), _height(sources[(a, b)], sum(WIDTHS[4:])))
     return row + 1 + len(risk.achieved)
@@ -209,6 +218,15 @@ def _curve_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
     for k in range(2):
         ws.write_number(extra + 1 + k, 1, float(k), styles.value(SHARE, "calc"))
         ws.write_number(extra + 1 + k, 2, 0.0, styles.value(MUSD, "calc"))
+
+
+def _bars_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
+    """The contribution chart's data (not printed): each input's label and its two rank correlations."""
+    ws.write_string(row, 0, "The contributions chart's data (not printed): rank correlation, partial", styles.bold)
+    for k, c in enumerate(risk.contributions):
+        ws.write_string(row + 1 + k, 0, c.label, styles.label)
+        _number(ws, styles, row + 1 + k, 2, c.rank, RANK)
+        _number(ws, styles, row + 1 + k, 3, c.partial, RANK)
 
 
 def _s_curve(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, row: int) -> Any:
@@ -238,14 +256,16 @@ def _s_curve(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, row: int) ->
 def _bars(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, first: int) -> Any:
     last = first + len(risk.contributions) - 1
     chart = wb.add_chart({"type": "bar"})
-    chart.add_series({"name": "Rank correlation with the NPV advantage of buying",
-                      "categories": [sheet, first, 0, last, 0], "values": [sheet, first, 2, last, 2], "gap": 60})
+    for name, col in (("Rank correlation with the NPV advantage of buying", 2),
+                      ("Partial rank correlation (its own effect)", 3)):
+        chart.add_series({"name": name, "categories": [sheet, first, 0, last, 0],
+                          "values": [sheet, first, col, last, col], "gap": 60, "overlap": 0})
     chart.set_title({"name": "What drives the spread of the NPV advantage (rank correlation)",
                      "name_font": {"size": 10}})
     chart.set_y_axis({"reverse": True, "label_position": "low", "num_font": {"size": 9}})
     chart.set_x_axis({"num_format": "+0.0;-0.0;0.0", "min": -1, "max": 1, "num_font": {"size": CHART_FONT},
                       "major_gridlines": {"visible": True}})
-    chart.set_legend({"none": True})
+    chart.set_legend({"position": "bottom"})
     chart.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
     return chart
 

@@ -291,5 +291,7 @@ def risk_outputs(money: tco.TcoOut) -> list[str]:
 def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, samples: int | None = None,
                   seed: int | None = None) -> risk_analysis.RiskResult:
     """The decision under the `risk:` section's distributions: the build's second evaluation (one batch of every
-    sample), after the tornado's and before any result line is defined."""
-    return risk_analysis.run(book, plan, risk_outputs(money), all_rules(), samples, seed, no_mean=(money.irr_buy.id,))
+    sample), after the tornado's and before any result line is defined. No mean of the IRR (IRRs do not average)
+    nor of the break-even utilisation (above 100% it is never reached: a mean of never is no figure)."""
+    return risk_analysis.run(book, plan, risk_outputs(money), all_rules(), samples, seed,
+                             no_mean=(money.irr_buy.id, money.break_even_utilisation.id))

@@ -89,9 +89,18 @@ def _odds(s: SheetBuilder, risk: Any) -> None:
     d = risk.decision
     p10, p50, p90 = (d.percentiles[k] for k in (1, 2, 3))
     s.section(f"The odds (Risk sheet: {risk.samples:,} samples of the risk: section's ranges; build-time values)")
-    s.text(f"Probability that buying wins (NPV advantage above 0): {risk.probability_buy_wins:.0%}.")
+    s.text(f"Probability that buying wins (NPV advantage above 0): {_odds_shown(risk.probability_buy_wins)}.")
     s.text(f"NPV advantage of buying, P10 to P90: {p10 / 1e6:+,.1f} to {p90 / 1e6:+,.1f} MUSD (P50 {p50 / 1e6:+,.1f}; "
            f"base case {d.base / 1e6:+,.1f}, at P{round(d.base_percentile * 100)}).")
+
+
+def _odds_shown(p: float) -> str:
+    """A probability to the whole percent, never rounded to a certainty it is not: 0.3% is <1%, 99.6% is >99%."""
+    if 0 < p < 0.01:
+        return "<1%"
+    if 0.99 < p < 1:
+        return ">99%"
+    return f"{p:.0%}"
 
 
 def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:

@@ -10,8 +10,10 @@ never turn) is left out of that output's percentiles only, and its count is said
 
 Percentiles are numpy's default (linear between order statistics: Excel's PERCENTILE.INC). The contribution of
 an input to the spread is its Spearman rank correlation with the NPV advantage (scipy.stats.spearmanr), and its
-share the square of that over the sum of squares: the measure @RISK and Crystal Ball call contribution to
-variance. Correlated inputs share their influence, so their shares overlap.
+share the square of that over the sum of squares (Crystal Ball's contribution to variance). Where inputs are
+correlated, an input's rank correlation carries the effect of those it moves with, which can cancel its own (a
+higher rent today that falls faster): the partial rank correlation beside it (PRCC: the input's and the NPV
+advantage's ranks, each with every other input's ranks regressed out) is its own effect.
 """
 
 from __future__ import annotations
@@ -62,8 +64,9 @@ class Contribution:
     distribution: Distribution
     base: float
     mean: float
-    rank: float
-    share: float
+    rank: float  # Spearman's, with the NPV advantage: the input's effect and that of the inputs it moves with
+    share: float  # rank^2 / the sum of every input's
+    partial: float  # the partial rank correlation: its own effect, every other input's ranks held
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,8 @@ class RiskResult:
         import pandas as pd
 
         rows = [{"input": c.key, "label": c.label, "unit": c.unit, "distribution": describe(c.distribution),
-                 "base": c.base, "mean": c.mean, "rank_correlation": c.rank, "share_of_spread": c.share}
+                 "base": c.base, "mean": c.mean, "rank_correlation": c.rank, "share_of_spread": c.share,
+                 "partial_rank_correlation": c.partial}
                 for c in self.contributions]
         return pd.DataFrame(rows).set_index("input")
 
@@ -184,12 +188,31 @@ def _contributions(book: Book, plan: RiskPlan, drawn: dict[str, np.ndarray], kee
         rho = 0.0 if np.ptp(x) == 0 or np.ptp(npv) == 0 else float(stats.spearmanr(x, npv).statistic)
         ranks.append(rho)
     total = sum(r * r for r in ranks)
+    partials = partial_rank_correlations([drawn[d.key][keep] for d in plan.inputs], npv)
     out = []
-    for d, rho in zip(plan.inputs, ranks, strict=True):
+    for d, rho, partial in zip(plan.inputs, ranks, partials, strict=True):
         line = book.lines[d.key]
         out.append(Contribution(d.key, line.label, line.unit_text, line.fmt, d, float(line.value.reshape(-1)[0]),
-                                sampling.mean(d), rho, rho * rho / total if total else 0.0))
+                                sampling.mean(d), rho, rho * rho / total if total else 0.0, partial))
     return tuple(sorted(out, key=lambda c: -abs(c.rank)))
+
+
+def partial_rank_correlations(inputs: list[np.ndarray], output: np.ndarray) -> list[float]:
+    """Each input's partial rank correlation with the output, every other input's ranks held: from the inverse P
+    of the rank correlation matrix of the inputs and the output, -P[i, y] / sqrt(P[i, i] P[y, y]). An input that
+    does not vary (or an output that does not) has 0."""
+    from scipy import stats
+
+    varies = [k for k, x in enumerate(inputs) if np.ptp(x) > 0]
+    out = [0.0] * len(inputs)
+    if not varies or np.ptp(output) == 0:
+        return out
+    ranked = np.column_stack([stats.rankdata(inputs[k]) for k in varies] + [stats.rankdata(output)])
+    p = np.linalg.pinv(np.corrcoef(ranked, rowvar=False))
+    y = len(varies)
+    for j, k in enumerate(varies):
+        out[k] = float(np.clip(-p[j, y] / np.sqrt(p[j, j] * p[y, y]), -1.0, 1.0))
+    return out
 
 
 def _achieved(plan: RiskPlan, drawn: dict[str, np.ndarray],
@@ -213,5 +236,6 @@ def describe(d: Distribution) -> str:
     if d.kind == "uniform":
         return f"uniform {p['low']:g} to {p['high']:g}"
     if d.kind == "normal":
-        return f"normal mean {p['mean']:g}, sd {p['sd']:g}, within {p['low']:g} to {p['high']:g}"
-    return f"lognormal median {p['median']:g}, sigma {p['sigma']:g}, within {p['low']:g} to {p['high']:g}"
+        return f"normal: mean {p['mean']:g}, sd {p['sd']:g} before truncation to {p['low']:g} to {p['high']:g}"
+    return (f"lognormal: median {p['median']:g}, sigma {p['sigma']:g} before truncation to {p['low']:g} to "
+            f"{p['high']:g}")

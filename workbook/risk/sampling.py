@@ -45,11 +45,13 @@ def frozen(d: Distribution) -> Any:
 
 
 def inverse(d: Distribution, u: np.ndarray) -> np.ndarray:
-    """The values at cumulative probabilities `u` (0 < u < 1)."""
+    """The values at cumulative probabilities `u` (0 < u < 1), never outside the distribution's range: scipy's
+    truncated inverses can overshoot a bound by a rounding (1e-17), and a bound may be the input's own limit."""
     x = frozen(d).ppf(u)
-    if d.kind == "discrete":
-        return np.asarray(d.values)[x.astype(int)]
-    return np.exp(x) if d.kind == "lognormal" else x
+    if d.kind == "discrete":  # ppf(0) is -1 for scipy: the first value
+        return np.asarray(d.values)[np.clip(x, 0, len(d.values) - 1).astype(int)]
+    p = dict(d.params)
+    return np.clip(np.exp(x) if d.kind == "lognormal" else x, p["low"], p["high"])
 
 
 def mean(d: Distribution) -> float:

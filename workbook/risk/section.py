@@ -193,7 +193,7 @@ def _distribution(site: Site, spec: Spec, entry: Any) -> Distribution:
     if not isinstance(entry, dict):
         raise InputError("is not a mapping", file=site.path, key=where, value=entry, expected=expected)
     kind = entry.get("distribution")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise InputError("is not a known distribution", file=site.path, key=f"{where}.distribution",
                          value=kind, expected=f"one of {', '.join(KINDS)}")
     needs, may = KINDS[kind]
@@ -255,7 +255,8 @@ def _choices(site: Site, spec: Spec, entry: dict[Any, Any], where: str) -> tuple
     values, weights = entry["values"], entry["weights"]
     for name, given in (("values", values), ("weights", weights)):
         if not isinstance(given, list) or not 1 <= len(given) <= MAX_CHOICES:
-            raise InputError("is not a list", file=site.path, key=f"{where}.{name}", value=given,
+            raise InputError(f"is not a list of 1 to {MAX_CHOICES} entries", file=site.path, key=f"{where}.{name}",
+                             value=given,
                              expected=f"a list of 1 to {MAX_CHOICES} entries, e.g. [3 months, 6 months]")
     if len(values) != len(weights):
         raise InputError(f"has {len(weights)} weights for {len(values)} values", file=site.path,
