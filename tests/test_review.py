@@ -140,6 +140,7 @@ class Imported:
     site: Path
     old: str
     new: str
+    day: date  # the day the import ran: its sources carry it (a run across midnight must not expect the next day)
 
     def data(self, which: str = "new") -> dict[str, Any]:
         return yaml.safe_load(getattr(self, which))
@@ -151,12 +152,14 @@ def imported(built: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory)
     site = folder / "example.yaml"
     shutil.copyfile(built[0], site)
     old = site.read_text(encoding="utf-8")
+    day = date.today()
     outcome = run(reviewed_copy(built[1], folder / "reviewed.xlsx", EDITS), site)
-    return Imported(outcome, site, old, site.read_text(encoding="utf-8"))
+    return Imported(outcome, site, old, site.read_text(encoding="utf-8"), day)
 
 
-def review_source(old_value: str, old_source: str = "") -> str:
-    head = f"changed in review, {date.today().isoformat()} (was {old_value})"
+def review_source(old_value: str, old_source: str, day: date) -> str:
+    """The source import-inputs writes for a changed value, on the day it ran."""
+    head = f"changed in review, {day.isoformat()} (was {old_value})"
     return f"{head}; {old_source}" if old_source else head
 
 
@@ -169,16 +172,20 @@ def test_prints_one_line_per_changed_key(imported: Imported) -> None:
 
 def test_changed_keys_get_the_new_value_and_the_review_source(imported: Imported) -> None:
     old, new = imported.data("old"), imported.data()
-    assert new["power"]["pue"] == {"value": 1.45, "source": review_source("1.4", old["power"]["pue"]["source"])}
+    assert new["power"]["pue"] == {"value": 1.45, "source": review_source("1.4", old["power"]["pue"]["source"],
+                                                                         imported.day)}
     assert new["power"]["rack_power_limit"] == {
-        "value": "42.5 kW", "source": review_source("41 kW", old["power"]["rack_power_limit"]["source"])}
-    assert new["scenarios"]["low_utilisation"] == {"tco.utilisation": {"value": 0.35, "source": review_source("0.4")}}
+        "value": "42.5 kW", "source": review_source("41 kW", old["power"]["rack_power_limit"]["source"],
+                                                 imported.day)}
+    assert new["scenarios"]["low_utilisation"] == {
+        "tco.utilisation": {"value": 0.35, "source": review_source("0.4", "", imported.day)}}
 
 
 def test_redundancy_is_written_as_its_scheme(imported: Imported) -> None:
     entry = imported.data()["power"]["feed_redundancy"]
     assert entry["value"] == "N+2"
-    assert entry["source"] == review_source("N+1", imported.data("old")["power"]["feed_redundancy"]["source"])
+    assert entry["source"] == review_source("N+1", imported.data("old")["power"]["feed_redundancy"]["source"],
+                                            imported.day)
 
 
 def test_a_percent_share_is_written_as_a_plain_fraction(imported: Imported) -> None:
@@ -235,9 +242,9 @@ def test_a_catalog_or_default_value_is_added_under_its_section(imported: Importe
     new = imported.data()
     tdp = new["power"]["gpu_tdp"]
     assert tdp["value"] == "750 W"
-    assert tdp["source"].startswith(review_source("700 W", "catalog gpu H100-SXM: "))
+    assert tdp["source"].startswith(review_source("700 W", "catalog gpu H100-SXM: ", imported.day))
     assert new["envelope"]["feed"]["value"] == "2.5 MW"
-    assert new["envelope"]["feed"]["source"].startswith(review_source("1 MW", "default: "))
+    assert new["envelope"]["feed"]["source"].startswith(review_source("1 MW", "default: ", imported.day))
     lines = imported.new.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("  gpu_tdp:"))
     assert lines.index("power:") < at < lines.index("fabric:")  # in its section, not at the end
