@@ -338,7 +338,8 @@ def test_the_command_prints_the_same_figures_as_json():
     result = api.risk(EXAMPLE, samples=1000, seed=3)
     assert printed["probability_buy_wins"] == result.probability_buy_wins
     assert printed["outputs"]["tco.npv_advantage"]["P50"] == result.decision.percentiles[2]
-    assert [c["input"] for c in printed["contributions"]] == [c.key for c in result.contributions]
+    assert [(c["input"], c["partial_rank_correlation"]) for c in printed["contributions"]] == [
+        (c.key, c.partial) for c in result.contributions]
 
 
 # ---------------------------------------------------------------- samples the model cannot count

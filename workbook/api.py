@@ -115,6 +115,7 @@ def risk_json(result: RiskResult) -> dict[str, Any]:
         "outputs": {k: {c: (number(v) if isinstance(v, float) else v) for c, v in row.items()}
                     for k, row in table.to_dict("index").items()},
         "contributions": [{"input": c.key, "label": c.label, "rank_correlation": c.rank, "share_of_spread": c.share,
-                           "source": c.distribution.source} for c in result.contributions],
+                           "partial_rank_correlation": c.partial, "source": c.distribution.source}
+                          for c in result.contributions],
         "correlations": [{"between": [a, b], "rank": t, "in_samples": got} for a, b, t, got in result.achieved],
     }
