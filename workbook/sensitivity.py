@@ -135,15 +135,20 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     return table
 
 
-def record(book: Book, table: Table, also: tuple[str, ...] = ()) -> Table:
+def record(book: Book, table: Table, also: tuple[str, ...] = ()) -> tuple[Table, Line]:
     """The table with the live check that it is still current (current_check of the inputs it was computed from,
     and of `also`: those another build-time table read, the Risk sheet's; defined here, after the evaluations that
-    made the tables, never inside them)."""
+    made the tables, never inside them), and the check, for the other table to say where it is."""
     read = list(dict.fromkeys([*table.read, *also]))
     check = current_check(book, [book.lines[k] for k in read])
-    return dataclasses.replace(table, current=(
-        f"Are these values current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while every input "
-        f"they were computed from is as built; FALSE: rebuild the workbook."))
+    return dataclasses.replace(table, current=current_sentence("these values", check)), check
+
+
+def current_sentence(subject: str, check: Line) -> str:
+    """Where a build-time table says its live currency check is: `subject` ("these values", "the Risk sheet's
+    values") and the check."""
+    return (f"Are {subject} current? See the Checks sheet, section {SHEET} ({check.name}): TRUE while every input "
+            f"they were computed from is as built; FALSE: rebuild the workbook.")
 
 
 def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: dict[str, np.ndarray],

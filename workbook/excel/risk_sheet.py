@@ -14,7 +14,6 @@ import xlsxwriter
 from workbook.excel import formats
 from workbook.excel.pages import (
     CHART_FONT,
-    LINE_HEIGHT,
     ROW_HEIGHT,
     TITLE_HEIGHT,
     Block,
@@ -22,9 +21,9 @@ from workbook.excel.pages import (
     Paper,
     apply,
     plan_pages,
-    wrapped_lines,
 )
 from workbook.excel.styles import Styles
+from workbook.excel.tables import lines_height
 from workbook.formula.line import COUNT
 from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
 
@@ -59,14 +58,14 @@ def write_risk(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, risk: RiskResul
     row = 3
     if current:
         ws.merge_range(row, 0, row, last, current, styles.bold_wrap)
-        heights[row] = _height(current, sum(WIDTHS), bold=True)
+        heights[row] = lines_height(current, sum(WIDTHS), bold=True)
         row += 2
     for label, unit, value, fmt, said in _facts(risk):
         ws.write_string(row, 0, label, styles.bold_wrap)
         ws.write_string(row, 1, unit, styles.unit)
         ws.write_number(row, 2, value, styles.value(fmt, "calc"))
         ws.merge_range(row, 3, row, last, said, styles.text)
-        heights[row] = max(_height(said, sum(WIDTHS[3:])), _height(label, WIDTHS[0], bold=True))
+        heights[row] = max(lines_height(said, sum(WIDTHS[3:])), lines_height(label, WIDTHS[0], bold=True))
         row += 1
     heads = {row + 1}  # each table's header: never alone at a page's foot
     row = _statistics(ws, styles, risk, row + 1, heights)
@@ -124,7 +123,7 @@ def _facts(risk: RiskResult) -> list[tuple[str, str, float, str, str]]:
 def _header(ws: Any, styles: Styles, row: int, titles: list[str], heights: dict[int, float]) -> None:
     for col, title in enumerate(titles):
         ws.write_string(row, col, title, styles.header_wrap)
-    heights[row] = max(_height(t, WIDTHS[min(c, len(WIDTHS) - 1)], bold=True) for c, t in enumerate(titles))
+    heights[row] = max(lines_height(t, WIDTHS[min(c, len(WIDTHS) - 1)], bold=True) for c, t in enumerate(titles))
 
 
 def _statistics(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: dict[int, float]) -> int:
@@ -140,7 +139,7 @@ def _statistics(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: di
             _number(ws, styles, r, 2 + col, v, fmt)
         _number(ws, styles, r, 9, stat.base_percentile, SHARE)
         ws.write_number(r, 10, stat.count, styles.value("#,##0", "calc"))
-        heights[r] = _height(stat.label, WIDTHS[0])
+        heights[r] = lines_height(stat.label, WIDTHS[0])
     return _said(ws, styles, row + 1 + len(risk.statistics), heights, (
         "An output is summarised over the samples in which it has a value. A break-even utilisation above 100% is "
         "never reached (shown as never; no mean: a mean of never is no figure). An IRR exists only where the net "
@@ -166,10 +165,10 @@ def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
             _number(ws, styles, r, col, value, shown)
         text = describe(c.distribution)
         ws.merge_range(r, 7, r, 10, text, styles.text)
-        heights[r] = max(_height(c.label, WIDTHS[0]), _height(text, sum(WIDTHS[7:])))
+        heights[r] = max(lines_height(c.label, WIDTHS[0]), lines_height(text, sum(WIDTHS[7:])))
         source = f"Source of the range: {c.distribution.source}"
         ws.merge_range(r + 1, 1, r + 1, 10, source, styles.note)
-        heights[r + 1] = _height(source, sum(WIDTHS[1:]))
+        heights[r + 1] = lines_height(source, sum(WIDTHS[1:]))
     return row, _said(ws, styles, row + 1 + 2 * len(risk.contributions), heights, (
         "Rank correlation: Spearman's, of the input's samples with the NPV advantage's (+1: the higher the input, "
         "the more buying gains), ranked by its size; where inputs move together it carries their effect too. "
@@ -180,7 +179,7 @@ def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
 def _said(ws: Any, styles: Styles, row: int, heights: dict[int, float], text: str) -> int:
     """A sentence across the sheet's width, wrapped; returns the next free row."""
     ws.merge_range(row, 0, row, len(WIDTHS) - 1, text, styles.text)
-    heights[row] = _height(text, sum(WIDTHS))
+    heights[row] = lines_height(text, sum(WIDTHS))
     return row + 1
 
 
@@ -197,7 +196,7 @@ def _correlations(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: 
         _number(ws, styles, r, 2, target, RANK)
         _number(ws, styles, r, 3, got, RANK)
         ws.merge_range(r, 4, r, 10, sources[(a, b)], styles.text)
-        heights[r] = max(_height(f"{a} and {b}", WIDTHS[0] + WIDTHS[1]), _height(sources[(a, b)], sum(WIDTHS[4:])))
+        heights[r] = lines_height([f"{a} and {b}", sources[(a, b)]], [WIDTHS[0] + WIDTHS[1], sum(WIDTHS[4:])])
     return row + 1 + len(risk.achieved)
 
 
@@ -277,5 +276,3 @@ def _number(ws: Any, styles: Styles, row: int, col: int, value: float, fmt: str)
         ws.write_string(row, col, "n/a", styles.unit)
 
 
-def _height(text: str, width: float, bold: bool = False) -> float:
-    return max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, width, bold=bold) + 3)

@@ -66,7 +66,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     across, first_page = _plan_across(paper, widths, TORNADO_WIDTH if table.charts else 0)
     ws.write(0, 0, table.title, styles.title)
     ws.merge_range(1, 0, 1, first_page, table.note, styles.text)
-    note_height = _lines_height(table.note, sum(widths[:first_page + 1]))
+    note_height = lines_height(table.note, sum(widths[:first_page + 1]))
     if table.current:
         ws.write_string(CURRENT_ROW, 0, table.current, styles.bold)
     fact_heights = _write_facts(ws, styles, table, values, widths[:first_page + 1])
@@ -76,7 +76,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     row_heights = _write_rows(ws, styles, table, head, widths)
     for col, width in enumerate(widths):
         ws.set_column(col, col, width)
-    head_height = _lines_height(table.header, widths, bold=True)
+    head_height = lines_height(table.header, widths, bold=True)
     ws.set_row(head, head_height, styles.header)
     first, last = head + 1, head + len(table.rows)
     heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
@@ -84,7 +84,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     if reasons:  # a cell's reason is cut by its neighbour: the row above the charts says each one whole
         text = f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}"
         ws.merge_range(last + 2, 0, last + 2, first_page, text, styles.text)
-        heights[last + 2] = _lines_height(text, sum(widths[:first_page + 1]))
+        heights[last + 2] = lines_height(text, sum(widths[:first_page + 1]))
     for k, spec in enumerate(table.charts):
         chart = _tornado_chart(wb, ws.name, spec, first, last)
         ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
@@ -105,7 +105,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     apply(ws, paper, plan)
 
 
-def _lines_height(text: str | list[str], width: float | list[float], bold: bool = False) -> float:
+def lines_height(text: str | list[str], width: float | list[float], bold: bool = False) -> float:
     """The height of a row holding `text` wrapped at `width` (or of each text at its own column's width)."""
     texts, ws = ([text], [width]) if isinstance(text, str) else (text, width)
     lines = max(wrapped_lines(t, w, bold=bold) for t, w in zip(texts, ws, strict=False))
@@ -222,14 +222,14 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     for k, (header, changes, _) in enumerate(view.columns):
         ws.write(head, first_col + k, header, styles.header)
         ws.write(head + 1, first_col + k, changes, styles.header_wrap)
-    changes_height = max(45.0, _lines_height([view.changes_label, *(c for _, c, _ in view.columns)],
+    changes_height = max(45.0, lines_height([view.changes_label, *(c for _, c, _ in view.columns)],
                                              [label_width, *cases], bold=True))
     first_row = head + 2
     heights = [ROW_HEIGHT] * (first_row + len(view.rows) + 2 + (CHART_ROWS if view.chart_rows else 0))
     for r, label in enumerate(view.rows):
         wraps = text_points(label) > room(label_width)
         ws.write_string(first_row + r, 0, label, styles.text if wraps else styles.label)
-        heights[first_row + r] = _lines_height(label, label_width)
+        heights[first_row + r] = lines_height(label, label_width)
         ws.write_string(first_row + r, 1, shown[r].unit, styles.unit)
         for k, (_, _, lines) in enumerate(view.columns):
             line = lines[r]
@@ -243,7 +243,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
         ws.insert_chart(last_row + 3, 0, _view_chart(wb, ws.name, view, shown, (head, first_row, first_col, last_col)),
                         {"y_offset": 3})
     ws.freeze_panes(first_row, first_col)
-    heights[0], heights[1], heights[head + 1] = TITLE_HEIGHT, _lines_height(
+    heights[0], heights[1], heights[head + 1] = TITLE_HEIGHT, lines_height(
         view.note, sum(widths[:first_page + 1])), changes_height
     for row, height in enumerate(heights):
         ws.set_row(row, height)

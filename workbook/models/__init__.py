@@ -241,9 +241,9 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     """The lines that show results, defined after the tornado's and the risk's evaluations: the record that their
     values are still current, the checks, the Summary (with the estimates it ranks first, and the risk's odds) and
     each model's summary rows; then what every model shows is placed (present)."""
-    tornado = sensitivity.record(book, tornado, risk.read if risk is not None else ())
+    tornado, current = sensitivity.record(book, tornado, risk.read if risk is not None else ())
     if risk is not None:
-        risk = dataclasses.replace(risk, current=tornado.current.replace("these values", "the Risk sheet's values"))
+        risk = dataclasses.replace(risk, current=sensitivity.current_sentence("the Risk sheet's values", current))
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
