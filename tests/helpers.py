@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from workbook.models import (
     reliability,
     summary,
 )
+from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QUOTE_SHEET
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read
 _CELL = re.compile(r"^\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?$")
@@ -196,3 +198,31 @@ def fixed_seed(variable: str, default: int) -> int:
     """A random test's seed: fixed, so a run passes or fails the same way every time; the environment variable
     draws another set (the hunt for the next bug). The test names the seed in its failure message."""
     return int(os.environ.get(variable, str(default)))
+
+
+QUOTE_FIRST = 5  # openpyxl's row of the first quote line (1-based): title, note, blank, header
+
+
+def rows(ws: Any) -> dict[str, int]:
+    """Line key -> openpyxl row (the group headings between them are not keys)."""
+    return {ws.cell(r, KEY + 1).value: r for r in range(QUOTE_FIRST, ws.max_row + 1)
+            if re.fullmatch(r"[a-z0-9_]+", str(ws.cell(r, KEY + 1).value or ""))}
+
+
+def filled(issued: tuple[Path, Path], out: Path, prices: dict[str, tuple[Any, Any, Any]],
+           edit: Callable[[Any], None] | None = None) -> Path:
+    """The vendor's copy filled as a vendor would with openpyxl: key -> (unit price, lead weeks, comment)."""
+    wb = openpyxl.load_workbook(issued[1])
+    ws = wb[QUOTE_SHEET]
+    at = rows(ws)
+    for key, (price, lead, comment) in prices.items():
+        ws.cell(at[key], PRICE + 1).value = price
+        ws.cell(at[key], LEAD + 1).value = lead
+        if comment is not None:
+            cell = ws.cell(at[key], COMMENT + 1)
+            cell.value = comment
+            cell.data_type = "s"  # typed text, as Excel stores "=..." typed after an apostrophe
+    if edit is not None:
+        edit(wb)
+    wb.save(out)
+    return out

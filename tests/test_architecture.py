@@ -188,6 +188,7 @@ def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monk
             "lines": {"nodes": {"unit_price": 250000, "lead_time_weeks": 12, "quantity": 1}}}]}))
     loaded = load_all(path)
     assert (site != "example.yaml") or set(loaded.quotes) == {"nodes"}
+    import scipy.stats  # noqa: F401  the risk's lazy import: a library's own files, read once a process, not data
     with monkeypatch.context() as patched:
         _no_file_reads(patched)
         book = build_book(loaded)

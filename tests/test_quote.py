@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import QUOTE_FIRST, filled, rows
 from workbook.api import build, load
 from workbook.cli import main
 from workbook.quotes import quotes_path
@@ -28,7 +29,6 @@ from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_SHEET, SP
 from workbook.verify import recalculate, verify_files
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-FIRST = 5  # openpyxl's row of the first quote line (1-based): title, note, blank, header
 
 
 @pytest.fixture(scope="module")
@@ -46,31 +46,6 @@ def fresh_site(tmp_path: Path, issued: tuple[Path, Path]) -> Path:
     site = tmp_path / "example.yaml"
     shutil.copy(issued[0], site)
     return site
-
-
-def rows(ws: Any) -> dict[str, int]:
-    """Line key -> openpyxl row (the group headings between them are not keys)."""
-    return {ws.cell(r, KEY + 1).value: r for r in range(FIRST, ws.max_row + 1)
-            if re.fullmatch(r"[a-z0-9_]+", str(ws.cell(r, KEY + 1).value or ""))}
-
-
-def filled(issued: tuple[Path, Path], out: Path, prices: dict[str, tuple[Any, Any, Any]],
-           edit: Callable[[Any], None] | None = None) -> Path:
-    """The vendor's copy filled as a vendor would with openpyxl: key -> (unit price, lead weeks, comment)."""
-    wb = openpyxl.load_workbook(issued[1])
-    ws = wb[QUOTE_SHEET]
-    at = rows(ws)
-    for key, (price, lead, comment) in prices.items():
-        ws.cell(at[key], PRICE + 1).value = price
-        ws.cell(at[key], LEAD + 1).value = lead
-        if comment is not None:
-            cell = ws.cell(at[key], COMMENT + 1)
-            cell.value = comment
-            cell.data_type = "s"  # typed text, as Excel stores "=..." typed after an apostrophe
-    if edit is not None:
-        edit(wb)
-    wb.save(out)
-    return out
 
 
 def rezip(src: Path, out: Path, replace: dict[str, bytes] | None = None, add: dict[str, bytes] | None = None) -> Path:
@@ -297,7 +272,7 @@ def _crafted(kind: str, issued: tuple[Path, Path], tmp: Path) -> Path:
         "negative-price": lambda wb: _set(wb, "nodes", PRICE, -5),
         "date-as-price": lambda wb: _set(wb, "nodes", PRICE, datetime.date(2025, 1, 1)),  # 45658, shown as a date
         "wrong-sheet": lambda wb: setattr(wb[QUOTE_SHEET], "title", "Sheet1"),
-        "added-row": lambda wb: wb[QUOTE_SHEET].insert_rows(FIRST + 1),
+        "added-row": lambda wb: wb[QUOTE_SHEET].insert_rows(QUOTE_FIRST + 1),
     }
     return filled(issued, out, {"nodes": (262000, 14, None)}, edit=edits[kind])
 

@@ -26,8 +26,9 @@ import yaml
 
 from tests.conftest import EXAMPLE
 from workbook import cli
-from workbook.api import build, load
+from workbook.api import build, explain, load
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, VALUE
+from workbook.explain.report import bridge_lines
 from workbook.failures import EXIT_INPUT
 from workbook.quotes import quotes_path
 from workbook.returned import review
@@ -164,10 +165,16 @@ def review_source(old_value: str, old_source: str, day: date) -> str:
 
 
 @pytest.mark.slow
-def test_prints_one_line_per_changed_key(imported: Imported) -> None:
+def test_prints_the_bridge_of_the_edits_then_one_line_per_changed_key(imported: Imported) -> None:
+    """First what the edits move and by how much (the bridge of the site file before and after them, a step per
+    changed input: the same figures explain gives for the two files), then a line per key changed."""
     assert imported.outcome.status == 0, imported.outcome.err
-    assert set(imported.outcome.out.splitlines()) == PRINTED
-    assert len(imported.outcome.out.splitlines()) == len(PRINTED)
+    printed = imported.outcome.out.splitlines()
+    assert set(printed[-len(PRINTED):]) == PRINTED
+    before = imported.site.with_name("before.yaml")
+    before.write_text(imported.old, encoding="utf-8")
+    assert printed[:-len(PRINTED)] == bridge_lines(explain(before, imported.site, by_input=True))
+    assert printed[0].startswith("bridge of the headline outputs over 6 step(s): exact Shapley values")
 
 
 def test_changed_keys_get_the_new_value_and_the_review_source(imported: Imported) -> None:

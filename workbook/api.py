@@ -12,6 +12,8 @@ from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
+from workbook.explain.bridge import Bridge
+from workbook.explain.bridge import explain as explain_versions
 from workbook.inputs import InputError, Site
 from workbook.models import build_book, decision_risk, define_models, load_all
 from workbook.risk.analysis import RiskResult
@@ -119,3 +121,22 @@ def risk_json(result: RiskResult) -> dict[str, Any]:
                           for c in result.contributions],
         "correlations": [{"between": [a, b], "rank": t, "in_samples": got} for a, b, t, got in result.achieved],
     }
+
+
+def explain(old: Path | str | None, new: Path | str, *, revision: str | None = None,
+            groups: dict[str, list[str]] | None = None, by_input: bool = False) -> Bridge:
+    """What differs between two versions of a site and how much each difference moved the headline outputs (its
+    tables: .dataframe(); as data: workbook.explain.report.as_json). The old version is the file `old`, or `new`
+    as it was at the git `revision`; `groups`: steps named by their input keys or sections (default: a step per
+    section; `by_input`: per input)."""
+    from workbook.explain import versions
+
+    if revision is not None:
+        with versions.scratch() as folder:
+            before = versions.at_revision(revision, new, Path(folder))
+    else:
+        if old is None:
+            raise InputError("has no old version to compare with", file=new,
+                             expected="an old site file, or --from REV (a git revision of this one)")
+        before = versions.version(old)
+    return explain_versions(before, versions.version(new), groups or {}, by_input=by_input)

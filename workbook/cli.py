@@ -49,6 +49,19 @@ def main(argv: list[str] | None = None) -> int:
     rk.add_argument("--samples", default=None, metavar="N", help="samples to draw (default: the risk: section's)")
     rk.add_argument("--seed", default=None, metavar="S", help="the seed (default: the risk: section's)")
     rk.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
+    x = sub.add_parser("explain", help="what differs between two versions of a site (OLD and NEW, or --from a git "
+                                        "revision of SITE) and how much each difference moved the headline outputs")
+    x.add_argument("sites", nargs="+", type=Path, metavar="SITE.yaml",
+                   help="OLD.yaml NEW.yaml, or SITE.yaml with --from")
+    x.add_argument("--from", dest="revision", default=None, metavar="REV",
+                   help="the old version: SITE.yaml as it was at this git revision (HEAD~1, a tag, a commit)")
+    x.add_argument("--group", action="append", default=[], metavar="NAME=KEY,KEY",
+                   help="a step of the bridge: the inputs (or sections: tco) it holds; repeatable; the differences "
+                        "in no group are a step per section")
+    x.add_argument("--by-input", action="store_true", help="a step per changed input (default: per section)")
+    x.add_argument("-o", "--output", type=Path, help="write the Changes workbook (.xlsx): the differences, the "
+                                                     "bridge and a waterfall per output")
+    x.add_argument("--json", action="store_true", help="print JSON (the default is text)")
     v = sub.add_parser("verify", help="recalculate workbooks in LibreOffice and compare every formula cell")
     v.add_argument("workbooks", nargs="+", type=Path, metavar="OUT.xlsx")
     r = sub.add_parser("import-inputs", help="write the inputs a reviewer changed on a built workbook's Inputs "
@@ -312,6 +325,47 @@ def _risk(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    """The differences and the bridge as text (or JSON); with -o, the Changes workbook too, all or nothing."""
+    from workbook.api import explain
+    from workbook.excel.changes_book import changes_workbook
+    from workbook.excel.output import write_atomically
+    from workbook.explain.report import as_json, lines
+
+    sites, revision = args.sites, args.revision
+    wanted = 1 if revision is not None else 2
+    if len(sites) != wanted:
+        raise InputError(f"names {len(sites)} site file(s)", file=sites[-1], key="explain",
+                         expected="one site file with --from REV" if revision is not None
+                         else "two site files, OLD.yaml NEW.yaml (or one with --from REV)")
+    if args.output is not None and args.output.suffix.lower() != ".xlsx":
+        raise InputError("is not an .xlsx file name", file=args.output, key="-o", expected="OUT.xlsx")
+    bridge = explain(sites[0] if wanted == 2 else None, sites[-1], revision=revision,
+                     groups=_groups(args.group, sites[-1]), by_input=args.by_input)
+    if args.output is not None:
+        write_atomically(args.output, changes_workbook(bridge))
+    if args.json:
+        print(json.dumps(as_json(bridge), indent=1))
+    else:
+        print("\n".join(lines(bridge)))
+        if args.output is not None:
+            print(f"wrote {args.output}")
+    return 0
+
+
+def _groups(given: list[str], site: Path) -> dict[str, list[str]]:
+    """--group NAME=KEY,KEY options: each a step's name and the input keys or sections it holds."""
+    out: dict[str, list[str]] = {}
+    for text in given:
+        name, _, keys = text.partition("=")
+        listed = [k.strip() for k in keys.split(",") if k.strip()]
+        if not name.strip() or not listed or hidden(text) or name.strip() in out:
+            raise InputError("is not a step's name and its keys (each name once)", file=site, key="--group",
+                             value=clip(text), expected="NAME=KEY,KEY (power=power.gpus,power.gpu_tdp)")
+        out[name.strip()] = listed
+    return out
+
+
 def _short(value: object) -> str:
     return f"{value:,.6g}" if isinstance(value, float) else str(value)
 
@@ -330,10 +384,12 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _import_inputs(args: argparse.Namespace) -> int:
-    """One line per site-file key changed (`power.pue: 1.4 -> 1.45`), or `no changes`."""
+    """First the bridge of the reviewer's edits (what they move, by how much), then one line per site-file key
+    changed (`power.pue: 1.4 -> 1.45`), or `no changes`."""
+    from workbook.explain.report import bridge_lines
     from workbook.returned.review import import_inputs
 
-    changes = import_inputs(args.workbook, args.site)
+    changes = import_inputs(args.workbook, args.site, show=lambda bridge: print("\n".join(bridge_lines(bridge))))
     for change in changes:
         print(change)
     if not changes:
@@ -433,4 +489,4 @@ def _init(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"init": _init, "build": _build, "pdf": _pdf, "evaluate": _evaluate, "risk": _risk, "verify": _verify,
-            "import-inputs": _import_inputs, "quote": _quote, "import-quote": _import_quote}
+            "import-inputs": _import_inputs, "quote": _quote, "import-quote": _import_quote, "explain": _explain}

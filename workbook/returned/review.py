@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -35,6 +36,9 @@ from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
 from workbook.excel.output import locked, stage, sync_folder
 from workbook.excel.writer import CellContext
+from workbook.explain.bridge import Bridge, explain
+from workbook.explain.shapley import EXACT_LIMIT
+from workbook.explain.versions import version
 from workbook.formula.line import Line
 from workbook.formula.overrides import expected
 from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
@@ -99,9 +103,12 @@ class _Target:
     old_source: str = ""
 
 
-def import_inputs(reviewed: Path | str, site_path: Path | str, today: date | None = None) -> list[Change]:
+def import_inputs(reviewed: Path | str, site_path: Path | str, today: date | None = None,
+                  show: Callable[[Bridge], None] | None = None) -> list[Change]:
     """Write the reviewed workbook's changed inputs into the site file; returns the changes (none: untouched).
-    Raises ReviewError (or safe_xlsx.UntrustedFile, or the site file's own InputError) with nothing written."""
+    `show`: given the bridge of the edits (what they move and by how much) once the edited file is checked and
+    before it replaces the site file. Raises ReviewError (or safe_xlsx.UntrustedFile, or the site file's own
+    InputError) with nothing written."""
     reviewed, site_path = Path(reviewed), Path(site_path)
     site = load_site(site_path, all_specs(), rules=all_rules())
     returned = read_returned(reviewed, [INPUTS])
@@ -122,7 +129,7 @@ def import_inputs(reviewed: Path | str, site_path: Path | str, today: date | Non
         raise ReviewError(f"{site.path} changed while the review was imported; run the command again",
                           kind=SITE_CHANGED, file=reviewed)
     edited, changes = _edited(raw.decode("utf-8"), targets, today or date.today())
-    _replace_checked(reviewed, site, edited, changes, book)
+    _replace_checked(reviewed, site, edited, changes, book, show)
     return changes
 
 
@@ -468,13 +475,18 @@ def _addition(text: str, root: yaml.Node, section: str, entries: list[str], nl: 
     return pos, pos, "".join(f"{nl}{indent}{e}" for e in entries)
 
 
-def _replace_checked(reviewed: Path, site: Site, edited: str, changes: list[Change], book: Book) -> None:
+def _replace_checked(reviewed: Path, site: Site, edited: str, changes: list[Change], book: Book,
+                     show: Callable[[Bridge], None] | None = None) -> None:
     """Write the edited text beside the site file, check that it loads and reproduces every reviewed value (and
-    no other input moved), then rename it over the site file; on any failure the site file is untouched."""
+    no other input moved), show the bridge of the edits, then rename it over the site file; on any failure the
+    site file is untouched."""
     target = site.path.resolve()
     tmp = Path(stage(target, edited.encode("utf-8"), target.stat().st_mode & 0o7777))  # and a killed import's gone
     try:
         _check_reads_back(reviewed, tmp, changes, book)
+        if show is not None:
+            edits = version(tmp, f"{site.path} with the review's edits", read_as=site.path)
+            show(explain(version(site.path), edits, by_input=len(changes) <= EXACT_LIMIT))
         with locked(target.parent):  # no other import renames over the file between the check and ours
             if hashlib.sha256(target.read_bytes()).hexdigest() != site.digest:
                 raise ReviewError(f"{site.path} changed while the review was imported; run the command again",

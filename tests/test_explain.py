@@ -1,0 +1,407 @@
+"""explain: the differences between two versions of a site and the bridge of the headline outputs.
+
+The bridge's steps are Shapley values (workbook.explain.shapley): proven here on games whose values are known by
+hand, against the definition (every order of the players, averaged), and on real pairs of sites: the steps sum
+to the whole change, one change gets all of it, changes that do not interact get their own effects, reversing
+the versions reverses every step, and no order of the groups is chosen."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import EXAMPLE
+from tests.helpers import assert_one_line_error, filled, run, site_file
+from tests.strategies import sites
+from workbook.api import explain, load
+from workbook.cli import main
+from workbook.excel.changes_book import BRIDGE, DIFFERENCES, waterfall
+from workbook.explain import shapley
+from workbook.explain.bridge import OTHER, STRUCTURE, Bridge
+from workbook.explain.report import as_json
+from workbook.explain.versions import version
+from workbook.inputs import InputError
+
+TOTAL = 1e-9  # relative: the steps sum to the whole change
+
+
+def assert_sums(bridge: Bridge) -> None:
+    """Each output's steps sum to its new value less its old one (where every step has a value)."""
+    for oi, o in enumerate(bridge.outputs):
+        steps = bridge.steps[:, oi]
+        if np.isfinite(steps).all() and math.isfinite(o.new - o.old):
+            scale = max(abs(o.old), abs(o.new), abs(steps).max(initial=0.0))
+            assert abs(steps.sum() - (o.new - o.old)) <= TOTAL * scale, o.label
+
+
+def step_of(bridge: Bridge, name: str) -> dict[str, float]:
+    return {o.id: bridge.step(name, o.id) for o in bridge.outputs}
+
+
+def change(bridge: Bridge) -> dict[str, float]:
+    return {o.id: o.new - o.old for o in bridge.outputs}
+
+
+def example_with(tmp: Path, name: str, **values: object) -> Path:
+    """The example site file (with its scenarios and risk ranges) with `section.key` values changed, in place of
+    the value only (each keeps its source)."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    for dotted, value in values.items():
+        section, key = dotted.split(".", 1)
+        entry = data.setdefault(section, {}).get(key)
+        if isinstance(entry, dict):
+            entry["value"] = value
+        else:
+            data[section][key] = value
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("explain")
+
+
+@pytest.fixture(scope="module")
+def example(folder: Path) -> Path:
+    return example_with(folder, "example")
+
+
+# ---------------------------------------------------------------- Shapley values, on games known by hand
+
+
+def brute_force(v: np.ndarray, k: int) -> np.ndarray:
+    """The definition: each player's marginal effect averaged over all k! orders."""
+    out = np.zeros((k, v.shape[1]))
+    for order in itertools.permutations(range(k)):
+        mask = 0
+        for player in order:
+            out[player] += v[mask | (1 << player)] - v[mask]
+            mask |= 1 << player
+    return out / math.factorial(k)
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_exact_values_are_the_average_over_every_order(k: int, seed: int) -> None:
+    v = np.random.default_rng(seed).normal(size=(2 ** k, 3)) * 1e6
+    phi = shapley.exact(v)
+    np.testing.assert_allclose(phi, brute_force(v, k), rtol=1e-12, atol=1e-6)
+    np.testing.assert_allclose(phi.sum(axis=0), v[-1] - v[0], rtol=1e-12, atol=1e-6)  # efficiency
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
+def test_interchangeable_players_get_the_same_and_a_null_player_nothing(k: int, seed: int) -> None:
+    """A game v(S) = f(|S without the last player|): players 0..k-2 are interchangeable, the last adds nothing."""
+    f = np.random.default_rng(seed).normal(size=k)
+    members = shapley.coalitions(k)
+    v = f[members[:, :-1].sum(axis=1)][:, None]
+    phi = shapley.exact(v)[:, 0]
+    np.testing.assert_allclose(phi[:-1], phi[0], rtol=1e-12, atol=1e-12)
+    assert abs(phi[-1]) <= 1e-12 * max(1.0, abs(f).max())
+    assert phi[:-1].sum() == pytest.approx(f[k - 1] - f[0], rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(1, 16), seed=st.integers(0, 2**32 - 1))
+def test_an_additive_game_gives_each_player_its_own_effect_exact_or_sampled(k: int, seed: int) -> None:
+    """v(S) = sum of S's effects: in every order a player adds its own effect, so the sampled estimate (above 12
+    players) is exact too, with no standard error."""
+    effects = np.random.default_rng(seed).normal(size=(k, 2)) * 1e3
+    got = shapley.attribute(k, lambda masks: masks.astype(float) @ effects, seed=seed)
+    np.testing.assert_allclose(got.values, effects, rtol=1e-9, atol=1e-9)
+    assert got.exact == (k <= shapley.EXACT_LIMIT)
+    if not got.exact:
+        assert np.abs(got.error).max() <= 1e-9 and got.orders == shapley.SAMPLED_ORDERS
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(13, 18), seed=st.integers(0, 2**32 - 1))
+def test_sampled_values_sum_to_the_whole_change_and_are_near_the_exact_ones(k: int, seed: int) -> None:
+    """A game with interactions (v = the square of the sum of S's effects): the estimate sums to v(all) - v(none)
+    and lies within five standard errors of the exact value, known in closed form (each player's share of a
+    square of a sum: a_i x total)."""
+    a = np.random.default_rng(seed).normal(size=k)
+    got = shapley.attribute(k, lambda masks: (masks.astype(float) @ a)[:, None] ** 2, seed=seed)
+    assert got.values.sum() == pytest.approx(a.sum() ** 2, rel=1e-9, abs=1e-9)
+    exact = a * a.sum()  # v(S) = (sum a)^2: pairwise terms split evenly, so player i gets a_i^2 + a_i sum_{j!=i} a_j
+    assert (np.abs(got.values[:, 0] - exact) <= 5 * got.error[:, 0] + 1e-9).all()
+
+
+def test_one_value_per_coalition_or_refused() -> None:
+    with pytest.raises(ValueError):
+        shapley.exact(np.zeros((6, 1)))
+
+
+# ---------------------------------------------------------------- the bridge of real versions
+
+
+def test_one_changed_input_gets_the_whole_change(folder: Path, example: Path) -> None:
+    """Utilisation 70% -> 80%: one step (the TCO section), all of each output's change; what is bought and what
+    the utility supplies do not depend on it (0 exactly), and the old and new values are each version's own."""
+    new = example_with(folder, "busier", **{"tco.utilisation": 0.8})
+    bridge = explain(example, new)
+    assert [g.name for g in bridge.groups] == ["TCO"]
+    assert step_of(bridge, "TCO") == pytest.approx(change(bridge), rel=1e-12, abs=1e-12)
+    steps = step_of(bridge, "TCO")
+    assert steps["bom.total"] == steps["power.it_load"] == steps["power.contracted_feed"] == 0
+    assert steps["tco.npv_advantage"] > 0 and steps["tco.owned_cost_per_gpu_hour"] < 0
+    assert [o.old for o in bridge.outputs] == pytest.approx([float(load(example).values[o.id].reshape(-1)[0])
+                                                             for o in bridge.outputs], rel=1e-15)
+    assert bridge.attribution.exact and "exact" in bridge.method
+    assert [(d.key, d.old, d.new) for d in bridge.differences] == [("tco.utilisation", "70%", "80%")]
+
+
+def test_changes_that_do_not_interact_get_their_own_effects(folder: Path, example: Path) -> None:
+    """The switch price (TCO: 30,000 -> 27,000) and the management node's (BOM: 25,000 -> 30,000) add to the IT
+    capex: each step is what that change alone moves it by, computed as a bridge of its own (an independent
+    total); the two sum to the whole change."""
+    changes = {"tco.switch_price": "27000 USD", "bom.management_node_price": "30000 USD"}
+    alone_a = example_with(folder, "switch", **{"tco.switch_price": changes["tco.switch_price"]})
+    alone_b = example_with(folder, "head", **{"bom.management_node_price": changes["bom.management_node_price"]})
+    both = example_with(folder, "both", **changes)
+    bridge = explain(example, both)
+    a, b = explain(example, alone_a), explain(example, alone_b)
+    capex = "bom.total"
+    assert bridge.step("TCO", capex) == pytest.approx(change(a)[capex], rel=1e-12)
+    assert bridge.step("BOM", capex) == pytest.approx(change(b)[capex], rel=1e-12)
+    assert bridge.step("TCO", capex) + bridge.step("BOM", capex) == pytest.approx(change(bridge)[capex], rel=1e-12)
+    assert_sums(bridge)
+
+
+def test_the_gpu_count_by_hand(folder: Path, example: Path) -> None:
+    """1,024 -> 2,048 GPUs: one step (Power chain) holds every output's change; IT capex and IT load roughly
+    double (the fabric and the storage do not scale one for one, so not exactly)."""
+    bridge = explain(example, example_with(folder, "bigger", **{"power.gpus": 2048}))
+    assert [g.name for g in bridge.groups] == ["Power chain"]
+    assert step_of(bridge, "Power chain") == pytest.approx(change(bridge), rel=1e-12, abs=1e-12)
+    for o in bridge.outputs:
+        if o.id in ("bom.total", "power.it_load"):
+            assert 1.8 < o.new / o.old < 2.1
+
+
+def test_named_groups_and_their_order_do_not_change_the_steps(folder: Path, example: Path) -> None:
+    new = example_with(folder, "three", **{"tco.utilisation": 0.8, "power.gpus": 2048, "power.pue": 1.3})
+    given = {"scale": ["power.gpus"], "running": ["tco", "power.pue"]}
+    forward = explain(example, new, groups=given)
+    backward = explain(example, new, groups=dict(reversed(given.items())))
+    assert sorted(g.name for g in forward.groups) == ["running", "scale"]
+    for name in given:
+        assert step_of(forward, name) == pytest.approx(step_of(backward, name), rel=1e-12, abs=1e-9)
+    by_input = explain(example, new, by_input=True)
+    assert {g.name for g in by_input.groups} == {"tco.utilisation", "power.gpus", "power.pue"}
+    assert_sums(forward)
+    assert_sums(by_input)
+
+
+def test_a_group_naming_no_difference_is_refused(folder: Path, example: Path) -> None:
+    new = example_with(folder, "busy2", **{"tco.utilisation": 0.8})
+    with pytest.raises(InputError) as e:
+        explain(example, new, groups={"power": ["power.gpus"]})
+    assert e.value.key == "--group power"
+
+
+@pytest.fixture(scope="module")
+def quoted(folder: Path) -> tuple[Path, Path]:
+    """The example before and after a vendor's quote for the nodes is imported (262,000 a node against the
+    270,000 budget, 14 weeks), through the commands a user runs."""
+    before = folder / "quoted" / "example.yaml"
+    before.parent.mkdir()
+    shutil.copy(EXAMPLE, before)
+    after = folder / "quoted" / "after" / "example.yaml"
+    after.parent.mkdir()
+    shutil.copy(EXAMPLE, after)
+    copy = folder / "quoted" / "copy.xlsx"
+    assert main(["quote", str(after), "--vendor", "Acme", "--date", "2026-12-01", "-o", str(copy)]) == 0
+    back = filled((after, copy), folder / "quoted" / "back.xlsx", {"nodes": (262000, 14, "")})
+    assert main(["import-quote", str(back), "--site", str(after)]) == 0
+    return before, after
+
+
+def test_a_quote_imported_is_one_step_checkable_by_hand(quoted: tuple[Path, Path]) -> None:
+    """The quote adds rows (the quote's lines, the price date): one structural step holds the whole change. IT
+    capex: 128 nodes x (262,000 - 270,000) x 1.01 (the shipping budget on equipment) = -1,034,240."""
+    bridge = explain(*quoted)
+    assert [g.name for g in bridge.groups] == [STRUCTURE]
+    assert bridge.step(STRUCTURE, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
+    assert step_of(bridge, STRUCTURE) == pytest.approx(change(bridge), rel=1e-12, abs=1e-12)
+    kinds = {(d.kind, d.key) for d in bridge.differences}
+    assert ("quote", "quotes.nodes") in kinds and ("input", "bom.quote_nodes_price") in kinds
+
+
+def test_a_quote_and_an_input_share_the_change_by_shapley(folder: Path, quoted: tuple[Path, Path]) -> None:
+    """With the quote and a utilisation change: two steps (the structural one evaluated on the new book with the
+    old utilisation put back), summing to the change; the quote's IT capex step is still the hand figure."""
+    data = yaml.safe_load(quoted[1].read_text())
+    data["tco"]["utilisation"]["value"] = 0.8
+    both = quoted[1].parent / "both.yaml"
+    both.write_text(yaml.safe_dump(data, sort_keys=False))
+    shutil.copy(quoted[1].parent / "quotes" / "example.yaml", quoted[1].parent / "quotes" / "both.yaml")
+    bridge = explain(quoted[0], both)
+    assert {g.name for g in bridge.groups} == {STRUCTURE, "TCO"}
+    assert bridge.step(STRUCTURE, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
+    assert bridge.step("TCO", "bom.total") == 0
+    assert_sums(bridge)
+
+
+def test_another_site_and_another_catalog_part_are_said(folder: Path, example: Path) -> None:
+    """The B200 site against the example: different sites (said, allowed); its catalog GPU differs, so every
+    value that came with a catalog entry is in the structural step, not in its section's."""
+    b200 = Path(EXAMPLE).parent / "b200-liquid-build.yaml"
+    bridge = explain(example, b200)
+    assert any("two different sites" in n for n in bridge.notes)
+    structural = next(g for g in bridge.groups if g.name == STRUCTURE)
+    assert "catalog.gpu" in structural.differences
+    tdp = next(d for d in bridge.differences if d.key == "power.gpu_tdp")
+    assert tdp.key in structural.differences and tdp.new_source.startswith("catalog gpu B200")
+    assert_sums(bridge)
+
+
+def test_a_difference_no_input_says_is_its_own_step(folder: Path, example: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the old book with every new value does not give the new outputs (a difference the list missed), the
+    remainder is a step of its own, never spread over the others."""
+    from workbook.explain import bridge as module
+
+    new = example_with(folder, "two", **{"tco.utilisation": 0.8, "power.gpus": 2048})
+    listed = module.differences
+    monkeypatch.setattr(module, "differences", lambda a, b: [d for d in listed(a, b) if d.key != "power.gpus"])
+    bridge = explain(example, new)
+    assert [g.name for g in bridge.groups] == ["TCO", OTHER]
+    assert_sums(bridge)
+    assert bridge.step(OTHER, "power.it_load") == pytest.approx(change(bridge)["power.it_load"], rel=1e-12)
+
+
+@pytest.mark.slow
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(a=sites(), b=sites())
+def test_random_pairs_of_sites_sum_reverse_and_do_not_depend_on_order(tmp_path_factory: pytest.TempPathFactory,
+                                                                      a: dict, b: dict) -> None:
+    """Two random sites (their parts, choices and every value drawn): the steps sum to the change; swapping the
+    versions negates every step (a Shapley value's symmetry: the reversed game is the complement's); the groups
+    named in the opposite order get the same steps."""
+    tmp = tmp_path_factory.mktemp("pair")
+    old, new = (version(site_file(tmp, name, base=data)) for name, data in (("a", a), ("b", b)))
+    bridge = explain_versions(old, new)
+    assert_sums(bridge)
+    back = explain_versions(new, old)
+    assert [g.name for g in back.groups] == [g.name for g in bridge.groups]
+    names = {g.name: list(g.differences) for g in bridge.groups if not g.structural}
+    reordered = explain_versions(old, new, dict(reversed(names.items())))
+    for oi, o in enumerate(bridge.outputs):
+        if not (np.isfinite(bridge.steps[:, oi]).all() and math.isfinite(o.new - o.old)):
+            continue  # an output with no value in a version or a mix of them (a cost per GPU-hour of no hours)
+        scale = max(abs(o.old), abs(o.new), 1.0)
+        assert np.abs(bridge.steps[:, oi] + back.steps[:, oi]).max(initial=0.0) <= 1e-9 * scale, o.label
+        for name in names:
+            assert reordered.step(name, o.id) == pytest.approx(bridge.step(name, o.id), rel=1e-9, abs=1e-9 * scale)
+
+
+def explain_versions(old, new, groups=None):  # type: ignore[no-untyped-def]
+    from workbook.explain.bridge import explain as bridge_of
+
+    return bridge_of(old, new, groups or {})
+
+
+# ---------------------------------------------------------------- the command, the workbook, the refusals
+
+
+def test_the_command_prints_the_bridge_and_writes_the_workbook(folder: Path, example: Path) -> None:
+    new = example_with(folder, "cli", **{"tco.utilisation": 0.8, "power.gpus": 2048})
+    out = folder / "changes.xlsx"
+    proc = run("explain", example, new, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "exact Shapley values" in proc.stdout and "NPV advantage of buying" in proc.stdout
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == [BRIDGE, DIFFERENCES]
+    ws = wb[BRIDGE]
+    texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(BASE_SHA in t for t in texts for BASE_SHA in [version(example).sha256])
+    assert any("values, not formulas" in t for t in texts)
+    assert not any(c.data_type == "f" for row in ws.iter_rows() for c in row)
+    assert len(ws._charts) == 6
+    data = as_json(explain(example, new))
+    assert {b["output"] for b in data["bridges"]} >= {"tco.npv_advantage", "power.contracted_feed"}
+    proc = run("explain", example, new, "--json")
+    assert proc.returncode == 0 and '"method"' in proc.stdout
+
+
+def test_a_waterfalls_bars_float_from_one_total_to_the_next(folder: Path, example: Path) -> None:
+    """Each step's bar spans the running total before it to the one after, across zero in two parts."""
+    bridge = explain(example, example_with(folder, "fall", **{"tco.utilisation": 0.95, "power.gpus": 2048}))
+    for oi, o in enumerate(bridge.outputs):
+        bars = waterfall(bridge, oi)
+        total = o.old
+        for (_, parts, _), gi in zip(bars[1:-1], range(len(bridge.groups)), strict=True):
+            after = total + float(bridge.steps[gi, oi])
+            base, visible = parts[0], parts[1:5]  # columns stack positives up from 0, negatives down from it
+            pos, neg = sum(p for p in visible if p > 0), sum(p for p in visible if p < 0)
+            span = (base, base + pos) if base > 0 else (base + neg, base) if base < 0 else (neg, pos)
+            assert span == pytest.approx((min(total, after), max(total, after)), rel=1e-12, abs=1e-6)
+            assert not (base > 0 and neg) and not (base < 0 and pos)
+            total = after
+        assert bars[-1][1][-1] == o.new
+
+
+@pytest.mark.slow
+def test_from_a_git_revision(tmp_path: Path) -> None:
+    """--from HEAD: the file as committed against the file as it is; the quotes folder comes from the revision."""
+    repo = tmp_path / "repo"
+    (repo / "inputs").mkdir(parents=True)
+    site = repo / "inputs" / "site.yaml"
+    shutil.copy(site_file(tmp_path, "base"), site)
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "site")
+    data = yaml.safe_load(site.read_text())
+    data["tco"]["utilisation"]["value"] = 0.8
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    proc = run("explain", "--from", "HEAD", site)
+    assert proc.returncode == 0, proc.stderr
+    assert "at HEAD (" in proc.stdout and "tco.utilisation: 70% -> 80%" in proc.stdout
+    bad = run("explain", "--from", "no-such-rev", site)
+    assert "--from" in assert_one_line_error(bad)
+
+
+@pytest.mark.parametrize("args", [
+    ["explain", "inputs/example.yaml"],  # one file without --from
+    ["explain", "inputs/example.yaml", "inputs/example.yaml", "inputs/example.yaml"],
+    ["explain", "--from", "HEAD", "inputs/example.yaml", "inputs/example.yaml"],
+    ["explain", "inputs/example.yaml", "inputs/nope.yaml"],
+    ["explain", "inputs/example.yaml", "inputs/example.yaml", "--group", "=tco"],
+    ["explain", "inputs/example.yaml", "inputs/example.yaml", "--group", "x=\x1b[31m"],
+    ["explain", "--from=-rf", "inputs/example.yaml"],
+    ["explain", "--from", "HEAD~100000", "inputs/example.yaml"],
+])
+def test_bad_arguments_are_refused_in_one_line_with_nothing_written(tmp_path: Path, args: list[str]) -> None:
+    out = tmp_path / "changes.xlsx"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main([*args, "-o", str(out)])
+    assert status != 0
+    assert len(err.getvalue().strip().splitlines()) == 1 and "Traceback" not in err.getvalue()
+    assert not out.exists()
+
+
+def test_no_difference_is_said(example: Path) -> None:
+    bridge = explain(example, example)
+    assert bridge.groups == () and not bridge.differences
+    assert any("no difference" in n for n in bridge.notes)

@@ -1,0 +1,158 @@
+"""What differs between two versions of a site, in the order a reader meets it on the Inputs sheet: the site's
+name, the catalog parts chosen, the structural choices, every input (value and source), the imported quotes
+(by BOM line), the scenarios and the risk: section.
+
+An input that both versions hold as a number can be put into the other version's book on its own (an overlay):
+the bridge gives it its own step. Anything else (a part, a choice that decides which rows exist, a quote added or
+removed, an input only one version has, a value that came with a catalog part that changed) changes the book's
+structure, and is attributed together as one step (workbook.explain.bridge)."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbook.explain.versions import Version
+from workbook.formula.line import Line
+from workbook.inputs import EPOCH
+from workbook.quotes import Quote
+
+SITE, PART, CHOICE, INPUT, QUOTE, SCENARIO, SECTION = "site", "part", "choice", "input", "quote", "scenario", "section"
+SCENARIO_SECTION = "Scenario: "  # the Inputs sheet's copies of a scenario's inputs: not the base case's
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One thing that differs. `section`: the Inputs sheet's section of an input (the default step it joins);
+    `overlay`: a number both versions hold, which the bridge can change on its own; `moves`: whether it can move
+    the base case's outputs at all (a scenario's or the risk's ranges cannot)."""
+
+    kind: str
+    key: str
+    label: str
+    unit: str
+    old: str  # as shown ("" where the version has none)
+    new: str
+    old_source: str
+    new_source: str
+    section: str = ""
+    overlay: bool = False
+    moves: bool = True
+    old_value: float | None = None
+    new_value: float | None = None
+
+
+def differences(old: Version, new: Version) -> list[Difference]:
+    """Every difference between the versions, in the Inputs sheet's order."""
+    out: list[Difference] = []
+    if old.loaded.site.name != new.loaded.site.name:
+        out.append(Difference(SITE, "site", "Site name", "", old.loaded.site.name, new.loaded.site.name,
+                              str(old.path), str(new.path), moves=False))
+    out += _parts(old, new)
+    out += _choices(old, new)
+    out += _inputs(old, new)
+    out += _quotes(old.loaded.quotes, new.loaded.quotes)
+    out += _sections(old, new)
+    return out
+
+
+def _parts(old: Version, new: Version) -> list[Difference]:
+    a, b = old.loaded.site.parts, new.loaded.site.parts
+    return [Difference(PART, f"catalog.{kind}", f"Catalog {kind}", "", a.get(kind, ""), b.get(kind, ""),
+                       "", "", section="Catalog")
+            for kind in dict.fromkeys([*a, *b]) if a.get(kind) != b.get(kind)]
+
+
+def _choices(old: Version, new: Version) -> list[Difference]:
+    a = {s.key: s for s in old.book.settings}
+    b = {s.key: s for s in new.book.settings}
+    out = []
+    for key in dict.fromkeys([*b, *a]):
+        x, y = a.get(key), b.get(key)
+        if x is None or y is None or x.value != y.value or not _same_source(x.source, y.source, old, new):
+            either = y if y is not None else x
+            out.append(Difference(CHOICE, key, either.label, "", x.value if x else "", y.value if y else "",
+                                  x.source if x else "", y.source if y else "", section="Choices",
+                                  moves=(x.value if x else None) != (y.value if y else None)))
+    return out
+
+
+def _inputs(old: Version, new: Version) -> list[Difference]:
+    a, b = _input_lines(old), _input_lines(new)
+    out = []
+    for key in dict.fromkeys([*b, *a]):  # the new version's order, then what only the old one has
+        x, y = a.get(key), b.get(key)
+        xv, yv = (None if line is None else float(np.asarray(line.value).reshape(-1)[0]) for line in (x, y))
+        same_value = xv is not None and yv is not None and xv == yv
+        if same_value and _same_source(x.note, y.note, old, new):
+            continue
+        either = y if y is not None else x
+        out.append(Difference(INPUT, key, either.label, either.unit_text, shown(x, xv), shown(y, yv),
+                              x.note if x is not None else "", y.note if y is not None else "", either.section,
+                              overlay=xv is not None and yv is not None, moves=not same_value,
+                              old_value=xv, new_value=yv))
+    return out
+
+
+def _same_source(a: str, b: str, old: Version, new: Version) -> bool:
+    """Whether two sources say the same, a source naming its own site file ("site file example.yaml") read as
+    naming the other version's."""
+    return a == b or a.replace(old.path.name, new.path.name) == b
+
+
+def _input_lines(v: Version) -> dict[str, Line]:
+    return {k: line for k, line in v.book.lines.items()
+            if line.kind == "input" and not line.section.startswith(SCENARIO_SECTION)}
+
+
+def shown(line: Line | None, value: float | None) -> str:
+    """An input's value as a reader writes it: a date as a date, a percentage as one, else the number and unit."""
+    if line is None or value is None:
+        return ""
+    if "yyyy" in line.fmt:
+        return (EPOCH + datetime.timedelta(days=round(value))).isoformat()
+    if line.unit_text == "%":
+        return f"{value * 100:.6g}%"
+    return f"{value:,.6g} {line.unit_text}".strip()
+
+
+def _quote_text(q: Quote | None) -> str:
+    if q is None:
+        return ""
+    return (f"{q.vendor}, {q.date_text}: {q.unit_price:,.2f} USD x {q.quantity:,.0f}, {q.lead_weeks:g} weeks "
+            f"({q.file})")
+
+
+def _quotes(a: dict[str, Quote], b: dict[str, Quote]) -> list[Difference]:
+    """A quote added, removed or from another vendor, file or day, by BOM line (its price, lead time and quantity
+    are inputs as well: listed above, where each can change on its own)."""
+    out = []
+    for key in sorted({*a, *b}):
+        x, y = a.get(key), b.get(key)
+        if x != y:
+            both = x is not None and y is not None
+            out.append(Difference(QUOTE, f"quotes.{key}", f"Quote for BOM line {key}", "", _quote_text(x),
+                                  _quote_text(y), x.sha256[:12] if x else "", y.sha256[:12] if y else "",
+                                  section="Quotes", moves=not both))
+    return out
+
+
+def _sections(old: Version, new: Version) -> list[Difference]:
+    """The scenarios (each its own row) and the risk: section: neither moves the base case the bridge explains."""
+    a, b = old.loaded.site.scenarios, new.loaded.site.scenarios
+    out = [Difference(SCENARIO, f"scenarios.{name}", f"Scenario {name}", "", _changes(a.get(name)),
+                      _changes(b.get(name)), "", "", section="Scenarios", moves=False)
+           for name in dict.fromkeys([*b, *a]) if a.get(name) != b.get(name)]
+    if old.loaded.site.risk != new.loaded.site.risk:
+        out.append(Difference(SECTION, "risk", "Risk ranges (risk: section)", "",
+                              "given" if old.loaded.site.risk else "", "given" if new.loaded.site.risk else "",
+                              "", "", section="Risk", moves=False))
+    return out
+
+
+def _changes(scenario: dict | None) -> str:
+    if scenario is None:
+        return ""
+    return ", ".join(f"{k}: {v}" for k, v in scenario.items())

@@ -1,0 +1,86 @@
+"""The explanation as text (the command line's, and import-inputs') and as JSON: the two files and their SHA-256,
+what a reader must know first, the differences, then each headline output's bridge with the method named."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from workbook.explain.bridge import Bridge, Output
+from workbook.explain.diff import Difference
+
+
+def figure(value: float, o: Output, signed: bool = False) -> str:
+    """A value of an output as its line shows it: a share in % (a step in percentage points), money in whole USD,
+    else to the line format's decimals."""
+    if not math.isfinite(value):
+        return "n/a"
+    sign = "+" if signed else ""
+    if o.unit == "%":
+        return f"{value * 100:{sign},.2f} {'pp' if signed else '%'}"
+    decimals = 0 if o.unit == "USD" else _decimals(o.fmt)
+    return f"{value:{sign},.{decimals}f} {o.unit}"
+
+
+def _decimals(fmt: str) -> int:
+    body = fmt.split(";")[0]
+    return len(body.split(".")[1].rstrip("%_)\" ").split("_")[0]) if "." in body else 0
+
+
+def lines(bridge: Bridge, *, sources: bool = True) -> list[str]:
+    """The explanation as lines of text."""
+    out = [f"old: {bridge.old.name} (SHA-256 {bridge.old.sha256})",
+           f"new: {bridge.new.name} (SHA-256 {bridge.new.sha256})"]
+    out += [f"note: {n}" for n in bridge.notes]
+    out.append(f"{len(bridge.differences)} difference(s), in the Inputs sheet's order:")
+    out += [f"  {t}" for d in bridge.differences for t in difference_lines(d, sources)]
+    return out + bridge_lines(bridge)
+
+
+def bridge_lines(bridge: Bridge) -> list[str]:
+    """Each headline output's old and new value and its steps (an estimated step with its standard error)."""
+    out = [f"bridge of the headline outputs over {len(bridge.groups)} step(s): {bridge.method}"]
+    error = bridge.attribution.error
+    for oi, o in enumerate(bridge.outputs):
+        out.append(f"  {o.label}: {figure(o.old, o)} -> {figure(o.new, o)} ({figure(o.new - o.old, o, True)})")
+        for gi, g in enumerate(bridge.groups):
+            about = "" if error is None else f" (standard error {figure(float(error[gi, oi]), o)})"
+            out.append(f"    {g.name:40} {figure(float(bridge.steps[gi, oi]), o, True):>24}{about}")
+    return out
+
+
+def difference_lines(d: Difference, sources: bool = True) -> list[str]:
+    unit = f" [{d.section}]" if d.section else ""
+    what = f"{d.kind:8} {d.key}: {d.old or '(none)'} -> {d.new or '(none)'}{unit}"
+    if not d.moves:
+        what += " (moves no headline output)"
+    said = [what]
+    if sources and d.old_source != d.new_source:
+        said.append(f"         source: {d.old_source or '(none)'} -> {d.new_source or '(none)'}")
+    return said
+
+
+def as_json(bridge: Bridge) -> dict[str, Any]:
+    """The explanation as plain data (numbers in each output's unit; shares as fractions)."""
+    def number(x: float | None) -> float | None:
+        return None if x is None or not math.isfinite(x) else x
+
+    return {
+        "old": {"file": bridge.old.name, "sha256": bridge.old.sha256, "site": bridge.old.loaded.site.name},
+        "new": {"file": bridge.new.name, "sha256": bridge.new.sha256, "site": bridge.new.loaded.site.name},
+        "notes": list(bridge.notes),
+        "method": bridge.method,
+        "exact": bridge.attribution.exact,
+        "differences": [{"kind": d.kind, "key": d.key, "label": d.label, "unit": d.unit, "old": d.old, "new": d.new,
+                         "old_source": d.old_source, "new_source": d.new_source, "section": d.section,
+                         "moves_outputs": d.moves, "old_value": number(d.old_value),
+                         "new_value": number(d.new_value)} for d in bridge.differences],
+        "steps": [{"name": g.name, "structural": g.structural, "differences": list(g.differences)}
+                  for g in bridge.groups],
+        "bridges": [{"output": o.id, "label": o.label, "unit": o.unit, "old": number(o.old), "new": number(o.new),
+                     "steps": {g.name: number(float(bridge.steps[gi, oi])) for gi, g in enumerate(bridge.groups)},
+                     **({} if bridge.attribution.error is None else {"standard_errors": {
+                         g.name: number(float(bridge.attribution.error[gi, oi]))
+                         for gi, g in enumerate(bridge.groups)}})}
+                    for oi, o in enumerate(bridge.outputs)],
+    }

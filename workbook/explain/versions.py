@@ -1,0 +1,111 @@
+"""The two versions of a site that a change is explained between: each read and validated as any site file (with
+its quotes and next fleet), and its models defined (no evaluation yet). The old one may be a git revision of the
+same file: the site's folder at that revision (the file, its quotes and its fleets) is read from git into a
+temporary folder, and is evaluated with this tool's catalog and defaults, whose differences are then said."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from workbook.book import Book
+from workbook.inputs import CATALOG_PATH, InputError, load_catalog, load_site
+from workbook.models import Loaded, Models, all_rules, all_specs, complete, define_models, load_all
+
+GIT_TIMEOUT = 60  # seconds for one git command: a revision's folder is a few files
+
+
+@dataclass(frozen=True)
+class Version:
+    """One side of the change: where it came from (as the reader names it), its file's SHA-256, its book."""
+
+    name: str
+    path: Path
+    sha256: str
+    loaded: Loaded
+    book: Book
+    models: Models
+    catalog: dict[str, Any] | None = None  # the catalog at a git revision, where it differs from this tool's
+
+
+def version(path: Path | str, name: str | None = None, read_as: Path | None = None) -> Version:
+    """A site file as one side of a change. `read_as`: the site file an edited copy stands in for (its quotes and
+    fleets are found beside that one; import-inputs' staged edit)."""
+    path = Path(path)
+    if read_as is None:
+        loaded = load_all(path)
+    else:
+        site = load_site(path, all_specs(), rules=all_rules())
+        loaded = complete(dataclasses.replace(site, path=read_as))
+    book, models = define_models(loaded)
+    return Version(name or str(path), path, loaded.site.digest, loaded, book, models)
+
+
+def at_revision(revision: str, path: Path | str, folder: Path) -> Version:
+    """The site file as it was at a git revision: its folder at that revision written under `folder` (a temporary
+    one the caller removes), then read there. Its name says the revision and its commit."""
+    path = Path(path)
+    top, commit = _git_place(revision, path)
+    relative = path.resolve().relative_to(top)
+    archive = _git(top, ["archive", "--format=tar", commit, "--", relative.parent.as_posix() or "."], revision, path)
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    old = folder / relative
+    if not old.is_file():
+        raise InputError("is not a file of that revision", file=path, key="--from", value=revision,
+                         expected="a git revision at which the site file exists")
+    catalog = _catalog_at(top, commit, revision, path)
+    v = version(old, f"{path} at {revision} ({commit[:12]})")
+    return Version(v.name, v.path, v.sha256, v.loaded, v.book, v.models, catalog)
+
+
+def _git_place(revision: str, path: Path) -> tuple[Path, str]:
+    """The repository's top folder and the revision's commit; a one-line error where either cannot be found."""
+    if not path.is_file():
+        raise InputError("does not exist", file=path, expected="a site file in a git repository")
+    if not revision or revision.startswith("-") or any(c.isspace() for c in revision):
+        raise InputError("is not a git revision", file=path, key="--from", value=revision,
+                         expected="a commit, tag or branch (HEAD~1, v1.2, main)")
+    top = Path(_git(path.resolve().parent, ["rev-parse", "--show-toplevel"], revision, path).decode().strip())
+    commit = _git(top, ["rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}"], revision, path)
+    return top, commit.decode().strip()
+
+
+def _git(where: Path, args: list[str], revision: str, path: Path) -> bytes:
+    try:
+        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, timeout=GIT_TIMEOUT,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise InputError(f"could not be read from git ({type(e).__name__})", file=path, key="--from",
+                         value=revision, expected="git installed and the file in a repository") from None
+    if done.returncode != 0:
+        raise InputError("is not a revision at which git knows the site file", file=path, key="--from",
+                         value=revision, expected="a commit, tag or branch of the file's repository") from None
+    return done.stdout
+
+
+def _catalog_at(top: Path, commit: str, revision: str, path: Path) -> dict[str, Any] | None:
+    """The catalog the revision shipped with, where this tool's is in that repository and differs from it."""
+    try:
+        relative = CATALOG_PATH.resolve().relative_to(top)
+    except ValueError:
+        return None  # the site's repository is not this tool's: its catalog is not versioned with the site
+    done = subprocess.run(["git", "-C", str(top), "show", f"{commit}:{relative.as_posix()}"], capture_output=True,
+                          timeout=GIT_TIMEOUT, check=False)
+    if done.returncode != 0:
+        return None
+    old = yaml.safe_load(done.stdout)
+    return old if isinstance(old, dict) and old != load_catalog() else None
+
+
+def scratch() -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder for a revision's files, removed when the explanation is done."""
+    return tempfile.TemporaryDirectory(prefix="workbook-explain-")
