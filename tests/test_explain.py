@@ -232,29 +232,57 @@ def quoted(folder: Path) -> tuple[Path, Path]:
     return before, after
 
 
-def test_a_quote_imported_is_one_step_checkable_by_hand(quoted: tuple[Path, Path]) -> None:
-    """The quote adds rows (the quote's lines, the price date): one structural step holds the whole change. IT
-    capex: 128 nodes x (262,000 - 270,000) x 1.01 (the shipping budget on equipment) = -1,034,240."""
-    bridge = explain(*quoted)
-    assert [g.name for g in bridge.groups] == [STRUCTURE]
-    assert bridge.step(STRUCTURE, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
-    assert step_of(bridge, STRUCTURE) == pytest.approx(change(bridge), rel=1e-12, abs=1e-12)
-    kinds = {(d.kind, d.key) for d in bridge.differences}
-    assert ("quote", "quotes.nodes") in kinds and ("input", "bom.quote_nodes_price") in kinds
+def test_a_quote_imported_is_its_price_and_its_lead_time_checkable_by_hand(quoted: tuple[Path, Path]) -> None:
+    """The quote adds rows (its lines, the price date), so the bridge is played on the book with the quote, the
+    budget price and lead time standing in for the quoted ones: by input, the price's step and the lead time's.
+    IT capex: 128 nodes x (262,000 - 270,000) x 1.01 (the shipping budget on equipment) = -1,034,240, all the
+    price's; the lead time moves no capex. By section, one step (the quotes') holds the whole change. Removing the
+    quote again gives the same steps negated."""
+    by_input = explain(*quoted, by_input=True)
+    price, lead = "bom.quote_nodes_price", "bom.quote_nodes_lead"
+    assert [g.name for g in by_input.groups] == [price, lead]
+    assert by_input.step(price, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
+    assert by_input.step(lead, "bom.total") == 0
+    assert by_input.step(price, "tco.npv_advantage") > 0 > by_input.step(lead, "tco.npv_advantage")
+    assert_sums(by_input)
+    by_section = explain(*quoted)
+    assert [g.name for g in by_section.groups] == ["Vendor quotes (example.yaml)"]
+    assert set(by_section.groups[0].differences) >= {price, lead, "bom.quote_nodes_qty", "quotes.nodes"}
+    assert step_of(by_section, by_section.groups[0].name) == pytest.approx(change(by_section), rel=1e-9, abs=1e-6)
+    back = explain(quoted[1], quoted[0], by_input=True)
+    assert step_of(back, price) == pytest.approx({k: -v for k, v in step_of(by_input, price).items()}, rel=1e-9,
+                                                 abs=1e-6)
+    kinds = {(d.kind, d.key) for d in by_section.differences}
+    assert ("quote", "quotes.nodes") in kinds and ("input", price) in kinds
 
 
 def test_a_quote_and_an_input_share_the_change_by_shapley(folder: Path, quoted: tuple[Path, Path]) -> None:
-    """With the quote and a utilisation change: two steps (the structural one evaluated on the new book with the
-    old utilisation put back), summing to the change; the quote's IT capex step is still the hand figure."""
+    """With the quote and a utilisation change: two steps summing to the change; the quote's IT capex step is
+    still the hand figure, the utilisation's none of it."""
     data = yaml.safe_load(quoted[1].read_text())
     data["tco"]["utilisation"]["value"] = 0.8
     both = quoted[1].parent / "both.yaml"
     both.write_text(yaml.safe_dump(data, sort_keys=False))
     shutil.copy(quoted[1].parent / "quotes" / "example.yaml", quoted[1].parent / "quotes" / "both.yaml")
     bridge = explain(quoted[0], both)
-    assert {g.name for g in bridge.groups} == {STRUCTURE, "TCO"}
-    assert bridge.step(STRUCTURE, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
+    assert {g.name for g in bridge.groups} == {"Vendor quotes (both.yaml)", "TCO"}
+    assert bridge.step("Vendor quotes (both.yaml)", "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01,
+                                                                                 rel=1e-12)
     assert bridge.step("TCO", "bom.total") == 0
+    assert_sums(bridge)
+
+
+def test_a_quote_with_another_part_is_in_the_structural_step(folder: Path, quoted: tuple[Path, Path]) -> None:
+    """A quote added and the GPU's catalog entry changed: the rows differ beyond what a stand-in can put back, so
+    both are in the one structural step (evaluated on the new book with the old values of the rest)."""
+    data = yaml.safe_load(quoted[1].read_text())
+    data["catalog"]["gpu"] = "H200-SXM"
+    other = quoted[1].parent / "h200.yaml"
+    other.write_text(yaml.safe_dump(data, sort_keys=False))
+    shutil.copy(quoted[1].parent / "quotes" / "example.yaml", quoted[1].parent / "quotes" / "h200.yaml")
+    bridge = explain(quoted[0], other)
+    structural = next(g for g in bridge.groups if g.structural)
+    assert structural.name == STRUCTURE and {"catalog.gpu", "quotes.nodes"} <= set(structural.differences)
     assert_sums(bridge)
 
 

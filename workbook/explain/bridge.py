@@ -13,6 +13,7 @@ the new outputs: that remainder is a step of its own, "other differences", never
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -22,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from workbook.explain import shapley
-from workbook.explain.diff import Difference, differences
+from workbook.explain.diff import QUOTE, Difference, differences
 from workbook.explain.versions import Version
 from workbook.formula.evaluation import evaluate, evaluate_overlays
 from workbook.inputs import InputError
 from workbook.models import Models
+from workbook.quotes import SECTION
 
 STRUCTURE = "Parts, choices and quotes"  # the one group that changes the book's structure
 OTHER = "Other differences"  # what no listed input explains (see the module's docstring)
@@ -103,21 +105,72 @@ def explain(old: Version, new: Version, groups: Mapping[str, Sequence[str]] | No
     names, each a list of input keys or section prefixes (`tco`, `tco.utilisation`); changes in none of them are
     grouped by section (`by_input`: one step each)."""
     diffs = differences(old, new)
-    chosen = _groups(diffs, old, new, groups or {}, by_input)
     named = headlines(new.models)
     ids = [i for i, _ in named]
     a = evaluate(old.book, {}, ids, strict=False)
     b = evaluate(new.book, {}, ids, strict=False)
     outputs = tuple(Output(i, label, new.book.lines[i].unit_text, new.book.lines[i].fmt, _first(a[i]), _first(b[i]))
                     for i, label in named)
-    if not any(g.structural for g in chosen) and chosen:
-        everything = _overlay_rows(old, new, chosen, np.ones((1, len(chosen)), dtype=bool), ids)[0]
-        if not np.allclose(everything, [o.new for o in outputs], rtol=SAME, atol=0, equal_nan=True):
+    game, chosen = _quote_game(old, new, diffs, groups or {}, by_input, outputs, ids)
+    if game is None:
+        chosen = _groups(diffs, old, new, groups or {}, by_input)
+        structural = next((k for k, g in enumerate(chosen) if g.structural), None)
+        game = _Game(old, new, _values(new, chosen), _values(old, chosen), structural)
+        if structural is None and chosen and not _reproduces(game, chosen, ids, outputs, to_new=True):
             chosen.append(Group(OTHER, (), (), structural=True))
-    attribution = shapley.attribute(len(chosen), lambda masks: _overlay_rows(old, new, chosen, masks, ids),
-                                    seed=seed)
+            game = dataclasses.replace(game, switch=len(chosen) - 1)
+    attribution = shapley.attribute(len(chosen), lambda masks: _overlay_rows(game, chosen, masks, ids), seed=seed)
     return Bridge(old, new, tuple(diffs), tuple(chosen), outputs, attribution.values, attribution,
                   tuple(_notes(old, new, diffs)))
+
+
+@dataclass(frozen=True)
+class _Game:
+    """How v(S) is evaluated: on the old book with the new values of S's inputs put in, or on the new book with
+    the old values of the inputs outside S put back. `switch`: the structural group, whose presence picks the new
+    book; else every coalition on `on_new`'s book."""
+
+    old: Version
+    new: Version
+    new_values: dict[str, float]  # each input a group puts in: its new value (or what stands in for it)
+    old_values: dict[str, float]
+    switch: int | None = None
+    on_new: bool = False
+
+
+def _values(v: Version, groups: Sequence[Group]) -> dict[str, float]:
+    return {key: _first(v.book.lines[key].value) for g in groups for key in g.keys if key in v.book.lines}
+
+
+def _reproduces(game: _Game, groups: Sequence[Group], ids: list[str], outputs: Sequence[Output], *,
+                to_new: bool) -> bool:
+    """Whether the game's book with every other value put in gives the other version's outputs (to SAME)."""
+    mask = np.full((1, len(groups)), to_new, dtype=bool)
+    got = _overlay_rows(game, groups, mask, ids)[0]
+    want = [o.new if to_new else o.old for o in outputs]
+    return bool(np.allclose(got, want, rtol=SAME, atol=0, equal_nan=True))
+
+
+def _quote_game(old: Version, new: Version, diffs: list[Difference], named: Mapping[str, Sequence[str]],
+                by_input: bool, outputs: Sequence[Output], ids: list[str]) -> tuple[_Game | None, list[Group]]:
+    """Where the only rows one version has are a vendor's quotes (added, or removed), the bridge is played on
+    the book with the quotes, the quoted price and lead time of each being put back as the line's price and lead
+    time in the other version (its budget ones): a quote's price and lead time are then steps of their own, not
+    one structural step. Used only where that book with every other value gives the other version's outputs."""
+    added = set(new.loaded.quotes) - set(old.loaded.quotes)
+    removed = set(old.loaded.quotes) - set(new.loaded.quotes)
+    moving = [d for d in diffs if d.moves and not d.overlay]
+    if not moving or (added and removed) or not all(d.kind == QUOTE or d.section.startswith(SECTION) for d in moving):
+        return None, []
+    with_quotes, other = (new, old) if added else (old, new)
+    used = evaluate(other.book, {}, [line.id for k in added | removed for line in other.models.bill.used[k]])
+    stand = {quoted.id: _first(used[line.id]) for k in added | removed
+             for quoted, line in zip(with_quotes.models.bill.quoted[k], other.models.bill.used[k], strict=True)}
+    chosen = _groups(diffs, old, new, named, by_input, stand)
+    theirs = {**_values(other, chosen), **stand}
+    game = (_Game(old, new, _values(new, chosen), theirs, on_new=True) if added
+            else _Game(old, new, theirs, _values(old, chosen)))
+    return (game, chosen) if _reproduces(game, chosen, ids, outputs, to_new=not added) else (None, [])
 
 
 def _first(v: np.ndarray) -> float:
@@ -125,17 +178,22 @@ def _first(v: np.ndarray) -> float:
 
 
 def _groups(diffs: list[Difference], old: Version, new: Version, named: Mapping[str, Sequence[str]],
-            by_input: bool) -> list[Group]:
+            by_input: bool, stand: Mapping[str, float] | None = None) -> list[Group]:
     """The steps: the user's named groups, then one per section (or input) of the other overlay changes, then
-    the structural step, holding every change that moves the outputs and cannot be put in on its own."""
+    the structural step, holding every change that moves the outputs and cannot be put in on its own. `stand`:
+    the quoted lines that can be put in (their stand-ins), whose quote's other rows go with them."""
     parts_changed = old.loaded.site.parts != new.loaded.site.parts
     members: dict[str, list[Difference]] = {name: [] for name in named}
     structural: list[Difference] = []
+    along: list[Difference] = []
     for d in diffs:
         if not d.moves:
             continue
         with_part = parts_changed and any(CATALOG_SOURCE.search(x) for x in (d.old_source, d.new_source))
-        if not d.overlay or with_part:
+        if stand is not None and not d.overlay and d.key not in stand:
+            along.append(d)  # a quote's quantity, date, the price date: rows with no number in the other version
+            continue
+        if not (d.overlay or d.key in (stand or {})) or with_part:
             structural.append(d)
             continue
         name = next((n for n, keys in named.items() if any(_matches(d.key, k) for k in keys)), None)
@@ -145,7 +203,11 @@ def _groups(diffs: list[Difference], old: Version, new: Version, named: Mapping[
             raise InputError("names no input that differs between the two versions", key=f"--group {name}",
                              value=",".join(keys), expected="input keys or sections (tco, tco.utilisation) "
                              "whose values differ")
-    out = [Group(n, tuple(d.key for d in ds), tuple(d.key for d in ds)) for n, ds in members.items()]
+    if along:
+        host = next(n for n, ds in members.items() if any(d.key in (stand or {}) for d in ds))
+        members[host] += along
+    out = [Group(n, tuple(d.key for d in ds if d.overlay or d.key in (stand or {})), tuple(d.key for d in ds))
+           for n, ds in members.items()]
     if structural:
         out.append(Group(STRUCTURE, (), tuple(d.key for d in structural), structural=True))
     return out
@@ -155,21 +217,19 @@ def _matches(key: str, given: str) -> bool:
     return key == given or key.startswith(given + ".")
 
 
-def _overlay_rows(old: Version, new: Version, groups: Sequence[Group], masks: np.ndarray,
-                  ids: list[str]) -> np.ndarray:
+def _overlay_rows(game: _Game, groups: Sequence[Group], masks: np.ndarray, ids: list[str]) -> np.ndarray:
     """v(S) for each coalition (a row of `masks`): the outputs, one column each (see the module's docstring)."""
-    structural = [i for i, g in enumerate(groups) if g.structural]
-    s = structural[0] if structural else None
     out = np.full((len(masks), len(ids)), math.nan)
     for into_new in (False, True):
-        rows = [r for r in range(len(masks)) if (s is not None and masks[r, s]) == into_new]
+        rows = [r for r in range(len(masks))
+                if (game.on_new if game.switch is None else bool(masks[r, game.switch])) == into_new]
         if not rows:
             continue
-        book, other = (new.book, old.book) if into_new else (old.book, new.book)
-        overlays = [{key: _first(other.lines[key].value) for gi, g in enumerate(groups)
-                     if bool(masks[r, gi]) != into_new for key in g.keys} for r in rows]
-        values = evaluate_overlays(book, overlays, ids, strict=False, ranges=False)
-        out[rows] = np.column_stack([values[i][:, 0] for i in ids])
+        book, values = (game.new.book, game.old_values) if into_new else (game.old.book, game.new_values)
+        overlays = [{key: values[key] for gi, g in enumerate(groups) if bool(masks[r, gi]) != into_new
+                     for key in g.keys} for r in rows]
+        got = evaluate_overlays(book, overlays, ids, strict=False, ranges=False)
+        out[rows] = np.column_stack([got[i][:, 0] for i in ids])
     return out
 
 

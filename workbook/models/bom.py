@@ -16,7 +16,7 @@ equipment's critical path, which the TCO's service start waits for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from workbook.book import SheetBuilder
@@ -119,6 +119,8 @@ class BomOut:
     rows: tuple[tuple[Item, Line, Line | None], ...]  # (item, its quantity line, its length line)
     presented: Presented  # the bill of materials and the cable runs by length class, as grids
     terms: tuple[Term, ...] = ()
+    used: dict[str, tuple[Line, Line]] = field(default_factory=dict)  # priced line key -> (unit price used, lead)
+    quoted: dict[str, tuple[Line, Line]] = field(default_factory=dict)  # quoted key -> (quoted price, quoted lead)
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,10 @@ def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooli
             _shipping_and_support(s, i, group, quotes, quote_inputs, sheet)
     total, variance, lead, months, support = _totals(s, b, sheet)
     _checks(s, fabric, oob, sheet.rows, items, quotes, quote_inputs, b)
-    return BomOut(total, variance, lead, months, support, tuple(sheet.rows), Presented(grids=(grid, table)), request)
+    used = {x.item.key: (x.used, x.lead) for x in [*(p for ps in sheet.capex.values() for p in ps), *sheet.support]}
+    quoted = {k: (getattr(quote_inputs, f"quote_{k}_price"), getattr(quote_inputs, f"quote_{k}_lead")) for k in quotes}
+    return BomOut(total, variance, lead, months, support, tuple(sheet.rows), Presented(grids=(grid, table)), request,
+                  used, quoted)
 
 
 NOTE = ("Every quantity is a live formula on the model line it comes from (its name in the formula bar); unit "
