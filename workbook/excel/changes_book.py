@@ -30,7 +30,7 @@ OUTPUT_WIDTH = 15  # each output's column
 CHART_ROWS = 15  # rows (225 points) a chart takes, with a gap: two or three charts on a landscape page
 CHART_WIDTH, CHART_HEIGHT = 900, 280  # pixels (210 points)
 UP, DOWN, TOTAL = "#548235", "#C00000", "#1F3864"  # an increase, a decrease, the old and new values
-DIFF_WIDTHS = [8, 20, 26, 13, 13, 14, 28, 28]  # kind, key, label, old, new, step, old source, new source
+DIFF_WIDTHS = [7, 24, 24, 16, 16, 13, 25, 25]  # kind, key, label, old, new, step, old source, new source
 MUSD = formats.money(",,")
 
 
@@ -130,17 +130,16 @@ def _residual(bridge: Bridge, oi: int) -> float:
 
 
 def _waterfall_data(ws: Any, styles: Styles, bridge: Bridge, oi: int, at: int) -> None:
-    """The chart's columns below the charts (not printed): category, base, up, up below 0, down, down below 0,
-    total, and the label of each bar."""
+    """The chart's columns below the charts (not printed): each bar's category (its name and figure: a label
+    inside a thin bar could not be read), base, up, up below 0, down, down below 0, version."""
     o = bridge.outputs[oi]
     ws.write_row(at, 0, [f"Waterfall data: {o.label}", "Base", "Increase", "Increase (below 0)", "Decrease",
-                         "Decrease (below 0)", "Version", "Label"], styles.bold)
+                         "Decrease (below 0)", "Version"], styles.bold)
     for k, (name, parts, label) in enumerate(waterfall(bridge, oi)):
-        ws.write_string(at + 1 + k, 0, name, styles.label)
+        ws.write_string(at + 1 + k, 0, f"{name}: {label}", styles.label)
         for c, v in enumerate(parts):
             if v:
                 ws.write_number(at + 1 + k, 1 + c, v, styles.value(_fmt(o), "calc"))
-        ws.write_string(at + 1 + k, 7, label, styles.label)
 
 
 def waterfall(bridge: Bridge, oi: int) -> list[tuple[str, tuple[float, ...], str]]:
@@ -172,7 +171,8 @@ def short(value: float, o: Output, signed: bool = False) -> str:
     percentage points)."""
     if o.unit == "USD":
         return f"{value / 1e6:{'+' if signed else ''},.1f}" if math.isfinite(value) else "n/a"
-    return figure(value, o, signed).removesuffix(f" {o.unit}")
+    text = figure(value, o, signed)
+    return text.replace(" %", "%") if o.unit == "%" else text.removesuffix(f" {o.unit}")
 
 
 def _waterfall(wb: Any, sheet: str, bridge: Bridge, o: Output, at: int) -> Any:
@@ -181,7 +181,6 @@ def _waterfall(wb: Any, sheet: str, bridge: Bridge, o: Output, at: int) -> Any:
     chart = wb.add_chart({"type": "column", "subtype": "stacked"})
     font = {"name": FONT, "size": CHART_FONT}
     bars = waterfall(bridge, bridge.outputs.index(o))
-    labels = [b[2] for b in bars]
     fills = [None, UP, UP, DOWN, DOWN, TOTAL]
     for c, fill in enumerate(fills):
         series = {"name": [sheet, at, 1 + c], "categories": [sheet, first, 0, last, 0],
@@ -190,9 +189,6 @@ def _waterfall(wb: Any, sheet: str, bridge: Bridge, o: Output, at: int) -> Any:
             series |= {"fill": {"none": True}, "border": {"none": True}}
         else:
             series |= {"fill": {"color": fill}, "border": {"none": True}}
-        if c:  # each bar's label on the one series that draws its value (a step's: above zero where it can)
-            series["data_labels"] = {"value": True, "font": font, "position": "inside_end", "custom": [
-                {"value": labels[k]} if _labelled(c, bars[k][1]) else {"delete": True} for k in range(n)]}
         chart.add_series(series)
     chart.set_title({"name": f"{o.label} ({_unit(o)}): from the old version to the new",
                      "name_font": {"name": FONT, "size": 10, "bold": True}})
@@ -216,14 +212,6 @@ def _ends(parts: tuple[float, ...]) -> tuple[float, float]:
     return bottom, top
 
 
-def _labelled(series: int, parts: tuple[float, ...]) -> bool:
-    """Whether a bar's label sits on this series (1-5 of its parts): a version's on its own; a step's on the part
-    of it with a value, the one above zero where it crosses."""
-    if series in (1, 3, 5):
-        return parts[series] != 0
-    return parts[series] != 0 and parts[series - 1] == 0
-
-
 def _differences_sheet(ws: Any, styles: Styles, bridge: Bridge, paper: str) -> None:
     heights: dict[int, float] = {0: TITLE_HEIGHT}
     last = len(DIFF_WIDTHS) - 1
@@ -244,7 +232,7 @@ def _differences_sheet(ws: Any, styles: Styles, bridge: Bridge, paper: str) -> N
         cells = [d.kind, d.key, d.label + unit, d.old or "(none)", d.new or "(none)", step_of.get(d.key, ""),
                  d.old_source, d.new_source]
         for c, text in enumerate(cells):
-            ws.write_string(r, c, text, styles.name if c == 1 else styles.text)
+            ws.write_string(r, c, text, styles.text)
         heights[r] = lines_height(cells, DIFF_WIDTHS)
     for col, width in enumerate(DIFF_WIDTHS):
         ws.set_column(col, col, width)
