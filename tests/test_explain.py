@@ -27,10 +27,10 @@ from tests.helpers import assert_one_line_error, filled, run, site_file
 from tests.strategies import sites
 from workbook.api import explain, load
 from workbook.cli import main
-from workbook.excel.changes_book import BRIDGE, DIFFERENCES, waterfall
+from workbook.excel.changes_book import BRIDGE, DIFFERENCES, changes_workbook, waterfall
 from workbook.explain import shapley
-from workbook.explain.bridge import OTHER, STRUCTURE, Bridge
-from workbook.explain.report import as_json
+from workbook.explain.bridge import OTHER, STRUCTURE, Bridge, template_note
+from workbook.explain.report import as_json, lines
 from workbook.explain.versions import version
 from workbook.inputs import InputError
 
@@ -427,6 +427,28 @@ def test_bad_arguments_are_refused_in_one_line_with_nothing_written(tmp_path: Pa
     assert status != 0
     assert len(err.getvalue().strip().splitlines()) == 1 and "Traceback" not in err.getvalue()
     assert not out.exists()
+
+
+def test_an_output_with_no_value_has_no_waterfall_but_a_sentence(folder: Path, example: Path) -> None:
+    """At 0% utilisation the owned cost per GPU-hour has no value (no GPU-hour is used): n/a in the text and the
+    table, a sentence in place of its waterfall; the other outputs keep theirs."""
+    bridge = explain(example, example_with(folder, "idle", **{"tco.utilisation": 0}))
+    owned = next(o for o in bridge.outputs if o.id == "tco.owned_cost_per_gpu_hour")
+    assert math.isnan(owned.new) and "n/a" in "\n".join(lines(bridge))
+    out = folder / "idle.xlsx"
+    out.write_bytes(changes_workbook(bridge))
+    ws = openpyxl.load_workbook(out)[BRIDGE]
+    texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
+    assert any(t.startswith("No waterfall of owned cost per gpu-hour") for t in texts)
+    assert len(ws._charts) == len(bridge.outputs) - 1
+
+
+def test_a_template_that_differs_at_the_revision_is_said_value_by_value() -> None:
+    then = {"gpus": {"H100-SXM": {"tdp": "700 W", "source": "datasheet"}, "OLD-GPU": {"tdp": "300 W"}}}
+    now = {"gpus": {"H100-SXM": {"tdp": "720 W", "source": "datasheet"}}}
+    note = template_note("catalog.yaml", then, now)
+    assert note.startswith("catalog.yaml at the old version's revision differs from this tool's in 2 value(s)")
+    assert "gpus.H100-SXM.tdp (700 W -> 720 W)" in note and "gpus.OLD-GPU.tdp (300 W -> absent)" in note
 
 
 def test_no_difference_is_said(example: Path) -> None:

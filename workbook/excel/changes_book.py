@@ -98,9 +98,14 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
     spans = []
     for k, o in enumerate(outputs):
         at = data_at + k * (len(bridge.groups) + 4)
+        top = charts_at + k * CHART_ROWS
+        spans.append((top, top + CHART_ROWS - 1))
+        if not all(math.isfinite(v) for v in (o.old, o.new, *bridge.steps[:, k])):
+            ws.merge_range(top, 0, top, last, f"No waterfall of {o.label.lower()}: it has no value in a version or in "
+                           "a mix of the two (n/a in the table above).", styles.text)
+            continue
         _waterfall_data(ws, styles, bridge, k, at)
-        ws.insert_chart(charts_at + k * CHART_ROWS, 0, _waterfall(wb, ws.name, bridge, o, at), {"y_offset": 4})
-        spans.append((charts_at + k * CHART_ROWS, charts_at + (k + 1) * CHART_ROWS - 1))
+        ws.insert_chart(top, 0, _waterfall(wb, ws.name, bridge, o, at), {"y_offset": 4})
     for col, width in enumerate(widths):
         ws.set_column(col, col, width)
     rows = [heights.get(r, ROW_HEIGHT) for r in range(spans[-1][1] + 1)]
@@ -163,7 +168,7 @@ def waterfall(bridge: Bridge, oi: int) -> list[tuple[str, tuple[float, ...], str
         bars.append((g.name, parts, short(step, o, signed=True)))
         total = b
     bars.append(("New version", (0.0, 0.0, 0.0, 0.0, 0.0, o.new), short(o.new, o)))
-    return [(n, tuple(p if math.isfinite(p) else 0.0 for p in parts), label) for n, parts, label in bars]
+    return bars
 
 
 def short(value: float, o: Output, signed: bool = False) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.echo import clip
 from workbook.explain import shapley
 from workbook.explain.diff import QUOTE, Difference, differences
 from workbook.explain.versions import Version
@@ -239,24 +240,21 @@ def _notes(old: Version, new: Version, diffs: list[Difference]) -> list[str]:
     if old.loaded.site.name != new.loaded.site.name:
         notes.append(f"two different sites: {old.loaded.site.name!r} and {new.loaded.site.name!r} (allowed: the "
                      "bridge says how every difference between them moves the outputs)")
-    if old.catalog is not None:
-        notes.append(catalog_note(old.catalog, new))
+    notes += [template_note(name, then, now) for name, then, now in old.templates]
     if not any(d.moves for d in diffs):
         notes.append("no difference moves the headline outputs")
     return notes
 
 
-def catalog_note(then: dict[str, Any], now: Version) -> str:
-    """The catalog values that differ between a revision's catalog and this tool's; both versions are evaluated
-    with this tool's, so none of those is a step of the bridge."""
-    from workbook.inputs import load_catalog
-
-    a, b = _flat(then), _flat(load_catalog())
-    keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k) and not k.endswith(".source")]
-    shown = ", ".join(f"{k} ({a.get(k, 'absent')} -> {b.get(k, 'absent')})" for k in keys[:8])
+def template_note(name: str, then: Any, now: Any) -> str:
+    """The values of a template (the catalog, the defaults) that differ between a revision's and this tool's; both
+    versions are evaluated with this tool's, so none of those is a step of the bridge."""
+    a, b = _flat(then), _flat(now)
+    keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    shown = ", ".join(f"{k} ({clip(a.get(k, 'absent'))} -> {clip(b.get(k, 'absent'))})" for k in keys[:8])
     more = f" and {len(keys) - 8} more" if len(keys) > 8 else ""
-    return (f"the catalog of the old version's revision differs from this tool's in {len(keys)} value(s): "
-            f"{shown}{more}; both versions are evaluated with this tool's catalog, so these are not in the bridge")
+    return (f"{name} at the old version's revision differs from this tool's in {len(keys)} value(s): {shown}{more}; "
+            "both versions are evaluated with this tool's, so these are not steps of the bridge")
 
 
 def _flat(data: Any, prefix: str = "") -> dict[str, Any]:

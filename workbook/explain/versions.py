@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from workbook.book import Book
-from workbook.inputs import CATALOG_PATH, InputError, load_catalog, load_site
+from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, load_site
 from workbook.models import Loaded, Models, all_rules, all_specs, complete, define_models, load_all
 
 GIT_TIMEOUT = 60  # seconds for one git command: a revision's folder is a few files
@@ -33,7 +33,7 @@ class Version:
     loaded: Loaded
     book: Book
     models: Models
-    catalog: dict[str, Any] | None = None  # the catalog at a git revision, where it differs from this tool's
+    templates: tuple[tuple[str, Any, Any], ...] = ()  # at a git revision: (file, then, now) of each that differs
 
 
 def version(path: Path | str, name: str | None = None, read_as: Path | None = None) -> Version:
@@ -62,9 +62,8 @@ def at_revision(revision: str, path: Path | str, folder: Path) -> Version:
     if not old.is_file():
         raise InputError("is not a file of that revision", file=path, key="--from", value=revision,
                          expected="a git revision at which the site file exists")
-    catalog = _catalog_at(top, commit, revision, path)
     v = version(old, f"{path} at {revision} ({commit[:12]})")
-    return Version(v.name, v.path, v.sha256, v.loaded, v.book, v.models, catalog)
+    return dataclasses.replace(v, templates=_templates_at(top, commit))
 
 
 def _git_place(revision: str, path: Path) -> tuple[Path, str]:
@@ -92,18 +91,22 @@ def _git(where: Path, args: list[str], revision: str, path: Path) -> bytes:
     return done.stdout
 
 
-def _catalog_at(top: Path, commit: str, revision: str, path: Path) -> dict[str, Any] | None:
-    """The catalog the revision shipped with, where this tool's is in that repository and differs from it."""
-    try:
-        relative = CATALOG_PATH.resolve().relative_to(top)
-    except ValueError:
-        return None  # the site's repository is not this tool's: its catalog is not versioned with the site
-    done = subprocess.run(["git", "-C", str(top), "show", f"{commit}:{relative.as_posix()}"], capture_output=True,
-                          timeout=GIT_TIMEOUT, check=False)
-    if done.returncode != 0:
-        return None
-    old = yaml.safe_load(done.stdout)
-    return old if isinstance(old, dict) and old != load_catalog() else None
+def _templates_at(top: Path, commit: str) -> tuple[tuple[str, Any, Any], ...]:
+    """The catalog and defaults the revision shipped with, where they differ from this tool's (where this tool's
+    templates are in the site's repository: else they are not versioned with the site)."""
+    out = []
+    for template in (CATALOG_PATH, DEFAULTS_PATH):
+        try:
+            relative = template.resolve().relative_to(top)
+        except ValueError:
+            return ()
+        done = subprocess.run(["git", "-C", str(top), "show", f"{commit}:{relative.as_posix()}"], capture_output=True,
+                              timeout=GIT_TIMEOUT, check=False)
+        then = yaml.safe_load(done.stdout) if done.returncode == 0 else None
+        now = yaml.safe_load(template.read_text(encoding="utf-8"))
+        if then != now:
+            out.append((template.name, then, now))
+    return tuple(out)
 
 
 def scratch() -> tempfile.TemporaryDirectory[str]:
