@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(PY) bench/run.py
 	@if [ -f bench/evaluation.py ]; then echo "$(PY) bench/evaluation.py"; $(PY) bench/evaluation.py; fi
 	$(PY) bench/risk.py
+	$(PY) bench/explain.py
 
 clean:
 	rm -rf outputs/*.xlsx outputs/*.pdf outputs/preview .pytest_cache .hypothesis
