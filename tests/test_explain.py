@@ -11,6 +11,7 @@ import contextlib
 import io
 import itertools
 import math
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,7 +23,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE
+from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import assert_one_line_error, filled, run, site_file
 from tests.strategies import sites
 from workbook.api import explain, load
@@ -35,6 +36,7 @@ from workbook.explain.versions import version
 from workbook.inputs import InputError
 
 TOTAL = 1e-9  # relative: the steps sum to the whole change
+CATALOG = ROOT / "templates" / "catalog.yaml"
 
 
 def assert_sums(bridge: Bridge) -> None:
@@ -328,7 +330,7 @@ def test_random_pairs_of_sites_sum_reverse_and_do_not_depend_on_order(tmp_path_f
     assert_sums(bridge)
     back = explain_versions(new, old)
     assert [g.name for g in back.groups] == [g.name for g in bridge.groups]
-    names = {g.name: list(g.differences) for g in bridge.groups if not g.structural}
+    names = {f"named {g.name}": list(g.keys) for g in bridge.groups if not g.structural}
     reordered = explain_versions(old, new, dict(reversed(names.items())))
     for oi, o in enumerate(bridge.outputs):
         if not (np.isfinite(bridge.steps[:, oi]).all() and math.isfinite(o.new - o.old)):
@@ -336,7 +338,8 @@ def test_random_pairs_of_sites_sum_reverse_and_do_not_depend_on_order(tmp_path_f
         scale = max(abs(o.old), abs(o.new), 1.0)
         assert np.abs(bridge.steps[:, oi] + back.steps[:, oi]).max(initial=0.0) <= 1e-9 * scale, o.label
         for name in names:
-            assert reordered.step(name, o.id) == pytest.approx(bridge.step(name, o.id), rel=1e-9, abs=1e-9 * scale)
+            assert reordered.step(name, o.id) == pytest.approx(bridge.step(name.removeprefix("named "), o.id),
+                                                               rel=1e-9, abs=1e-9 * scale)
 
 
 def explain_versions(old, new, groups=None):  # type: ignore[no-untyped-def]
@@ -449,6 +452,85 @@ def test_a_template_that_differs_at_the_revision_is_said_value_by_value() -> Non
     note = template_note("catalog.yaml", then, now)
     assert note.startswith("catalog.yaml at the old version's revision differs from this tool's in 2 value(s)")
     assert "gpus.H100-SXM.tdp (700 W -> 720 W)" in note and "gpus.OLD-GPU.tdp (300 W -> absent)" in note
+
+
+@pytest.mark.parametrize(("groups", "key", "problem"), [
+    ({"TCO": ["power.pue"]}, "--group TCO", "is the name of another step"),
+    ({"x": ["tco"], "y": ["tco.utilisation"]}, "--group y", "holds only inputs an earlier --group holds"),
+    ({"x": ["tco.utilisation", "nonsense.key"]}, "--group x", "names no input that differs"),
+    ({"x": ["power.network_location"]}, "--group x", "changes the book's rows"),
+])
+def test_a_group_that_cannot_be_a_step_is_refused(folder: Path, example: Path, groups: dict[str, list[str]],
+                                                  key: str, problem: str) -> None:
+    new = example_with(folder, "grouped", **{"tco.utilisation": 0.8, "power.pue": 1.3,
+                                             "power.network_location": "end-of-row"})
+    with pytest.raises(InputError) as e:
+        explain(example, new, groups=groups)
+    assert e.value.key == key and problem in e.value.problem
+
+
+def test_a_catalog_part_takes_only_its_own_values_into_the_structural_step(folder: Path, example: Path) -> None:
+    """Another optic and a GPU TDP given in the file: the optic's catalog values are structural, the TDP (the GPU's
+    catalog entry did not change) is its section's step."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["catalog"]["optic"] = next(name for name in yaml.safe_load(CATALOG.read_text())["optics"]
+                                    if name != data["catalog"]["optic"])
+    data["power"]["gpu_tdp"] = "650 W"
+    other = folder / "optic.yaml"
+    other.write_text(yaml.safe_dump(data, sort_keys=False))
+    bridge = explain(example, other)
+    structural = next(g for g in bridge.groups if g.structural)
+    assert "catalog.optic" in structural.differences and "power.gpu_tdp" not in structural.differences
+    assert "power.gpu_tdp" in next(g for g in bridge.groups if g.name == "Power chain").keys
+    assert_sums(bridge)
+
+
+def test_the_upgrade_plans_layout_is_a_difference(folder: Path) -> None:
+    """Which zone a decommissioning comes from is no input: the layout of the generation: section is listed, and
+    its effect (none on the site's own fleet's outputs) is in the structural step, the steps summing."""
+    upgrade = EXAMPLE.parent / "example-b200-upgrade.yaml"
+    text = upgrade.read_text()
+    swapped = text.replace("        - {zone: a, month: 10, racks: 6}", "        - {zone: b, month: 10, racks: 6}")
+    assert swapped != text
+    shutil.copytree(EXAMPLE.parent / "fleets", folder / "fleets", dirs_exist_ok=True)
+    before, after = folder / "upgrade.yaml", folder / "upgrade-b.yaml"
+    before.write_text(text)
+    after.write_text(swapped)
+    bridge = explain(before, after)
+    layout = next(d for d in bridge.differences if d.key == "generation")
+    assert "plans.staged_swap" in layout.new and layout.moves
+    assert [g.name for g in bridge.groups] == [STRUCTURE]
+    assert_sums(bridge)
+    assert "next fleet" in bridge.new.files
+
+
+def test_a_fifo_or_a_link_in_the_way_is_refused_in_one_line(tmp_path: Path) -> None:
+    """A FIFO given as a site file is refused without waiting for a writer; in a revision's folder, a link (to a
+    file outside it) is left out: the site file that is a link is not a site file of that revision."""
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    proc = run("explain", EXAMPLE, fifo)
+    assert "not a regular file" in assert_one_line_error(proc)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "site.yaml").symlink_to("/etc/hostname")
+    shutil.copy(EXAMPLE, repo / "real.yaml")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "links"]):
+        subprocess.run([*git, *args], check=True, capture_output=True)
+    (repo / "site.yaml").unlink()
+    shutil.copy(EXAMPLE, repo / "site.yaml")
+    proc = run("explain", "--from", "HEAD", repo / "site.yaml")
+    assert "not a file of that revision" in assert_one_line_error(proc)
+    proc = run("explain", "--from", "HEAD", repo / "real.yaml")  # a link beside the file: left out
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_command_line_argparse_refuses_is_one_line() -> None:
+    for args in ([], ["explain"], ["explain", "a.yaml", "b.yaml", "--bogus"], ["explain", "a.yaml", "--from"]):
+        proc = run(*args)
+        assert proc.returncode == 2
+        assert assert_one_line_error(proc).startswith("error: python -m workbook")
 
 
 def test_no_difference_is_said(example: Path) -> None:

@@ -10,7 +10,7 @@ import os
 import select
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from workbook.echo import clip, printable
 from workbook.failures import EXIT_VERIFY, describe
@@ -21,8 +21,17 @@ def default_output(site: Path) -> Path:
     return Path("outputs") / f"{site.stem}.xlsx"
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose refusal of the command line is one line (`error: python -m workbook explain: the
+    following arguments are required: SITE.yaml`), exit status 2, as every other refusal; `-h` still prints the
+    usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message}\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m workbook", description=__doc__)
+    parser = Parser(prog="python -m workbook", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="build the workbook of one or more site files")
     b.add_argument("sites", nargs="+", type=Path, metavar="SITE.yaml")

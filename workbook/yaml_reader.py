@@ -9,7 +9,9 @@ in base 60, `0x400` and `010` are hex and octal): a reader who wrote them did no
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -135,8 +137,12 @@ def _decode(data: bytes, path: Path) -> str:
 
 
 def read_yaml(path: Path) -> tuple[Any, bytes]:
-    """The file's data and bytes; raises YamlError (message without the path) or OSError."""
-    with open(path, "rb") as f:
+    """The file's data and bytes; raises YamlError (message without the path) or OSError. Opened without waiting
+    (a FIFO with no writer would block the open and the read for ever) and read only if it is a regular file."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise YamlError("is not a regular file (a FIFO, a device or a folder)", file=path)
         data = f.read(MAX_BYTES + 1)
     return parse_yaml(data, path), data
 

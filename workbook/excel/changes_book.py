@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import xlsxwriter
@@ -22,7 +23,7 @@ from workbook.excel.pages import CHART_FONT, PAPERS, ROW_HEIGHT, TITLE_HEIGHT, B
 from workbook.excel.styles import FONT, Styles
 from workbook.excel.tables import lines_height
 from workbook.explain.bridge import Bridge, Output
-from workbook.explain.report import figure
+from workbook.explain.report import decimals, figure
 
 BRIDGE, DIFFERENCES = "Bridge", "Differences"
 STEP_WIDTH = 34  # the bridge table's first column: a step's name
@@ -31,7 +32,6 @@ CHART_ROWS = 15  # rows (225 points) a chart takes, with a gap: two or three cha
 CHART_WIDTH, CHART_HEIGHT = 900, 280  # pixels (210 points)
 UP, DOWN, TOTAL = "#548235", "#C00000", "#1F3864"  # an increase, a decrease, the old and new values
 DIFF_WIDTHS = [7, 24, 24, 16, 16, 13, 25, 25]  # kind, key, label, old, new, step, old source, new source
-MUSD = formats.money(",,")
 
 
 def changes_workbook(bridge: Bridge, paper: str = "a4") -> bytes:
@@ -47,17 +47,35 @@ def changes_workbook(bridge: Bridge, paper: str = "a4") -> bytes:
     return buffer.getvalue()
 
 
-def _fmt(o: Output, step: bool = False) -> str:
-    """An output's cells: money in MUSD, a share in % (a step signed), else its line's format."""
+@dataclass(frozen=True)
+class Shown:
+    """How an output's figures are shown: its unit, the format of a version's value and of a step (a step of a
+    share in percentage points: its value x 100), and what a chart label divides money by."""
+
+    unit: str
+    fmt: str
+    step_fmt: str
+    step_factor: float = 1.0
+    divisor: float = 1.0
+
+
+PP = '+0.00" pp";-0.00" pp";0.00" pp"'
+
+
+def shown(bridge: Bridge, oi: int) -> Shown:
+    """Money in MUSD where every step is 10 MUSD or more, else in kUSD (else USD): three figures of each step; a
+    share in % and its steps in percentage points; else the line's own format, its steps to two more decimals."""
+    o = bridge.outputs[oi]
     if o.unit == "USD":
-        return MUSD
+        steps = [abs(x) for x in bridge.steps[:, oi] if math.isfinite(x) and x]
+        smallest = min(steps, default=math.inf)
+        scale = ",," if smallest >= 1e7 else "," if smallest >= 1e3 else ""  # three figures of each step
+        fmt = formats.money(scale)
+        return Shown(formats.scaled_unit("USD", scale), fmt, fmt, divisor={",,": 1e6, ",": 1e3, "": 1.0}[scale])
     if o.unit == "%":
-        return '+0.00%;-0.00%;0.00%' if step else "0.0%"
-    return formats.negatives_in_parentheses(o.fmt.split(";")[0].replace('"never"', ""))
-
-
-def _unit(o: Output) -> str:
-    return "MUSD" if o.unit == "USD" else o.unit
+        return Shown("%", "0.0%", PP, 100.0)
+    fmt = formats.negatives_in_parentheses(o.fmt.split(";")[0].replace('"never"', ""))
+    return Shown(o.unit, fmt, formats.plain(decimals(o.fmt) + 2, False, grouped=True))
 
 
 def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) -> None:
@@ -75,8 +93,9 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
     head = row + 1
     ws.write_string(head, 0, "Step", styles.header_wrap)
     for k, o in enumerate(outputs):
-        ws.write_string(head, 1 + k, f"{o.label} ({_unit(o)})", styles.header_wrap)
-    heights[head] = max(lines_height(f"{o.label} ({_unit(o)})", OUTPUT_WIDTH, bold=True) for o in outputs)
+        ws.write_string(head, 1 + k, f"{o.label} ({shown(bridge, k).unit})", styles.header_wrap)
+    heights[head] = max(lines_height(f"{o.label} ({shown(bridge, k).unit})", OUTPUT_WIDTH, bold=True)
+                        for k, o in enumerate(outputs))
     table = [("Old version", [o.old for o in outputs], False, styles.bold_wrap)]
     table += [(g.name, [float(bridge.steps[gi, oi]) for oi in range(len(outputs))], True, styles.text)
               for gi, g in enumerate(bridge.groups)]
@@ -88,9 +107,11 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
         r = head + 1 + k
         ws.write_string(r, 0, label, style)
         heights[r] = lines_height(label, STEP_WIDTH)
-        for c, (o, v) in enumerate(zip(outputs, values, strict=True)):
+        for c, v in enumerate(values):
+            how = shown(bridge, c)
             if math.isfinite(v):
-                ws.write_number(r, 1 + c, v, styles.value(_fmt(o, step), "calc"))
+                ws.write_number(r, 1 + c, v * how.step_factor if step else v,
+                                styles.value(how.step_fmt if step else how.fmt, "calc"))
             else:
                 ws.write_string(r, 1 + c, "n/a", styles.unit)
     charts_at = head + len(table) + 2
@@ -118,8 +139,8 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
 
 def _header_texts(bridge: Bridge) -> list[str]:
     return [
-        f"Old version: {bridge.old.name} (site {bridge.old.loaded.site.name!r}; SHA-256 {bridge.old.sha256}).",
-        f"New version: {bridge.new.name} (site {bridge.new.loaded.site.name!r}; SHA-256 {bridge.new.sha256}).",
+        f"Old version: site {bridge.old.loaded.site.name!r}: {bridge.old.files}.",
+        f"New version: site {bridge.new.loaded.site.name!r}: {bridge.new.files}.",
         "Computed at build time by the Python model (the same definitions as every formula of the site's workbook): "
         "values, not formulas; run python -m workbook explain again to refresh them. Each step is the Shapley value "
         "of its group of differences: the average of what the group changes over every order in which the groups "
@@ -144,7 +165,7 @@ def _waterfall_data(ws: Any, styles: Styles, bridge: Bridge, oi: int, at: int) -
         ws.write_string(at + 1 + k, 0, f"{name}: {label}", styles.label)
         for c, v in enumerate(parts):
             if v:
-                ws.write_number(at + 1 + k, 1 + c, v, styles.value(_fmt(o), "calc"))
+                ws.write_number(at + 1 + k, 1 + c, v, styles.value(shown(bridge, oi).fmt, "calc"))
 
 
 def waterfall(bridge: Bridge, oi: int) -> list[tuple[str, tuple[float, ...], str]]:
@@ -152,7 +173,8 @@ def waterfall(bridge: Bridge, oi: int) -> list[tuple[str, tuple[float, ...], str
     version) and its label. A step from a to b: below or above zero, a base to the nearer end and a bar to the
     other; across zero, no base and a bar on each side."""
     o = bridge.outputs[oi]
-    bars = [("Old version", (0.0, 0.0, 0.0, 0.0, 0.0, o.old), short(o.old, o))]
+    how = shown(bridge, oi)
+    bars = [("Old version", (0.0, 0.0, 0.0, 0.0, 0.0, o.old), short(o.old, o, how))]
     total = o.old
     for gi, g in enumerate(bridge.groups):
         step = float(bridge.steps[gi, oi])
@@ -165,17 +187,18 @@ def waterfall(bridge: Bridge, oi: int) -> list[tuple[str, tuple[float, ...], str
         else:
             base, above, below = 0.0, hi, lo
         parts = (base, above, below, 0.0, 0.0, 0.0) if step >= 0 else (base, 0.0, 0.0, above, below, 0.0)
-        bars.append((g.name, parts, short(step, o, signed=True)))
+        bars.append((g.name, parts, short(step, o, how, signed=True)))
         total = b
-    bars.append(("New version", (0.0, 0.0, 0.0, 0.0, 0.0, o.new), short(o.new, o)))
+    bars.append(("New version", (0.0, 0.0, 0.0, 0.0, 0.0, o.new), short(o.new, o, how)))
     return bars
 
 
-def short(value: float, o: Output, signed: bool = False) -> str:
-    """A bar's label in the chart's unit (its title says which): money in MUSD, a share in % (a step in
-    percentage points)."""
+def short(value: float, o: Output, how: Shown, signed: bool = False) -> str:
+    """A bar's label in the chart's unit (its title says which): money scaled as the table shows it, a share in %
+    (a step in percentage points)."""
     if o.unit == "USD":
-        return f"{value / 1e6:{'+' if signed else ''},.1f}" if math.isfinite(value) else "n/a"
+        decimals = 1 if how.divisor == 1e6 else 0
+        return f"{value / how.divisor:{'+' if signed else ''},.{decimals}f}" if math.isfinite(value) else "n/a"
     text = figure(value, o, signed)
     return text.replace(" %", "%") if o.unit == "%" else text.removesuffix(f" {o.unit}")
 
@@ -195,11 +218,12 @@ def _waterfall(wb: Any, sheet: str, bridge: Bridge, o: Output, at: int) -> Any:
         else:
             series |= {"fill": {"color": fill}, "border": {"none": True}}
         chart.add_series(series)
-    chart.set_title({"name": f"{o.label} ({_unit(o)}): from the old version to the new",
+    how = shown(bridge, bridge.outputs.index(o))
+    chart.set_title({"name": f"{o.label} ({how.unit}): from the old version to the new",
                      "name_font": {"name": FONT, "size": 10, "bold": True}})
     chart.set_legend({"none": True})
     chart.set_x_axis({"num_font": {**font, "rotation": -30} if n > 6 else font, "label_position": "low"})
-    y = {"num_format": _fmt(o), "num_font": font, "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
+    y = {"num_format": how.fmt, "num_font": font, "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
     ends = [v for bar in bars for v in _ends(bar[1])]
     if min(ends) >= 0:
         y["min"] = 0  # from zero: a bar's height is its value (a cut axis would magnify every step)
@@ -221,9 +245,8 @@ def _differences_sheet(ws: Any, styles: Styles, bridge: Bridge, paper: str) -> N
     heights: dict[int, float] = {0: TITLE_HEIGHT}
     last = len(DIFF_WIDTHS) - 1
     ws.write(0, 0, "Differences between the two versions, in the Inputs sheet's order", styles.title)
-    said = (f"Old: {bridge.old.name} (SHA-256 {bridge.old.sha256}). New: {bridge.new.name} (SHA-256 "
-            f"{bridge.new.sha256}). A difference that moves no headline output (a source alone, a scenario, the "
-            "risk ranges) is listed with no step.")
+    said = (f"Old: {bridge.old.files}. New: {bridge.new.files}. A difference that moves no headline output (a "
+            "source alone, a scenario, the risk ranges) is listed with no step.")
     ws.merge_range(1, 0, 1, last, said, styles.text)
     heights[1] = lines_height(said, sum(DIFF_WIDTHS))
     head = 3

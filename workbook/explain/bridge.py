@@ -24,7 +24,7 @@ import numpy as np
 
 from workbook.echo import clip
 from workbook.explain import shapley
-from workbook.explain.diff import QUOTE, Difference, differences
+from workbook.explain.diff import QUOTE, Difference, changed_keys, differences, flat, quote_key
 from workbook.explain.versions import Version
 from workbook.formula.evaluation import evaluate, evaluate_overlays
 from workbook.inputs import InputError
@@ -33,7 +33,7 @@ from workbook.quotes import SECTION
 
 STRUCTURE = "Parts, choices and quotes"  # the one group that changes the book's structure
 OTHER = "Other differences"  # what no listed input explains (see the module's docstring)
-CATALOG_SOURCE = re.compile(r"(^|, )catalog \S+ \S+: ")  # a value's source where it came with a catalog entry
+CATALOG_SOURCE = re.compile(r"(^|, )catalog (\S+) \S+: ")  # a value's source where it came with a catalog entry
 SAME = 1e-9  # relative: the old book with every new value gives the new outputs (else: other differences)
 
 
@@ -165,9 +165,11 @@ def _quote_game(old: Version, new: Version, diffs: list[Difference], named: Mapp
         return None, []
     with_quotes, other = (new, old) if added else (old, new)
     used = evaluate(other.book, {}, [line.id for k in added | removed for line in other.models.bill.used[k]])
-    stand = {quoted.id: _first(used[line.id]) for k in added | removed
-             for quoted, line in zip(with_quotes.models.bill.quoted[k], other.models.bill.used[k], strict=True)}
-    chosen = _groups(diffs, old, new, named, by_input, stand)
+    quoted = with_quotes.models.bill.quoted
+    stand = {mine.id: _first(used[theirs.id]) for k in added | removed  # the price and the lead time
+             for mine, theirs in zip(quoted[k][:2], other.models.bill.used[k], strict=True)}
+    hosts = {key: quoted[k][0].id for k in added | removed for key in (quote_key(k), *(x.id for x in quoted[k]))}
+    chosen = _groups(diffs, old, new, named, by_input, stand, hosts)
     theirs = {**_values(other, chosen), **stand}
     game = (_Game(old, new, _values(new, chosen), theirs, on_new=True) if added
             else _Game(old, new, theirs, _values(old, chosen)))
@@ -179,39 +181,71 @@ def _first(v: np.ndarray) -> float:
 
 
 def _groups(diffs: list[Difference], old: Version, new: Version, named: Mapping[str, Sequence[str]],
-            by_input: bool, stand: Mapping[str, float] | None = None) -> list[Group]:
-    """The steps: the user's named groups, then one per section (or input) of the other overlay changes, then
-    the structural step, holding every change that moves the outputs and cannot be put in on its own. `stand`:
-    the quoted lines that can be put in (their stand-ins), whose quote's other rows go with them."""
-    parts_changed = old.loaded.site.parts != new.loaded.site.parts
-    members: dict[str, list[Difference]] = {name: [] for name in named}
-    structural: list[Difference] = []
-    along: list[Difference] = []
-    for d in diffs:
-        if not d.moves:
-            continue
-        with_part = parts_changed and any(CATALOG_SOURCE.search(x) for x in (d.old_source, d.new_source))
-        if stand is not None and not d.overlay and d.key not in stand:
-            along.append(d)  # a quote's quantity, date, the price date: rows with no number in the other version
-            continue
-        if not (d.overlay or d.key in (stand or {})) or with_part:
-            structural.append(d)
-            continue
-        name = next((n for n, keys in named.items() if any(_matches(d.key, k) for k in keys)), None)
-        members.setdefault(name or (d.key if by_input else d.section), []).append(d)
-    for name, keys in named.items():
-        if not members[name]:
-            raise InputError("names no input that differs between the two versions", key=f"--group {name}",
-                             value=",".join(keys), expected="input keys or sections (tco, tco.utilisation) "
-                             "whose values differ")
-    if along:
-        host = next(n for n, ds in members.items() if any(d.key in (stand or {}) for d in ds))
-        members[host] += along
+            by_input: bool, stand: Mapping[str, float] | None = None,
+            hosts: Mapping[str, str] | None = None) -> list[Group]:
+    """The steps: the user's named groups, then one per section (or input) of the other changes that can be put in
+    on their own, then the structural step, holding every change that moves the outputs and cannot. `stand`: the
+    quoted lines put in by their stand-ins; `hosts`: where each quote's other rows go (their key -> the quoted
+    price's key)."""
+    placed, structural, along = _sorted(diffs, old, new, stand)
+    members = _members(placed, structural, named, by_input)
+    for d in along:  # a quote's quantity and date, the price date: no number in the other version; with its price
+        host = (hosts or {}).get(d.key)
+        home = next((n for n, ds in members.items() if any(x.key == host for x in ds)),
+                    next(n for n, ds in members.items() if any(x.key in (stand or {}) for x in ds)))
+        members[home].append(d)
     out = [Group(n, tuple(d.key for d in ds if d.overlay or d.key in (stand or {})), tuple(d.key for d in ds))
            for n, ds in members.items()]
     if structural:
         out.append(Group(STRUCTURE, (), tuple(d.key for d in structural), structural=True))
     return out
+
+
+def _sorted(diffs: list[Difference], old: Version, new: Version,
+            stand: Mapping[str, float] | None) -> tuple[list[Difference], list[Difference], list[Difference]]:
+    """The differences that move the outputs: those put in on their own, the structural ones (a value that came
+    with a catalog part that changed among them), and a quote's rows that go with its stand-ins."""
+    placed, structural, along = [], [], []
+    a, b = old.loaded.site.parts, new.loaded.site.parts
+    for d in diffs:
+        if not d.moves:
+            continue
+        kinds = [m.group(2) for m in (CATALOG_SOURCE.search(x) for x in (d.old_source, d.new_source)) if m]
+        if stand is not None and not d.overlay and d.key not in stand:
+            along.append(d)
+        elif not (d.overlay or d.key in (stand or {})) or any(a.get(k) != b.get(k) for k in kinds):
+            structural.append(d)
+        else:
+            placed.append(d)
+    return placed, structural, along
+
+
+def _members(placed: list[Difference], structural: list[Difference], named: Mapping[str, Sequence[str]],
+             by_input: bool) -> dict[str, list[Difference]]:
+    """Each step's differences: a named group's (the first group naming a key takes it), then by section (input)."""
+    sections = {d.section for d in placed} | {d.key for d in placed} | {STRUCTURE, OTHER}
+    members: dict[str, list[Difference]] = {name: [] for name in named}
+    for name, keys in named.items():
+        if name in sections:
+            raise _refused(name, name, "is the name of another step (a section's, an input's or the structural one)")
+        for key in keys:
+            if not any(_matches(d.key, key) for d in placed):
+                raise _refused(name, key, "is a difference that changes the book's rows, in the step " + STRUCTURE
+                               if any(_matches(d.key, key) for d in structural)
+                               else "names no input that differs between the two versions")
+    for d in placed:
+        name = next((n for n, keys in named.items() if any(_matches(d.key, k) for k in keys)), None)
+        members.setdefault(name or (d.key if by_input else d.section), []).append(d)
+    for name, keys in named.items():
+        if not members[name]:
+            raise InputError("holds only inputs an earlier --group holds", key=f"--group {name}",
+                             value=",".join(keys), expected="each input in one group")
+    return members
+
+
+def _refused(name: str, value: str, problem: str) -> InputError:
+    return InputError(problem, key=f"--group {name}", value=value,
+                      expected="input keys or sections (tco, tco.utilisation) whose values differ")
 
 
 def _matches(key: str, given: str) -> bool:
@@ -247,17 +281,14 @@ def _notes(old: Version, new: Version, diffs: list[Difference]) -> list[str]:
 
 
 def template_note(name: str, then: Any, now: Any) -> str:
-    """The values of a template (the catalog, the defaults) that differ between a revision's and this tool's; both
-    versions are evaluated with this tool's, so none of those is a step of the bridge."""
-    a, b = _flat(then), _flat(now)
-    keys = [k for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    """The values of a template (the catalog, the defaults) that differ between a revision's and this tool's, its
+    sources' wording counted apart; both versions are evaluated with this tool's, so none is a step of the bridge."""
+    changed = changed_keys(then, now)
+    keys = [k for k in changed if not k.endswith(".source")]
+    a, b = flat(then), flat(now)
     shown = ", ".join(f"{k} ({clip(a.get(k, 'absent'))} -> {clip(b.get(k, 'absent'))})" for k in keys[:8])
     more = f" and {len(keys) - 8} more" if len(keys) > 8 else ""
-    return (f"{name} at the old version's revision differs from this tool's in {len(keys)} value(s): {shown}{more}; "
-            "both versions are evaluated with this tool's, so these are not steps of the bridge")
-
-
-def _flat(data: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(data, dict):
-        return {k: v for key, value in data.items() for k, v in _flat(value, f"{prefix}{key}.").items()}
-    return {prefix.rstrip("."): data}
+    sources = len(changed) - len(keys)
+    worded = f" (and {sources} source text(s) reworded)" if sources else ""
+    return (f"{name} at the old version's revision differs from this tool's in {len(keys)} value(s): {shown}{more}"
+            f"{worded}; both versions are evaluated with this tool's, so these are not steps of the bridge")

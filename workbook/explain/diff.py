@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -114,8 +115,9 @@ def shown(line: Line | None, value: float | None) -> str:
     if "yyyy" in line.fmt:
         return (EPOCH + datetime.timedelta(days=round(value))).isoformat()
     if line.unit_text == "%":
-        return f"{value * 100:.6g}%"
-    return f"{value:,.6g} {line.unit_text}".strip()
+        return f"{value * 100:.10g}%"
+    text = f"{value:,.0f}" if value == round(value) and abs(value) < 1e15 else f"{value:,.10g}"
+    return f"{text} {line.unit_text}".strip()
 
 
 def _quote_text(q: Quote | None) -> str:
@@ -123,6 +125,11 @@ def _quote_text(q: Quote | None) -> str:
         return ""
     return (f"{q.vendor}, {q.date_text}: {q.unit_price:,.2f} USD x {q.quantity:,.0f}, {q.lead_weeks:g} weeks "
             f"({q.file})")
+
+
+def quote_key(line: str) -> str:
+    """A quote's difference's key: `quotes.nodes` (the BOM line it prices)."""
+    return f"quotes.{line}"
 
 
 def _quotes(a: dict[str, Quote], b: dict[str, Quote]) -> list[Difference]:
@@ -133,23 +140,60 @@ def _quotes(a: dict[str, Quote], b: dict[str, Quote]) -> list[Difference]:
         x, y = a.get(key), b.get(key)
         if x != y:
             both = x is not None and y is not None
-            out.append(Difference(QUOTE, f"quotes.{key}", f"Quote for BOM line {key}", "", _quote_text(x),
+            out.append(Difference(QUOTE, quote_key(key), f"Quote for BOM line {key}", "", _quote_text(x),
                                   _quote_text(y), x.sha256[:12] if x else "", y.sha256[:12] if y else "",
                                   section="Quotes", moves=not both))
     return out
 
 
 def _sections(old: Version, new: Version) -> list[Difference]:
-    """The scenarios (each its own row) and the risk: section: neither moves the base case the bridge explains."""
+    """The upgrade's plan (its zones, projects and plans: the `generation:` section's layout, beside its inputs
+    above), each scenario, and the risk: section, each by the keys that differ. A scenario or the risk's ranges
+    cannot move the base case the bridge explains; the upgrade's layout can change the book's rows."""
     a, b = old.loaded.site.scenarios, new.loaded.site.scenarios
-    out = [Difference(SCENARIO, f"scenarios.{name}", f"Scenario {name}", "", _changes(a.get(name)),
-                      _changes(b.get(name)), "", "", section="Scenarios", moves=False)
-           for name in dict.fromkeys([*b, *a]) if a.get(name) != b.get(name)]
-    if old.loaded.site.risk != new.loaded.site.risk:
+    out = []
+    layout = [_layout(v.loaded.upgrade) for v in (old, new)]
+    if layout[0] != layout[1]:
+        keys = changed_keys(*layout)
+        out.append(Difference(SECTION, "generation", "Generation upgrade plan (zones, projects, plans)", "",
+                              _listed(keys, "differs in") if layout[0] else "",
+                              _listed(keys, "differs in") if layout[1] else "", "", "",
+                              section="Generation upgrade"))
+    out += [Difference(SCENARIO, f"scenarios.{name}", f"Scenario {name}", "", _changes(a.get(name)),
+                       _changes(b.get(name)), "", "", section="Scenarios", moves=False)
+            for name in dict.fromkeys([*b, *a]) if a.get(name) != b.get(name)]
+    x, y = old.loaded.site.risk, new.loaded.site.risk
+    if x != y:
+        keys = changed_keys(x or {}, y or {})
         out.append(Difference(SECTION, "risk", "Risk ranges (risk: section)", "",
-                              "given" if old.loaded.site.risk else "", "given" if new.loaded.site.risk else "",
+                              _listed(keys, "differs in") if x else "", _listed(keys, "differs in") if y else "",
                               "", "", section="Risk", moves=False))
     return out
+
+
+def _layout(upgrade: Any) -> Any:
+    if upgrade is None:
+        return {}
+    return {"zones": list(upgrade.zones), "projects": dict(upgrade.projects),
+            "plans": {k: [[repr(e) for e in side] for side in v] for k, v in upgrade.plans.items()}}
+
+
+def changed_keys(a: Any, b: Any) -> list[str]:
+    """The dotted keys whose values differ between two mappings (nested mappings flattened)."""
+    x, y = flat(a), flat(b)
+    return [k for k in dict.fromkeys([*x, *y]) if x.get(k) != y.get(k)]
+
+
+def flat(data: Any, prefix: str = "") -> dict[str, Any]:
+    """A nested mapping as dotted keys and their values."""
+    if isinstance(data, dict):
+        return {k: v for key, value in data.items() for k, v in flat(value, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): data}
+
+
+def _listed(keys: list[str], what: str) -> str:
+    more = f" and {len(keys) - 4} more" if len(keys) > 4 else ""
+    return f"{what} {', '.join(keys[:4])}{more}"
 
 
 def _changes(scenario: dict | None) -> str:

@@ -7,30 +7,30 @@ import math
 from typing import Any
 
 from workbook.explain.bridge import Bridge, Output
-from workbook.explain.diff import Difference
+from workbook.explain.diff import QUOTE, Difference
 
 
 def figure(value: float, o: Output, signed: bool = False) -> str:
     """A value of an output as its line shows it: a share in % (a step in percentage points), money in whole USD,
-    else to the line format's decimals."""
+    else to the line format's decimals (a step to two more: a step smaller than the line shows is not 0)."""
     if not math.isfinite(value):
         return "n/a"
     sign = "+" if signed else ""
     if o.unit == "%":
         return f"{value * 100:{sign},.2f} {'pp' if signed else '%'}"
-    decimals = 0 if o.unit == "USD" else _decimals(o.fmt)
-    return f"{value:{sign},.{decimals}f} {o.unit}"
+    shown = 0 if o.unit == "USD" else decimals(o.fmt) + (2 if signed else 0)  # a step to two more decimals
+    return f"{value:{sign},.{shown}f} {o.unit}"
 
 
-def _decimals(fmt: str) -> int:
+def decimals(fmt: str) -> int:
+    """The decimals a number format shows (of its positive section)."""
     body = fmt.split(";")[0]
     return len(body.split(".")[1].rstrip("%_)\" ").split("_")[0]) if "." in body else 0
 
 
 def lines(bridge: Bridge, *, sources: bool = True) -> list[str]:
     """The explanation as lines of text."""
-    out = [f"old: {bridge.old.name} (SHA-256 {bridge.old.sha256})",
-           f"new: {bridge.new.name} (SHA-256 {bridge.new.sha256})"]
+    out = [f"old: {bridge.old.files}", f"new: {bridge.new.files}"]
     out += [f"note: {n}" for n in bridge.notes]
     out.append(f"{len(bridge.differences)} difference(s), in the Inputs sheet's order:")
     out += [f"  {t}" for d in bridge.differences for t in difference_lines(d, sources)]
@@ -52,7 +52,9 @@ def bridge_lines(bridge: Bridge) -> list[str]:
 def difference_lines(d: Difference, sources: bool = True) -> list[str]:
     unit = f" [{d.section}]" if d.section else ""
     what = f"{d.kind:8} {d.key}: {d.old or '(none)'} -> {d.new or '(none)'}{unit}"
-    if not d.moves:
+    if d.kind == QUOTE and d.old and d.new:
+        what += " (its price, lead time and quantity are the inputs above)"
+    elif not d.moves:
         what += " (moves no headline output)"
     said = [what]
     if sources and d.old_source != d.new_source:
@@ -66,8 +68,9 @@ def as_json(bridge: Bridge) -> dict[str, Any]:
         return None if x is None or not math.isfinite(x) else x
 
     return {
-        "old": {"file": bridge.old.name, "sha256": bridge.old.sha256, "site": bridge.old.loaded.site.name},
-        "new": {"file": bridge.new.name, "sha256": bridge.new.sha256, "site": bridge.new.loaded.site.name},
+        **{side: {"file": v.name, "sha256": v.sha256, "site": v.loaded.site.name,
+                  "other_files": {name: sha for name, sha in v.companions}}
+           for side, v in (("old", bridge.old), ("new", bridge.new))},
         "notes": list(bridge.notes),
         "method": bridge.method,
         "exact": bridge.attribution.exact,

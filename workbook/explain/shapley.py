@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 EXACT_LIMIT = 12  # players computed exactly: 2^12 = 4,096 coalitions, one batch
-SAMPLED_ORDERS = 500  # orders sampled above the limit (250 and their reverses)
+SAMPLED_ORDERS = 500  # orders above the limit: 250 random ones and their reverses
 
 Values = Callable[[np.ndarray], np.ndarray]  # coalition masks (n, k) of booleans -> values (n, outputs)
 
@@ -38,9 +38,9 @@ class Attribution:
         if self.exact:
             return (f"exact Shapley values: every one of the {self.coalitions:,} combinations of the changes "
                     "evaluated")
-        return (f"estimated Shapley values: {self.orders:,} orders of the changes sampled (each with its reverse; "
-                f"seed {self.seed}), {self.coalitions:,} combinations evaluated; each order's steps sum to the "
-                "whole change, so theirs do; each step with its standard error")
+        return (f"estimated Shapley values: {self.orders // 2:,} random orders of the changes and their "
+                f"{self.orders // 2:,} reverses (seed {self.seed}), {self.coalitions:,} combinations evaluated; each "
+                "order's steps sum to the whole change, so theirs do; each step with its standard error")
 
 
 def coalitions(k: int) -> np.ndarray:

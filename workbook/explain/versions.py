@@ -6,6 +6,7 @@ temporary folder, and is evaluated with this tool's catalog and defaults, whose 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import subprocess
 import tarfile
@@ -19,6 +20,7 @@ import yaml
 from workbook.book import Book
 from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, load_site
 from workbook.models import Loaded, Models, all_rules, all_specs, complete, define_models, load_all
+from workbook.quotes import quotes_path
 
 GIT_TIMEOUT = 60  # seconds for one git command: a revision's folder is a few files
 
@@ -34,6 +36,12 @@ class Version:
     book: Book
     models: Models
     templates: tuple[tuple[str, Any, Any], ...] = ()  # at a git revision: (file, then, now) of each that differs
+    companions: tuple[tuple[str, str], ...] = ()  # the other files it was read from: its quotes, its next fleet's
+
+    @property
+    def files(self) -> str:
+        """The files of this version and their SHA-256, as the outputs name them."""
+        return "; ".join(f"{name} (SHA-256 {sha})" for name, sha in ((self.name, self.sha256), *self.companions))
 
 
 def version(path: Path | str, name: str | None = None, read_as: Path | None = None) -> Version:
@@ -46,7 +54,17 @@ def version(path: Path | str, name: str | None = None, read_as: Path | None = No
         site = load_site(path, all_specs(), rules=all_rules())
         loaded = complete(dataclasses.replace(site, path=read_as))
     book, models = define_models(loaded)
-    return Version(name or str(path), path, loaded.site.digest, loaded, book, models)
+    return Version(name or str(path), path, loaded.site.digest, loaded, book, models, companions=_companions(loaded))
+
+
+def _companions(loaded: Loaded) -> tuple[tuple[str, str], ...]:
+    out = []
+    quotes = quotes_path(loaded.site.path)
+    if loaded.quotes and quotes.is_file():
+        out.append((f"quotes {quotes}", hashlib.sha256(quotes.read_bytes()).hexdigest()))
+    if loaded.upgrade is not None:
+        out.append((f"next fleet {loaded.upgrade.next_site.path}", loaded.upgrade.next_site.digest))
+    return tuple(out)
 
 
 def at_revision(revision: str, path: Path | str, folder: Path) -> Version:
@@ -57,19 +75,30 @@ def at_revision(revision: str, path: Path | str, folder: Path) -> Version:
     relative = path.resolve().relative_to(top)
     archive = _git(top, ["archive", "--format=tar", commit, "--", relative.parent.as_posix() or "."], revision, path)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter="data")
+        tar.extractall(folder, filter=_files_only)
     old = folder / relative
-    if not old.is_file():
+    if old.is_symlink() or not old.is_file():
         raise InputError("is not a file of that revision", file=path, key="--from", value=revision,
                          expected="a git revision at which the site file exists")
     v = version(old, f"{path} at {revision} ({commit[:12]})")
     return dataclasses.replace(v, templates=_templates_at(top, commit))
 
 
+def _files_only(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's "data" filter, with every link left out (a link in the repository is never followed out of the
+    temporary folder, and a site file that is a link is not a site file of that revision)."""
+    if member.issym() or member.islnk():
+        return None
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
+
+
 def _git_place(revision: str, path: Path) -> tuple[Path, str]:
     """The repository's top folder and the revision's commit; a one-line error where either cannot be found."""
     if not path.is_file():
-        raise InputError("does not exist", file=path, expected="a site file in a git repository")
+        raise InputError("is not a file", file=path, expected="a site file in a git repository")
     if not revision or revision.startswith("-") or any(c.isspace() for c in revision):
         raise InputError("is not a git revision", file=path, key="--from", value=revision,
                          expected="a commit, tag or branch (HEAD~1, v1.2, main)")

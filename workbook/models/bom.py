@@ -120,7 +120,7 @@ class BomOut:
     presented: Presented  # the bill of materials and the cable runs by length class, as grids
     terms: tuple[Term, ...] = ()
     used: dict[str, tuple[Line, Line]] = field(default_factory=dict)  # priced line key -> (unit price used, lead)
-    quoted: dict[str, tuple[Line, Line]] = field(default_factory=dict)  # quoted key -> (quoted price, quoted lead)
+    quoted: dict[str, tuple[Line, ...]] = field(default_factory=dict)  # quoted key -> its price, lead, qty, date
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,8 @@ def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooli
     total, variance, lead, months, support = _totals(s, b, sheet)
     _checks(s, fabric, oob, sheet.rows, items, quotes, quote_inputs, b)
     used = {x.item.key: (x.used, x.lead) for x in [*(p for ps in sheet.capex.values() for p in ps), *sheet.support]}
-    quoted = {k: (getattr(quote_inputs, f"quote_{k}_price"), getattr(quote_inputs, f"quote_{k}_lead")) for k in quotes}
+    quoted = {k: tuple(getattr(quote_inputs, f"quote_{k}_{f}") for f in ("price", "lead", "qty", "date"))
+              for k in quotes}
     return BomOut(total, variance, lead, months, support, tuple(sheet.rows), Presented(grids=(grid, table)), request,
                   used, quoted)
 
