@@ -161,7 +161,8 @@ def _quote_game(old: Version, new: Version, diffs: list[Difference], named: Mapp
     added = set(new.loaded.quotes) - set(old.loaded.quotes)
     removed = set(old.loaded.quotes) - set(new.loaded.quotes)
     moving = [d for d in diffs if d.moves and not d.overlay]
-    if not moving or (added and removed) or not all(d.kind == QUOTE or d.section.startswith(SECTION) for d in moving):
+    if not moving or bool(added) == bool(removed) or not all(d.kind == QUOTE or d.section.startswith(SECTION)
+                                                             for d in moving):
         return None, []
     with_quotes, other = (new, old) if added else (old, new)
     used = evaluate(other.book, {}, [line.id for k in added | removed for line in other.models.bill.used[k]])
