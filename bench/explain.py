@@ -19,12 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-EXAMPLE = ROOT / "inputs" / "example.yaml"
 TARGETS = {12: 3.0, 20: 6.0}  # the bridge against one version's reading and definition: exact, sampled
 CHANGES = [("tco", "utilisation", 0.8), ("tco", "electricity_price", "0.09 USD/kWh"), ("power", "pue", 1.35),
            ("tco", "colo_price", "190 USD/kW/month"), ("tco", "on_demand_price", "2.8 USD/GPU/hour"),
@@ -37,17 +34,10 @@ CHANGES = [("tco", "utilisation", 0.8), ("tco", "electricity_price", "0.09 USD/k
 
 
 def _changed(folder: Path, n: int) -> Path:
-    data = yaml.safe_load(EXAMPLE.read_text())
-    data.pop("risk", None)
-    for section, key, value in CHANGES[:n]:
-        entry = data.setdefault(section, {}).get(key)
-        if isinstance(entry, dict):
-            entry["value"] = value
-        else:
-            data[section][key] = value
-    path = folder / f"changed-{n}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
+    from tests.helpers import example_with
+
+    return example_with(folder, f"changed-{n}", risk=False, **{f"{section}.{key}": value
+                                                              for section, key, value in CHANGES[:n]})
 
 
 def _median(reps: int, run) -> float:  # type: ignore[no-untyped-def]
@@ -67,10 +57,9 @@ def main() -> int:
     from workbook.explain.versions import version
 
     with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "example.yaml"
-        data = yaml.safe_load(EXAMPLE.read_text())
-        data.pop("risk", None)
-        base.write_text(yaml.safe_dump(data, sort_keys=False))
+        from tests.helpers import example_with
+
+        base = example_with(Path(tmp), "example", risk=False)
         old = version(base)
         one = _median(args.reps, lambda: version(base))
         for n in (12, 20):

@@ -226,3 +226,21 @@ def filled(issued: tuple[Path, Path], out: Path, prices: dict[str, tuple[Any, An
         edit(wb)
     wb.save(out)
     return out
+
+
+def example_with(tmp: Path, name: str, *, risk: bool = True, **values: Any) -> Path:
+    """The example site file (its scenarios kept, and its risk: section unless `risk` is False) with `section.key`
+    values changed in place of the value only: each keeps its source (a key the file leaves out is added)."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    if not risk:
+        data.pop("risk", None)
+    for dotted, value in values.items():
+        section, key = dotted.split(".", 1)
+        entry = data.setdefault(section, {}).get(key)
+        if isinstance(entry, dict):
+            entry["value"] = value
+        else:
+            data[section][key] = value
+    path = tmp / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import assert_one_line_error, filled, run, site_file
+from tests.helpers import assert_one_line_error, example_with, filled, run, site_file
 from tests.strategies import sites
 from workbook.api import explain, load
 from workbook.cli import main
@@ -54,22 +54,6 @@ def step_of(bridge: Bridge, name: str) -> dict[str, float]:
 
 def change(bridge: Bridge) -> dict[str, float]:
     return {o.id: o.new - o.old for o in bridge.outputs}
-
-
-def example_with(tmp: Path, name: str, **values: object) -> Path:
-    """The example site file (with its scenarios and risk ranges) with `section.key` values changed, in place of
-    the value only (each keeps its source)."""
-    data = yaml.safe_load(EXAMPLE.read_text())
-    for dotted, value in values.items():
-        section, key = dotted.split(".", 1)
-        entry = data.setdefault(section, {}).get(key)
-        if isinstance(entry, dict):
-            entry["value"] = value
-        else:
-            data[section][key] = value
-    path = tmp / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
 
 
 @pytest.fixture(scope="module")
