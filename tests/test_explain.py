@@ -403,6 +403,7 @@ def test_from_a_git_revision(tmp_path: Path) -> None:
     ["explain", "inputs/example.yaml", "inputs/nope.yaml"],
     ["explain", "inputs/example.yaml", "inputs/example.yaml", "--group", "=tco"],
     ["explain", "inputs/example.yaml", "inputs/example.yaml", "--group", "x=\x1b[31m"],
+    ["explain", "inputs/example.yaml", "inputs/example.yaml", "--group", "x" * 61 + "=tco"],
     ["explain", "--from=-rf", "inputs/example.yaml"],
     ["explain", "--from", "HEAD~100000", "inputs/example.yaml"],
 ])
@@ -515,6 +516,14 @@ def test_a_command_line_argparse_refuses_is_one_line() -> None:
         proc = run(*args)
         assert proc.returncode == 2
         assert assert_one_line_error(proc).startswith("error: python -m workbook")
+
+
+def test_words_are_a_difference_that_moves_nothing(folder: Path, example: Path) -> None:
+    """A node's name is words, shown beside the inputs: listed, in no step."""
+    bridge = explain(example, example_with(folder, "named", **{"power.node_name": "Our DGX H100"}))
+    named = next(d for d in bridge.differences if d.key == "power.node_name")
+    assert named.new == "Our DGX H100" and not named.moves
+    assert bridge.groups == ()
 
 
 def test_no_difference_is_said(example: Path) -> None:

@@ -362,15 +362,19 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+GROUP_NAME = 60  # characters of a step's name: a row of the bridge and a bar of each waterfall
+
+
 def _groups(given: list[str], site: Path) -> dict[str, list[str]]:
     """--group NAME=KEY,KEY options: each a step's name and the input keys or sections it holds."""
     out: dict[str, list[str]] = {}
     for text in given:
         name, _, keys = text.partition("=")
         listed = [k.strip() for k in keys.split(",") if k.strip()]
-        if not name.strip() or not listed or hidden(text) or name.strip() in out:
-            raise InputError("is not a step's name and its keys (each name once)", file=site, key="--group",
-                             value=clip(text), expected="NAME=KEY,KEY (power=power.gpus,power.gpu_tdp)")
+        if not name.strip() or len(name.strip()) > GROUP_NAME or not listed or hidden(text) or name.strip() in out:
+            raise InputError(f"is not a step's name (up to {GROUP_NAME} characters, each once) and its keys",
+                             file=site, key="--group", value=clip(text),
+                             expected="NAME=KEY,KEY (power=power.gpus,power.gpu_tdp)")
         out[name.strip()] = listed
     return out
 

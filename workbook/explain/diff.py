@@ -67,6 +67,7 @@ def _parts(old: Version, new: Version) -> list[Difference]:
 
 
 def _choices(old: Version, new: Version) -> list[Difference]:
+    """The structural choices and the words (a node's name) that differ; words move no figure."""
     a = {s.key: s for s in old.book.settings}
     b = {s.key: s for s in new.book.settings}
     out = []
@@ -76,7 +77,7 @@ def _choices(old: Version, new: Version) -> list[Difference]:
             either = y if y is not None else x
             out.append(Difference(CHOICE, key, either.label, "", x.value if x else "", y.value if y else "",
                                   x.source if x else "", y.source if y else "", section="Choices",
-                                  moves=(x.value if x else None) != (y.value if y else None)))
+                                  moves=(x.value if x else None) != (y.value if y else None) and either.shapes))
     return out
 
 
