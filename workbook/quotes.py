@@ -168,6 +168,19 @@ def chosen_quotes(site: Site) -> dict[str, Quote]:
     return out
 
 
+QUOTE_FIELDS = ("price", "lead", "qty", "date")  # a quote's input lines, in the Inputs sheet's order
+
+
+def quote_name(key: str, field: str) -> str:
+    """The name of a quote's input line (`quote_nodes_price`): quote_inputs writes it, the BOM reads it."""
+    return f"quote_{key}_{field}"
+
+
+def quoted_line(quote_inputs: Any, key: str, field: str) -> Any:
+    """A quote's input line (a field of QUOTE_FIELDS) from what quote_inputs returned."""
+    return getattr(quote_inputs, quote_name(key, field))
+
+
 def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: Any) -> Any:
     """The chosen quotes as input lines (price, lead time, date per line) and the date the plan is priced at
     (the site's `bom.price_date`, else the newest quote's date); None without quotes."""
@@ -178,14 +191,12 @@ def quote_inputs(book: Book, site: Site, quotes: dict[str, Quote], price_date: A
     lines: dict[str, Any] = {}
     for key, q in sorted(quotes.items()):
         origin = f"quoted by {q.vendor} on {q.date_text}: {q.file} (SHA-256 {q.sha256[:12]}...)"
-        lines[f"quote_{key}_price"] = s.input(f"quote_{key}_price", f"Quoted unit price: {key}", "USD",
-                                             q.unit_price, origin, fmt="#,##0.00", bounds=Range(0))
-        lines[f"quote_{key}_lead"] = s.input(f"quote_{key}_lead", f"Quoted lead time: {key}", "weeks",
-                                            q.lead_weeks, origin, fmt="#,##0", bounds=Range(0))
-        lines[f"quote_{key}_qty"] = s.input(f"quote_{key}_qty", f"Quantity quoted: {key}", "count", q.quantity,
-                                           origin, fmt="#,##0", bounds=Range(0))
-        lines[f"quote_{key}_date"] = s.input(f"quote_{key}_date", f"Quote date: {key}", "days", q.date, origin,
-                                            fmt="yyyy-mm-dd", bounds=Range(0))
+        for field, label, unit, value, fmt in (("price", "Quoted unit price", "USD", q.unit_price, "#,##0.00"),
+                                               ("lead", "Quoted lead time", "weeks", q.lead_weeks, "#,##0"),
+                                               ("qty", "Quantity quoted", "count", q.quantity, "#,##0"),
+                                               ("date", "Quote date", "days", q.date, "yyyy-mm-dd")):
+            name = quote_name(key, field)
+            lines[name] = s.input(name, f"{label}: {key}", unit, value, origin, fmt=fmt, bounds=Range(0))
     if price_date is None:  # the newest quote's date: a build does not depend on the day it runs
         newest = max(quotes.values(), key=lambda q: q.date)
         lines["price_date"] = s.input("price_date", "Date the plan is priced at (quotes' age is counted to it)",

@@ -23,7 +23,7 @@ from workbook.excel.pages import CHART_FONT, PAPERS, ROW_HEIGHT, TITLE_HEIGHT, B
 from workbook.excel.styles import FONT, Styles
 from workbook.excel.tables import lines_height
 from workbook.explain.bridge import Bridge, Output
-from workbook.explain.report import decimals, figure
+from workbook.explain.report import figure
 
 BRIDGE, DIFFERENCES = "Bridge", "Differences"
 STEP_WIDTH = 34  # the bridge table's first column: a step's name
@@ -59,9 +59,6 @@ class Shown:
     divisor: float = 1.0
 
 
-PP = '+0.00" pp";-0.00" pp";0.00" pp"'
-
-
 def shown(bridge: Bridge, oi: int) -> Shown:
     """Money in MUSD where every step is 10 MUSD or more, else in kUSD (else USD): three figures of each step; a
     share in % and its steps in percentage points; else the line's own format, its steps to two more decimals."""
@@ -73,13 +70,13 @@ def shown(bridge: Bridge, oi: int) -> Shown:
         fmt = formats.money(scale)
         return Shown(formats.scaled_unit("USD", scale), fmt, fmt, divisor={",,": 1e6, ",": 1e3, "": 1.0}[scale])
     if o.unit == "%":
-        return Shown("%", "0.0%", PP, 100.0)
-    fmt = formats.negatives_in_parentheses(o.fmt.split(";")[0].replace('"never"', ""))
-    return Shown(o.unit, fmt, formats.plain(decimals(o.fmt) + 2, False, grouped=True))
+        return Shown("%", "0.0%", formats.signed(2, "pp"), 100.0)  # the Sensitivity sheet's pp
+    return Shown(o.unit, formats.negatives_in_parentheses(o.fmt), formats.plain(formats.decimals(o.fmt) + 2))
 
 
 def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) -> None:
     outputs = bridge.outputs
+    hows = [shown(bridge, k) for k in range(len(outputs))]
     widths = [STEP_WIDTH] + [OUTPUT_WIDTH] * len(outputs)
     last = len(widths) - 1
     heights: dict[int, float] = {0: TITLE_HEIGHT}
@@ -92,10 +89,10 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
         row += 1
     head = row + 1
     ws.write_string(head, 0, "Step", styles.header_wrap)
-    for k, o in enumerate(outputs):
-        ws.write_string(head, 1 + k, f"{o.label} ({shown(bridge, k).unit})", styles.header_wrap)
-    heights[head] = max(lines_height(f"{o.label} ({shown(bridge, k).unit})", OUTPUT_WIDTH, bold=True)
-                        for k, o in enumerate(outputs))
+    titles = [f"{o.label} ({how.unit})" for o, how in zip(outputs, hows, strict=True)]
+    for k, title in enumerate(titles):
+        ws.write_string(head, 1 + k, title, styles.header_wrap)
+    heights[head] = max(lines_height(title, OUTPUT_WIDTH, bold=True) for title in titles)
     table = [("Old version", [o.old for o in outputs], False, styles.bold_wrap)]
     table += [(g.name, [float(bridge.steps[gi, oi]) for oi in range(len(outputs))], True, styles.text)
               for gi, g in enumerate(bridge.groups)]
@@ -107,8 +104,7 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
         r = head + 1 + k
         ws.write_string(r, 0, label, style)
         heights[r] = lines_height(label, STEP_WIDTH)
-        for c, v in enumerate(values):
-            how = shown(bridge, c)
+        for c, (v, how) in enumerate(zip(values, hows, strict=True)):
             if math.isfinite(v):
                 ws.write_number(r, 1 + c, v * how.step_factor if step else v,
                                 styles.value(how.step_fmt if step else how.fmt, "calc"))
@@ -125,8 +121,9 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
             ws.merge_range(top, 0, top, last, f"No waterfall of {o.label.lower()}: it has no value in a version or in "
                            "a mix of the two (n/a in the table above).", styles.text)
             continue
-        _waterfall_data(ws, styles, bridge, k, at)
-        ws.insert_chart(top, 0, _waterfall(wb, ws.name, bridge, o, at), {"y_offset": 4})
+        bars = waterfall(bridge, k)
+        _waterfall_data(ws, styles, bars, o, hows[k], at)
+        ws.insert_chart(top, 0, _waterfall(wb, ws.name, bars, o, hows[k], at), {"y_offset": 4})
     for col, width in enumerate(widths):
         ws.set_column(col, col, width)
     rows = [heights.get(r, ROW_HEIGHT) for r in range(spans[-1][1] + 1)]
@@ -155,20 +152,22 @@ def _residual(bridge: Bridge, oi: int) -> float:
     return float(bridge.steps[:, oi].sum()) - (o.new - o.old)
 
 
-def _waterfall_data(ws: Any, styles: Styles, bridge: Bridge, oi: int, at: int) -> None:
+def _waterfall_data(ws: Any, styles: Styles, bars: Bars, o: Output, how: Shown, at: int) -> None:
     """The chart's columns below the charts (not printed): each bar's category (its name and figure: a label
     inside a thin bar could not be read), base, up, up below 0, down, down below 0, version."""
-    o = bridge.outputs[oi]
     ws.write_row(at, 0, [f"Waterfall data: {o.label}", "Base", "Increase", "Increase (below 0)", "Decrease",
                          "Decrease (below 0)", "Version"], styles.bold)
-    for k, (name, parts, label) in enumerate(waterfall(bridge, oi)):
+    for k, (name, parts, label) in enumerate(bars):
         ws.write_string(at + 1 + k, 0, f"{name}: {label}", styles.label)
         for c, v in enumerate(parts):
             if v:
-                ws.write_number(at + 1 + k, 1 + c, v, styles.value(shown(bridge, oi).fmt, "calc"))
+                ws.write_number(at + 1 + k, 1 + c, v, styles.value(how.fmt, "calc"))
 
 
-def waterfall(bridge: Bridge, oi: int) -> list[tuple[str, tuple[float, ...], str]]:
+Bars = list[tuple[str, tuple[float, ...], str]]  # a waterfall's bars: name, stacked parts, label
+
+
+def waterfall(bridge: Bridge, oi: int) -> Bars:
     """Each bar of an output's waterfall: its name, its stacked parts (base, up, up below 0, down, down below 0,
     version) and its label. A step from a to b: below or above zero, a base to the nearer end and a bar to the
     other; across zero, no base and a bar on each side."""
@@ -197,28 +196,23 @@ def short(value: float, o: Output, how: Shown, signed: bool = False) -> str:
     """A bar's label in the chart's unit (its title says which): money scaled as the table shows it, a share in %
     (a step in percentage points)."""
     if o.unit == "USD":
-        decimals = 1 if how.divisor == 1e6 else 0
-        return f"{value / how.divisor:{'+' if signed else ''},.{decimals}f}" if math.isfinite(value) else "n/a"
+        places = 1 if how.divisor == 1e6 else 0
+        return f"{value / how.divisor:{'+' if signed else ''},.{places}f}" if math.isfinite(value) else "n/a"
     text = figure(value, o, signed)
     return text.replace(" %", "%") if o.unit == "%" else text.removesuffix(f" {o.unit}")
 
 
-def _waterfall(wb: Any, sheet: str, bridge: Bridge, o: Output, at: int) -> Any:
-    n = len(bridge.groups) + 2
+def _waterfall(wb: Any, sheet: str, bars: Bars, o: Output, how: Shown, at: int) -> Any:
+    n = len(bars)
     first, last = at + 1, at + n
     chart = wb.add_chart({"type": "column", "subtype": "stacked"})
     font = {"name": FONT, "size": CHART_FONT}
-    bars = waterfall(bridge, bridge.outputs.index(o))
     fills = [None, UP, UP, DOWN, DOWN, TOTAL]
     for c, fill in enumerate(fills):
         series = {"name": [sheet, at, 1 + c], "categories": [sheet, first, 0, last, 0],
                   "values": [sheet, first, 1 + c, last, 1 + c], "gap": 40}
-        if fill is None:
-            series |= {"fill": {"none": True}, "border": {"none": True}}
-        else:
-            series |= {"fill": {"color": fill}, "border": {"none": True}}
+        series |= {"fill": {"none": True} if fill is None else {"color": fill}, "border": {"none": True}}
         chart.add_series(series)
-    how = shown(bridge, bridge.outputs.index(o))
     chart.set_title({"name": f"{o.label} ({how.unit}): from the old version to the new",
                      "name_font": {"name": FONT, "size": 10, "bold": True}})
     chart.set_legend({"none": True})

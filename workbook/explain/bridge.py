@@ -26,7 +26,7 @@ from workbook.echo import clip
 from workbook.explain import shapley
 from workbook.explain.diff import QUOTE, Difference, changed_keys, differences, flat, quote_key
 from workbook.explain.versions import Version
-from workbook.formula.evaluation import evaluate, evaluate_overlays
+from workbook.formula.evaluation import evaluate, evaluate_overlays, scalar
 from workbook.inputs import InputError
 from workbook.models import Models
 from workbook.quotes import SECTION
@@ -110,7 +110,7 @@ def explain(old: Version, new: Version, groups: Mapping[str, Sequence[str]] | No
     ids = [i for i, _ in named]
     a = evaluate(old.book, {}, ids, strict=False)
     b = evaluate(new.book, {}, ids, strict=False)
-    outputs = tuple(Output(i, label, new.book.lines[i].unit_text, new.book.lines[i].fmt, _first(a[i]), _first(b[i]))
+    outputs = tuple(Output(i, label, new.book.lines[i].unit_text, new.book.lines[i].fmt, scalar(a[i]), scalar(b[i]))
                     for i, label in named)
     game, chosen = _quote_game(old, new, diffs, groups or {}, by_input, outputs, ids)
     if game is None:
@@ -140,7 +140,7 @@ class _Game:
 
 
 def _values(v: Version, groups: Sequence[Group]) -> dict[str, float]:
-    return {key: _first(v.book.lines[key].value) for g in groups for key in g.keys if key in v.book.lines}
+    return {key: scalar(v.book.lines[key].value) for g in groups for key in g.keys if key in v.book.lines}
 
 
 def _reproduces(game: _Game, groups: Sequence[Group], ids: list[str], outputs: Sequence[Output], *,
@@ -167,7 +167,7 @@ def _quote_game(old: Version, new: Version, diffs: list[Difference], named: Mapp
     with_quotes, other = (new, old) if added else (old, new)
     used = evaluate(other.book, {}, [line.id for k in added | removed for line in other.models.bill.used[k]])
     quoted = with_quotes.models.bill.quoted
-    stand = {mine.id: _first(used[theirs.id]) for k in added | removed  # the price and the lead time
+    stand = {mine.id: scalar(used[theirs.id]) for k in added | removed  # the price and the lead time
              for mine, theirs in zip(quoted[k][:2], other.models.bill.used[k], strict=True)}
     hosts = {key: quoted[k][0].id for k in added | removed for key in (quote_key(k), *(x.id for x in quoted[k]))}
     chosen = _groups(diffs, old, new, named, by_input, stand, hosts)
@@ -175,10 +175,6 @@ def _quote_game(old: Version, new: Version, diffs: list[Difference], named: Mapp
     game = (_Game(old, new, _values(new, chosen), theirs, on_new=True) if added
             else _Game(old, new, theirs, _values(old, chosen)))
     return (game, chosen) if _reproduces(game, chosen, ids, outputs, to_new=not added) else (None, [])
-
-
-def _first(v: np.ndarray) -> float:
-    return float(np.asarray(v, dtype=float).reshape(-1)[0])
 
 
 def _groups(diffs: list[Difference], old: Version, new: Version, named: Mapping[str, Sequence[str]],

@@ -13,9 +13,8 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from workbook.explain.versions import Version
+from workbook.formula.evaluation import scalar
 from workbook.formula.line import Line
 from workbook.inputs import EPOCH
 from workbook.quotes import Quote
@@ -86,7 +85,7 @@ def _inputs(old: Version, new: Version) -> list[Difference]:
     out = []
     for key in dict.fromkeys([*b, *a]):  # the new version's order, then what only the old one has
         x, y = a.get(key), b.get(key)
-        xv, yv = (None if line is None else float(np.asarray(line.value).reshape(-1)[0]) for line in (x, y))
+        xv, yv = (None if line is None else scalar(line.value) for line in (x, y))
         same_value = xv is not None and yv is not None and xv == yv
         if same_value and _same_source(x.note, y.note, old, new):
             continue

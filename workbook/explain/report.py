@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from workbook.excel import formats
 from workbook.explain.bridge import Bridge, Output
 from workbook.explain.diff import QUOTE, Difference
 
@@ -18,14 +19,8 @@ def figure(value: float, o: Output, signed: bool = False) -> str:
     sign = "+" if signed else ""
     if o.unit == "%":
         return f"{value * 100:{sign},.2f} {'pp' if signed else '%'}"
-    shown = 0 if o.unit == "USD" else decimals(o.fmt) + (2 if signed else 0)  # a step to two more decimals
+    shown = 0 if o.unit == "USD" else formats.decimals(o.fmt) + (2 if signed else 0)  # a step to two more
     return f"{value:{sign},.{shown}f} {o.unit}"
-
-
-def decimals(fmt: str) -> int:
-    """The decimals a number format shows (of its positive section)."""
-    body = fmt.split(";")[0]
-    return len(body.split(".")[1].rstrip("%_)\" ").split("_")[0]) if "." in body else 0
 
 
 def lines(bridge: Bridge, *, sources: bool = True) -> list[str]:

@@ -108,9 +108,9 @@ def _git_place(revision: str, path: Path) -> tuple[Path, str]:
 
 
 def _git(where: Path, args: list[str], revision: str, path: Path) -> bytes:
+    """git's output, or a one-line error naming the site file and the revision."""
     try:
-        done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, timeout=GIT_TIMEOUT,
-                              check=False)
+        done = _run_git(where, args)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise InputError(f"could not be read from git ({type(e).__name__})", file=path, key="--from",
                          value=revision, expected="git installed and the file in a repository") from None
@@ -118,6 +118,10 @@ def _git(where: Path, args: list[str], revision: str, path: Path) -> bytes:
         raise InputError("is not a revision at which git knows the site file", file=path, key="--from",
                          value=revision, expected="a commit, tag or branch of the file's repository") from None
     return done.stdout
+
+
+def _run_git(where: Path, args: list[str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", "-C", str(where), *args], capture_output=True, timeout=GIT_TIMEOUT, check=False)
 
 
 def _templates_at(top: Path, commit: str) -> tuple[tuple[str, Any, Any], ...]:
@@ -129,8 +133,10 @@ def _templates_at(top: Path, commit: str) -> tuple[tuple[str, Any, Any], ...]:
             relative = template.resolve().relative_to(top)
         except ValueError:
             return ()
-        done = subprocess.run(["git", "-C", str(top), "show", f"{commit}:{relative.as_posix()}"], capture_output=True,
-                              timeout=GIT_TIMEOUT, check=False)
+        try:
+            done = _run_git(top, ["show", f"{commit}:{relative.as_posix()}"])
+        except (OSError, subprocess.TimeoutExpired):
+            return ()  # git went away after reading the site: the templates are not compared, as outside the repo
         then = yaml.safe_load(done.stdout) if done.returncode == 0 else None
         now = yaml.safe_load(template.read_text(encoding="utf-8"))
         if then != now:

@@ -158,9 +158,13 @@ def scenarios_as_rows(book: Book) -> _Scenarios | None:
     return plan
 
 
-def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
-    v = overrides.get(key, book.lines[key].value)
+def scalar(v: Any) -> float:
+    """The one value of an input or a single-value line's answer (an array of one, in any shape)."""
     return float(np.asarray(v, dtype=float).reshape(-1)[0])
+
+
+def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
+    return scalar(overrides.get(key, book.lines[key].value))
 
 
 # ---------------------------------------------------------------- evaluate

@@ -34,7 +34,7 @@ from workbook.models.oob import OobOut
 from workbook.models.power import PowerOut
 from workbook.models.reliability import ReliabilityOut, Spare
 from workbook.presentation import Grid, GridColumn, Presented, Section
-from workbook.quotes import Quote
+from workbook.quotes import QUOTE_FIELDS, Quote, quoted_line
 from workbook.sheets import BOM as TITLE
 
 PREFIX = "bom"
@@ -170,8 +170,7 @@ def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooli
     total, variance, lead, months, support = _totals(s, b, sheet)
     _checks(s, fabric, oob, sheet.rows, items, quotes, quote_inputs, b)
     used = {x.item.key: (x.used, x.lead) for x in [*(p for ps in sheet.capex.values() for p in ps), *sheet.support]}
-    quoted = {k: tuple(getattr(quote_inputs, f"quote_{k}_{f}") for f in ("price", "lead", "qty", "date"))
-              for k in quotes}
+    quoted = {k: tuple(quoted_line(quote_inputs, k, f) for f in QUOTE_FIELDS) for k in quotes}
     return BomOut(total, variance, lead, months, support, tuple(sheet.rows), Presented(grids=(grid, table)), request,
                   used, quoted)
 
@@ -259,9 +258,9 @@ def _row(s: SheetBuilder, i: Inputs, item: Item, quote: Quote | None, q: Inputs 
         return qty, length, None
     budget = s.calc(f"{k}_budget_price", f"{item.label}: budget unit price", "USD", item.price, fmt=USD)
     if quote is not None and q is not None:
-        used = s.calc(f"{k}_unit_price", f"{item.label}: unit price (quoted)", "USD", getattr(q, f"quote_{k}_price"),
+        used = s.calc(f"{k}_unit_price", f"{item.label}: unit price (quoted)", "USD", quoted_line(q, k, "price"),
                       fmt=USD)
-        lead_in = getattr(q, f"quote_{k}_lead")
+        lead_in = quoted_line(q, k, "lead")
         basis = f"quoted by {quote.vendor}, {quote.date_text} ({quote.file})"
         if quote.comment:
             basis += f"; vendor's comment: {quote.comment}"
@@ -346,6 +345,6 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
         return
     for key, quote in quotes.items():
         s.check(f"quote_{key}_fresh", f"The quote for {key} ({quote.vendor}) is at most the stale age old",
-                q.price_date - getattr(q, f"quote_{key}_date") <= i.quote_max_age)
+                q.price_date - quoted_line(q, key, "date") <= i.quote_max_age)
         s.check(f"quote_{key}_quantity", f"The quote for {key} ({quote.vendor}) was for today's quantity",
-                qty[key].eq(getattr(q, f"quote_{key}_qty")))
+                qty[key].eq(quoted_line(q, key, "qty")))

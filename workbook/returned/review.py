@@ -39,6 +39,7 @@ from workbook.excel.writer import CellContext
 from workbook.explain.bridge import Bridge, explain
 from workbook.explain.shapley import EXACT_LIMIT
 from workbook.explain.versions import version
+from workbook.formula.evaluation import scalar
 from workbook.formula.line import Line
 from workbook.formula.overrides import expected
 from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
@@ -262,7 +263,7 @@ def _check_settings(reviewed: Path, cells: dict[tuple[int, int], Cell], layout: 
 
 
 def _built(line: Line) -> float:
-    return float(np.asarray(line.value).reshape(-1)[0])
+    return scalar(line.value)
 
 
 def _differs(a: float, b: float, rel: float = SAME) -> bool:
