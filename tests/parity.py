@@ -82,7 +82,7 @@ def check(built: list[Built], workdir: Path) -> Outcome:
             outcome.lines += 1
             for t in range(values.shape[1]):  # every period of a series line, the one value of the others
                 got = lo.get((sheet, coordinate(row, col + t)))
-                expected = cached(line, values, t)
+                expected = cached(line, values, t, b.model.values)
                 if is_error(got) or not same(expected, got):
                     outcome.problems.append(
                         f"{b.site_file.name}: {line.id}[{t}] Python {expected!r} != LibreOffice {got!r}"

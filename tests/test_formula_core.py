@@ -57,7 +57,7 @@ from workbook.formula.functions import (
     safe_div,
     where,
 )
-from workbook.formula.line import Line
+from workbook.formula.line import Line, message_at
 from workbook.inputs import Site
 from workbook.unit_constants import constant
 from workbook.units import Q_
@@ -279,6 +279,16 @@ class PintEvaluator:
             return self.func(n.name, [self.node(a, t) for a in n.args])
         if kind in ("RowAgg", "Irr"):
             return self.row_function(n)
+        if kind == "IrrFrom":  # the root nearest the guess (Newton from inside a narrow bracket), else the guess
+            guess = _mag(self.node(n.after[0], None))
+            roots = _irr_roots_by_bisection([_mag(q) for q in self.line(n.line)])
+            return Q_(min(roots, key=lambda r: abs(r - guess)) if roots else guess, "")
+        if kind == "Npv":  # the textbook sum, the first value discounted by one period
+            rate = _mag(self.node(n.rate, t))
+            row = self.line(n.line)
+            return sum((q / (1 + rate) ** (k + 1) for k, q in enumerate(row[1:], start=1)), row[0] / (1 + rate))
+        if kind == "Shown":  # a spreadsheet evaluates only the branch it takes
+            return self.node(n.value, t) if self.node(n.condition, t) else math.nan
         if kind == "Period":  # the column's number
             return Q_(float(t), "")
         if kind == "Rollup":  # the months whose key is this column's header (its number, or its fiscal year)
@@ -327,6 +337,8 @@ class PintEvaluator:
             return -pv * rate / (1 - (1 + rate) ** -nper)
         if name == "CHOOSE":
             return args[int(_mag(args[0]))]
+        if name == "ABS":
+            return abs(args[0])
         if name == "CRITBINOM":  # the binomial quantile, term by term in logarithms (no spreadsheet algorithm)
             return Q_(_binomial_quantile(*(_mag(a.to("")) for a in args)), "")
         raise AssertionError(f"the pint evaluator does not know {name}()")
@@ -337,6 +349,8 @@ class PintEvaluator:
             return sum(row[1:], row[0])
         if n.name == "MAX":
             return max(row)
+        if n.name == "MIN":
+            return min(row)
         if n.name == "AND":
             return all(bool(x) for x in row)
         if n.name == "IRR":
@@ -368,6 +382,23 @@ def _binomial_quantile(n: float, p: float, level: float) -> int:
         if total >= level:
             return k
     return n
+
+
+def _irr_roots_by_bisection(flows: list[float]) -> list[float]:
+    """Every rate per period from -99% a year to +1,000% at which the flows' present value is zero: sign changes
+    on a fine grid, each narrowed by bisection."""
+    def pv(r: float) -> float:
+        return math.fsum(f / (1 + r) ** k for k, f in enumerate(flows))
+
+    grid = [0.01 ** (1 / 12) * (1100 ** (1 / 12)) ** (k / 2000) - 1 for k in range(2001)]
+    roots = []
+    for a, b in itertools.pairwise(grid):
+        if (pv(a) > 0) != (pv(b) > 0):
+            for _ in range(100):
+                mid = (a + b) / 2
+                a, b = (mid, b) if (pv(mid) > 0) == (pv(a) > 0) else (a, mid)
+            roots.append((a + b) / 2)
+    return roots
 
 
 def _irr_by_bisection(flows: list[float]) -> float:
@@ -601,7 +632,7 @@ def _python_value(line: Line, v: np.ndarray) -> Any:
     if line.is_bool:
         return bool(x)
     x = float(x)
-    return line.guard_message if math.isnan(x) else x
+    return message_at(line, None) if math.isnan(x) else x
 
 
 def test_function_semantics_match_excel_and_libreoffice(libreoffice: str, tmp_path: Path) -> None:

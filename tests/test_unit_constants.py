@@ -26,7 +26,7 @@ from workbook.formula.evaluation import reads
 from workbook.formula.expr import UNIVERSAL, Named, Scale
 from workbook.presentation import Section
 from workbook.sheets import INPUTS
-from workbook.unit_constants import PATH, SECTION, constant, constants, is_constant, lookup
+from workbook.unit_constants import METHOD_PATH, PATH, SECTION, constant, constants, is_constant, lookup
 from workbook.units import Q_, power_of_ten, unit
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
@@ -83,7 +83,12 @@ def test_no_formula_of_a_site_shows_a_conversion_factor(site: Path) -> None:
 
 def test_each_constant_is_pints_factor_with_label_unit_and_definition() -> None:
     entries = yaml.safe_load(PATH.read_text())
-    assert list(constants()) == [f"units.{key}" for key in entries]
+    methods = yaml.safe_load(METHOD_PATH.read_text())
+    assert list(constants()) == [f"units.{key}" for key in entries] + [f"method.{key}" for key in methods]
+    for key, entry in methods.items():  # the method's numbers: the value, with its label, unit and source
+        line = constant(f"method.{key}")
+        assert float(line.formula.value) == float(entry["value"]) and line.label == entry["label"], key
+        assert entry["source"].split()[0] in line.note and (line.kind, line.section) == ("calc", SECTION), key
     for key, entry in entries.items():
         line = constant(f"units.{key}")
         value = float(line.formula.value)

@@ -24,7 +24,7 @@ from workbook.excel import layout as layout_mod
 from workbook.excel import writer
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, Layout
 from workbook.formula.expr import UNIVERSAL
-from workbook.formula.line import Line
+from workbook.formula.line import Line, message_at
 from workbook.sheet_reader import as_number
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.unit_constants import is_constant
@@ -62,7 +62,7 @@ def value_cells(b: Built, line: Line) -> list[tuple[str, int, int, Any]]:
         if line.is_bool:
             expected: Any = bool(x)
         elif math.isnan(float(x)):
-            expected = line.guard_message
+            expected = message_at(line, b.model.values, t) or line.guard_message
         else:
             expected = float(x)
         out.append((sheet, row, col + t, expected))
@@ -372,7 +372,8 @@ def allowed_literals(model: Model) -> list[float]:
             factors.add(factor(a, b))
         except Exception:
             continue
-    return sorted(set(UNIVERSAL) | factors | {10.0**k for k in range(-12, 13)})
+    method = {abs(float(line.formula.value)) for line in model.book.lines.values() if is_constant(line)}
+    return sorted(set(UNIVERSAL) | factors | method | {10.0**k for k in range(-12, 13)})
 
 
 def test_formulas_contain_no_numbers_but_constants_and_conversion_factors(built: Built) -> None:
@@ -476,7 +477,7 @@ def charts(built: Built) -> dict[str, str]:
     return out
 
 
-COST_CURVE = "Cost per GPU-hour used against utilisation: owning and renting on demand"
+COST_CURVE = "Cost per GPU-hour used against utilisation: owning, renting as the site rents, a committed contract"
 CUMULATIVE = "Cumulative cash out: owning vs renting"
 MUSD = '#,##0.0,,_);(#,##0.0,,);&quot;-&quot;_)'  # millions to 0.1, negatives in parentheses, zero as -
 
@@ -502,10 +503,10 @@ def test_bar_charts_start_from_zero(built: Built) -> None:
 
 
 def test_the_cost_curve_shows_the_rent_and_the_operating_point(built: Built) -> None:
-    """Owning's curve, renting's on demand (the same GPU-hours: they cross at the break-even) and the site's
-    point: its utilisation (70%) and owned cost (3.30 USD/GPU-h). The value axis runs from 0 to twice the larger of
-    the point and renting at full use (2 x 3.30 = 6.60), rounded up to 10, so the decision is not squeezed under
-    the curve's steep end at 10% (22.55 USD/GPU-h)."""
+    """Owning's curve, renting's as the site rents (the same GPU-hours: they cross at the break-even), a committed
+    contract's, and the site's point: its utilisation (70%) and owned cost (3.29 USD/GPU-h). The value axis runs
+    from 0 to twice the larger of the point and renting at full use (2 x 3.29 = 6.58), rounded up to 10, so the
+    decision is not squeezed under the curve's steep end at 10% (22.55 USD/GPU-h)."""
     xml = charts(built)[COST_CURVE]
     refs = re.findall(r"<c:f>([^<]+)</c:f>", xml)
     for line in ("tco.utilisation", "tco.owned_cost_per_gpu_hour"):  # the point: one cell each, where the line is
@@ -513,7 +514,8 @@ def test_the_cost_curve_shows_the_rent_and_the_operating_point(built: Built) -> 
         where = sheet if re.fullmatch(r"\w+", sheet) else f"'{sheet}'"
         assert f"{where}!${get_column_letter(col + 1)}${row + 1}" in refs, (line, refs)
     assert re.findall(r"<c:tx><c:v>([^<]*)</c:v></c:tx>", xml) == [
-        "Owned cost per GPU-hour", "Rented cost per GPU-hour on demand", "This site: owned, at its utilisation"]
+        "Owned cost per GPU-hour", "Rented cost per GPU-hour as the site rents",
+        "Rented cost per GPU-hour under a committed contract", "This site: owned, at its utilisation"]
     value_axis = xml.split("<c:valAx>")[-1]
     assert '<c:max val="10.0"/>' in value_axis and '<c:min val="0"/>' in value_axis
     assert '<c:max val="1"/>' in xml.split("<c:valAx>")[1]  # utilisation to 100%

@@ -20,15 +20,18 @@ from pathlib import Path
 import numpy as np
 import pint
 
-from workbook.formula.expr import Constant, use_conversions
-from workbook.formula.line import Line, reads
+from workbook.formula.expr import Constant, use_conversions, use_tolerance
+from workbook.formula.line import Line, pint_text, reads
 from workbook.sheets import INPUTS
 from workbook.units import factor, power_of_ten, unit
 from workbook.yaml_reader import read_yaml
 
 PATH = Path(__file__).resolve().parent.parent / "templates" / "unit_constants.yaml"
+METHOD_PATH = PATH.with_name("method_constants.yaml")  # the method's own numbers (a tolerance, a search range)
 PREFIX = "units"  # ids `units.<key>`, names `units_<key>`: a model's ids have three parts under a namespace
-SECTION = "Unit conversion factors (constants, not inputs)"
+METHOD = "method"  # ids `method.<key>`: the method's numbers
+SECTION = "Constants: unit conversion factors and the method's numbers (not inputs)"
+TOLERANCE = f"{METHOD}.check_tolerance"  # the relative tolerance of every computed equality or limit
 
 
 @dataclass(frozen=True)
@@ -71,15 +74,35 @@ def _table() -> dict[str, _Definition]:
     return {d.line.id: d for d in (_definition(key, entry) for key, entry in data.items())}
 
 
+def _method_line(key: str, entry: dict[str, object]) -> Line:
+    value = float(entry["value"])  # type: ignore[arg-type]
+    u = unit(pint_text(str(entry["unit"])))
+    note = f"{entry['definition']} Source: {entry['source']}."
+    fmt = "0.0%" if entry["unit"] == "%" else _fmt(value)
+    return Line(f"{METHOD}.{key}", str(entry["label"]), str(entry["unit"]), u, "calc", INPUTS, note,
+                Constant(value, u), fmt, section=SECTION)
+
+
+@functools.cache
+def _methods() -> dict[str, Line]:
+    data, _ = read_yaml(METHOD_PATH)
+    return {line.id: line for line in (_method_line(key, entry) for key, entry in data.items())}
+
+
 def constants() -> dict[str, Line]:
-    """Every constant's line by id, in the data file's order."""
-    return {k: d.line for k, d in _table().items()}
+    """Every constant's line by id: the conversion factors, then the method's numbers, in the data files' order."""
+    return {**{k: d.line for k, d in _table().items()}, **_methods()}
 
 
 def constant(line_id: str) -> Line | None:
     """The constant with this id, or None."""
     d = _table().get(line_id)
-    return d.line if d is not None else None
+    return d.line if d is not None else _methods().get(line_id)
+
+
+def method(key: str) -> Line:
+    """One of the method's numbers (templates/method_constants.yaml), by its key: `method("irr_search_low")`."""
+    return _methods()[f"{METHOD}.{key}"]
 
 
 def is_constant(line: Line) -> bool:
@@ -111,7 +134,7 @@ def lookup(src: pint.Unit, dst: pint.Unit) -> Match | None:
 
 def read_by(lines: Iterable[Line]) -> set[str]:
     """The ids of the constants these lines' formulas read."""
-    return {other for line in lines for other in reads(line) if other in _table()}
+    return {other for line in lines for other in reads(line) if constant(other) is not None}
 
 
 def with_constants(all_lines: Iterable[Line], holds: Callable[[Line], bool],
@@ -127,3 +150,4 @@ def with_constants(all_lines: Iterable[Line], holds: Callable[[Line], bool],
 
 
 use_conversions(lookup)  # formulas built once this module is imported name the constants (workbook.book imports it)
+use_tolerance(lambda: _methods()[TOLERANCE])  # and every check of a computed equality or limit names its tolerance

@@ -11,7 +11,7 @@ from xlsxwriter.utility import xl_col_to_name
 
 from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, VALUE, Layout
 from workbook.formula.expr import Context
-from workbook.formula.line import Line
+from workbook.formula.line import Line, message_at
 
 _letters = functools.lru_cache(maxsize=1 << 14)(xl_col_to_name)  # "C" from 2: each column's letters worked out once
 _THIS, _PREVIOUS = "\x00", "\x01"  # a template's open column letters: its own column's, the previous column's
@@ -79,12 +79,13 @@ def filled(template: str, col: int) -> str:
     return template.replace(_THIS, _letters(col)).replace(_PREVIOUS, _letters(col - 1))
 
 
-def cached(line: Line, value: np.ndarray, period: int = 0) -> Any:
-    """The value Excel shows before it recalculates: a number, TRUE/FALSE, or the guard's message."""
+def cached(line: Line, value: np.ndarray, period: int = 0, values: dict[str, np.ndarray] | None = None) -> Any:
+    """The value Excel shows before it recalculates: a number, TRUE/FALSE, or the words it shows instead (a guard's
+    message; for a value shown only where a condition holds, which of its messages, read from `values`)."""
     v = value[0, period] if value.ndim == 2 else value.reshape(-1)[period]
     if line.is_bool:
         return bool(v)
     v = float(v)
     if math.isnan(v) and line.guard_message is not None:
-        return line.guard_message
+        return message_at(line, values, period) or line.guard_message
     return v

@@ -137,10 +137,10 @@ def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout,
                 ws.write_number(r, c, float(value.reshape(-1)[0]), fmt)
                 validate(ws, cell, r, c)
             elif cell.id in layout.as_values:
-                ws.write(r, c, cached(cell, value), fmt)
+                ws.write(r, c, cached(cell, value, values=values), fmt)
             else:
                 write_formula(ws, r, c, "=" + cell.formula.render(CellContext(layout, ws.name)), fmt,
-                              cached(cell, value))
+                              cached(cell, value, values=values))
             wb.define_name(cell.name, f"='{ws.name}'!{xl_rowcol_to_cell(r, c, row_abs=True, col_abs=True)}")
             continue
         text = str(cell)

@@ -131,7 +131,7 @@ def _write_facts(ws: Any, styles: Styles, table: Any, values: dict[str, np.ndarr
         ws.write_string(r, 1, fact.unit, styles.unit)
         fmt = styles.value(fact.fmt, "calc")
         if fact.line is not None:
-            write_formula(ws, r, 2, f"={fact.line.name}", fmt, cached(fact.line, values[fact.line.id]))
+            write_formula(ws, r, 2, f"={fact.line.name}", fmt, cached(fact.line, values[fact.line.id], values=values))
         elif isinstance(fact.value, str):
             ws.write_string(r, 2, fact.value, styles.bold_top)
         else:
@@ -207,7 +207,8 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     """Rows of figures, one column per case; every cell is =name of a line, with its cached value. It prints at
     its chart's readable scale, as many pages across as the cases take (the label and unit on each)."""
     head, first_col = CURRENT_ROW, 2
-    cases = [_case_width([cached(line, values[line.id]) for line in lines]) for _, _, lines in view.columns]
+    cases = [_case_width([cached(line, values[line.id], values=values) for line in lines])
+             for _, _, lines in view.columns]
     label_width = min(52, max(30, *(len(r) + 1 for r in view.rows)))
     shown = [_row_shown(view, r, values) for r in range(len(view.rows))]
     unit_width = max([12, *(len(x.unit) + 2 for x in shown)])
@@ -234,7 +235,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
         for k, (_, _, lines) in enumerate(view.columns):
             line = lines[r]
             write_formula(ws, first_row + r, first_col + k, f"={line.name}", styles.value(shown[r].fmt, "calc"),
-                          cached(line, values[line.id]))
+                          cached(line, values[line.id], values=values))
     last_col = first_col + len(view.columns) - 1
     last_row = first_row + len(view.rows) - 1
     for c, width in enumerate(widths):

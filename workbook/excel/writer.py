@@ -177,13 +177,13 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         write_total(ws, styles, layout, sheet, line, value, row, frozen, shown.fmt)
     if frozen:  # it reads lines this document does not hold: its value, computed from the full book
         for t in range(value.shape[1] if line.series else 1):
-            v = cached(line, value, t)
+            v = cached(line, value, t, values)
             shown = styles.fixed_check(fmt, v) if line.is_bool else fmt
             ws.write(row, (FIRST_PERIOD + t) if line.series else VALUE, v, shown)
         return
     if not line.series:
         write_formula(ws, row, VALUE, "=" + line.formula.render(CellContext(layout, sheet)), fmt,
-                      cached(line, value))
+                      cached(line, value, values=values))
         return
     template = None
     for t in range(value.shape[1]):
@@ -193,7 +193,7 @@ def _write_line(ws: Any, styles: Styles, layout: Layout, sheet: str, line: Line,
         else:
             template = template or "=" + line.formula.render(ColumnTemplate(layout, sheet))
             text = filled(template, col)
-        write_formula(ws, row, col, text, fmt, cached(line, value, t))
+        write_formula(ws, row, col, text, fmt, cached(line, value, t, values))
 
 
 def _note(line: Line, layout: Layout) -> str:
@@ -224,7 +224,7 @@ def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: d
     sl = layout.sheets[title]
     notes = {row: _note(item, layout) for row, item in sl.rows if isinstance(item, Line)}
     shown = {row: v for row, item in sl.rows if isinstance(item, Line) and not item.series
-             and isinstance(v := cached(item, values[item.id]), str)}
+             and isinstance(v := cached(item, values[item.id], values=values), str)}
     sizing.size_and_print(ws, layout, title, paper, values, notes, shown, subtitle(title))
     ws.freeze_panes(HEADER_ROW + 1, LABEL + 1)
 

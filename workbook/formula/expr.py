@@ -457,6 +457,22 @@ def use_conversions(lookup: Callable[[pint.Unit, pint.Unit], Any]) -> None:
     _CONVERSIONS[:] = [lookup]
 
 
+_TOLERANCE: list[Callable[[], Line]] = []  # the line that holds the tolerance of a computed equality, once given
+
+
+def use_tolerance(provider: Callable[[], Line]) -> None:
+    """Give the formula core the line that holds the relative tolerance every check of a computed equality or limit
+    names (workbook.unit_constants: templates/method_constants.yaml), as a function read when a check is built."""
+    _TOLERANCE[:] = [provider]
+
+
+def tolerance() -> Line:
+    """The tolerance's line (see use_tolerance)."""
+    if not _TOLERANCE:
+        raise FormulaError("no tolerance for computed comparisons is given (workbook.unit_constants gives it)")
+    return _TOLERANCE[0]()
+
+
 def scaled(n: Node, f: float, to_unit: pint.Unit) -> Node:
     """`n` times `f`, in `to_unit`: a power of ten in the formula (it reads plainly), any other factor by the
     named constant that does the conversion (workbook.unit_constants), or in the formula where none does."""
@@ -673,6 +689,30 @@ class Guard(Node):
         return f'IF({self.b.render(ctx)}=0,"{text}",{self.div.render(ctx)})'
 
 
+class Shown(Node):
+    """`value` where `condition` holds, else a message instead of a number: IF(condition, value, "message"). For an
+    answer that is only a figure when it is proven (an IRR that is a root) or valid (the checks it needs pass)."""
+
+    NODES = ("condition", "value")
+
+    def __init__(self, condition: Any, value: Any, message: str):
+        self.condition, self.value, self.message = as_node(condition), as_node(value), message
+        if not self.condition.is_bool:
+            raise FormulaError("a shown value's condition must be a comparison or a check")
+        self.unit = self.value.unit
+
+    def converted(self, to_unit: pint.Unit, what: str) -> Shown:
+        """The conversion goes inside the IF, so the message branch stays text."""
+        return Shown(self.condition, convert(self.value, to_unit, what), self.message)
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        return np.where(np.asarray(self.condition.evaluate(env), bool), self.value.evaluate(env), np.nan)
+
+    def render(self, ctx: Context) -> str:
+        text = self.message.replace('"', '""')
+        return f'IF({self.condition.render(ctx)},{self.value.render(ctx)},"{text}")'
+
+
 # ---------------------------------------------------------------- the timeline
 
 
@@ -726,6 +766,30 @@ class RowAgg(Node):
     def render(self, ctx: Context) -> str:
         args = [b.render(ctx) for b in self.before] + [ctx.row_range(self.line)] + [a.render(ctx) for a in self.after]
         return f"{self.wrap[0]}{self.name}({','.join(args)}){self.wrap[1]}"
+
+
+class Npv(Node):
+    """NPV(rate, row): a row's values discounted at a rate per period, the first (time 0) by one period, as Excel's
+    NPV. The rate may be a row itself (a rate in each column: an IRR search's candidates), then so is the value."""
+
+    NODES = ("rate",)
+    LINES = ("line",)
+
+    def __init__(self, rate: Node, line: Line, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+        if not line.series:
+            raise FormulaError(f"npv() needs a row; {line.id} is a single value")
+        self.rate, self.line, self.fn, self.unit = rate, line, fn, line.unit
+
+    def evaluate(self, env: Env) -> np.ndarray:
+        rate = np.asarray(self.rate.evaluate(env), float)
+        state = env.whole_rows()
+        try:
+            return self.fn(rate, env.values[self.line.id])
+        finally:
+            env.restore(state)
+
+    def render(self, ctx: Context) -> str:
+        return f"NPV({self.rate.render(ctx)},{ctx.row_range(self.line)})"
 
 
 class Period(Node):

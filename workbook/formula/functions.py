@@ -19,13 +19,16 @@ from workbook.formula.expr import (
     Guard,
     Lagged,
     Node,
+    Npv,
     Period,
     Prev,
     Rollup,
     RowAgg,
+    Shown,
     UnitError,
     as_node,
     convert,
+    tolerance,
 )
 from workbook.formula.line import Line
 from workbook.units import unit
@@ -169,6 +172,49 @@ def added(items: Iterable[Any]) -> Node:
     return out
 
 
+def abs_(x: Any) -> Node:
+    """ABS(x): the size of a value without its sign, in its unit."""
+    node = as_node(x)
+    return _twin(Func("ABS", [node], np.abs, node.unit), abs)
+
+
+def _within(a: Any, b: Any, op: str) -> Node:
+    """a op b within the tolerance: |a - b| <= t x MAX(1, |a|, |b|) for "close", a - b <= that for "at_most"."""
+    x, y = as_node(a), as_node(b)
+    y = convert(y, x.unit, "a computed comparison needs like units")
+    margin = tolerance() * max_(Const(1, x.unit), abs_(x), abs_(y))
+    gap = abs_(x - y) if op == "close" else x - y
+    return gap <= margin
+
+
+def close(a: Any, b: Any) -> Node:
+    """TRUE when two computed values agree within the method's tolerance (templates/method_constants.yaml):
+    ABS(a-b) <= tolerance x MAX(1, ABS(a), ABS(b)), relative, or absolute below 1 in a's unit. Never = between two
+    computed values: LibreOffice compares to about 15 digits, Gnumeric bit for bit, so `=` is engine-dependent."""
+    return _within(a, b, "close")
+
+
+def at_most(a: Any, b: Any) -> Node:
+    """TRUE when a <= b, within the method's tolerance (a limit between computed values; see close)."""
+    return _within(a, b, "at_most")
+
+
+def at_least(a: Any, b: Any) -> Node:
+    """TRUE when a >= b, within the method's tolerance (see close)."""
+    return _within(b, a, "at_most")
+
+
+def only_if(condition: Line, value: Any, message: str) -> Node:
+    """`value` where the TRUE/FALSE line `condition` holds, else `message` in its cell (IF(condition, value,
+    "message")); only as a line's whole formula. An answer that is a figure only when proven or valid."""
+    if not isinstance(condition, Line) or not condition.is_bool:
+        raise FormulaError("only_if() takes a TRUE/FALSE line as its condition (its cached words read it)")
+    shown = Shown(condition, value, message)
+    if shown.value.is_bool:
+        raise FormulaError("only_if() shows a number or its message, not a TRUE/FALSE (a cell is one or the other)")
+    return shown
+
+
 def safe_div(a: Any, b: Any, message: str) -> Node:
     """a / b, showing `message` instead of #DIV/0! where b is zero (only as a line's whole formula)."""
     return Guard(a, b, message)
@@ -262,6 +308,37 @@ def _annual_irr(row: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """(1 + monthly IRR)^12 - 1, with the spreadsheet's addition, power and subtraction."""
     growth = spreadsheet.approx_add(1.0, kernels.irr(row, guess))
     return spreadsheet.approx_sub(spreadsheet.power(growth, 12.0), 1.0)
+
+
+def npv(rate: Any, line: Line) -> Node:
+    """NPV(rate, row): the row discounted at `rate` per period, its first value (time 0) by one period, as Excel's
+    NPV (multiply by 1 + rate for the value at time 0). `rate` may be a row: one rate in each column."""
+    r = convert(as_node(rate), DIMENSIONLESS, "npv() rate per period")
+    return Npv(r, line, kernels.npv)
+
+
+class IrrFrom(RowAgg):
+    """IRR(row, IRR(row, guess)), or the guess itself where IRR does not converge from it: a number in every case,
+    which a check then proves a root (or not)."""
+
+    def __init__(self, line: Line, guess: Node):
+        super().__init__("IRR", line, _irr_or_guess, DIMENSIONLESS, after=[guess])
+
+    def render(self, ctx: Any) -> str:
+        row, guess = ctx.row_range(self.line), self.after[0].render(ctx)
+        return f"IFERROR(IRR({row},IRR({row},{guess})),{guess})"
+
+
+def _irr_or_guess(row: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    root = kernels.irr(row, kernels.irr(row, guess))
+    g = np.broadcast_to(np.asarray(guess, float).reshape(-1, 1), root.shape)
+    return np.where(np.isnan(root), g, root)
+
+
+def irr_from(line: Line, guess: Any) -> Node:
+    """The IRR per period Newton's method finds from `guess` (polished by a second IRR from the first's answer), or
+    the guess where it finds none: seed it inside a bracket where the NPV changes sign, and prove the result."""
+    return IrrFrom(line, convert(as_node(guess), DIMENSIONLESS, "irr_from() guess"))
 
 
 def irr(line: Line, guess: Any, message: str, per_year: int = 1) -> Node:

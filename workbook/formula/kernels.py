@@ -346,3 +346,22 @@ def irr(row: Any, guess: Any) -> np.ndarray:
             count[todo] += 1
     x = np.where((g == 0) & (np.abs(x) < IRR_EPS), 0.0, x)
     return np.where(eps < IRR_EPS, x, np.nan)[:, None]
+
+
+def npv(rate: Any, row: Any) -> np.ndarray:
+    """NPV(rate, row) for a rate in each column of `rate` (batch, columns): sum over t of row[:, t] / (1 + rate)^(t+1),
+    shape (batch, columns). LibreOffice adds v / pow(1 + r, t + 1) in a KahanSum; here the discount is built by
+    multiplying (1 + r) in and the terms are added in order: the same to about t x 1e-16 of each term, which the
+    workbook only reads divided by the NPV of the row's absolute values (an IRR search's sign) or as a sign."""
+    rate, row = np.atleast_2d(_f(rate)), np.atleast_2d(_f(row))
+    batch = max(rate.shape[0], row.shape[0])
+    rate = np.broadcast_to(rate, (batch, rate.shape[1]))
+    row = np.broadcast_to(row, (batch, row.shape[1]))
+    growth = 1.0 + rate
+    out = np.zeros(rate.shape)
+    factor = np.ones(rate.shape)
+    with np.errstate(all="ignore"):
+        for t in range(row.shape[1]):
+            factor = factor * growth
+            out = out + row[:, t : t + 1] / factor
+    return out

@@ -26,6 +26,7 @@ from workbook.formula.expr import (
     Operand,
     Prev,
     Ref,
+    Shown,
     UnitError,
     convert,
     unit_errors,
@@ -60,6 +61,7 @@ class Line(Operand):
     validity: bool = False  # a check the model's own numbers need (e.g. the life fits the timeline)
     year_keys: Node | None = None  # a roll-up key row: each yearly column's key (its header); None: its number
     balance_change: bool = False  # a change in a balance (debt, book value, tax owed): it nets to 0 over the life
+    position: bool = False  # a position on the timeline in months (a month's number), not an amount: no total
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self.__dict__.get("_sealed"):
@@ -107,6 +109,23 @@ class Line(Operand):
         if isinstance(self.formula, Ref):  # =other_line shows the other line's message as it is
             return self.formula.line.guard_message
         return getattr(self.formula, "message", None)
+
+
+def message_at(line: Line, values: dict[str, np.ndarray] | None, period: int = 0) -> str | None:
+    """The words a line's cell shows where its value is no number (NaN), or None: a guard's message; for a value
+    shown only if a condition holds (only_if), its message where the condition fails, else what the value it
+    shows says (read from `values`, which hold the condition's line)."""
+    f = line.formula
+    if isinstance(f, Ref):
+        return message_at(f.line, values, period)
+    if isinstance(f, Shown) and values is not None and isinstance(f.condition, Ref):
+        held = values.get(f.condition.line.id)
+        if held is not None:
+            flat = held.reshape(held.shape[0], -1)[0] if held.ndim else held.reshape(-1)
+            if bool(flat[min(period, flat.size - 1)]):
+                return message_at(f.value.line, values, period) if isinstance(f.value, Ref) else None
+            return f.message
+    return getattr(f, "message", None)
 
 
 def as_stored(x: float) -> float:
@@ -159,7 +178,7 @@ def finalise(node: Node, u: pint.Unit, line_id: str, label: str, unit_text: str)
             raise FormulaError("a guarded formula (safe_div, irr) must be the whole formula", line=line_id,
                                label=label)
     what = f"declared unit {unit_text or '(pure number)'}"
-    node = node.converted(u, what) if isinstance(node, Guard) else convert(node, u, what)
+    node = node.converted(u, what) if isinstance(node, Guard | Shown) else convert(node, u, what)
     errors = unit_errors(node)
     if errors:
         raise UnitError.of(node, line=line_id, label=label)
