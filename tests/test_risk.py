@@ -202,7 +202,7 @@ BAD = [  # (the inputs: entry or the whole section changed, the key the error na
      "risk.inputs.tco.lead_time.distribution"),
     ({"tco.lead_time": {"distribution": "discrete", "values": ["3 months", "6 months"], "weights": [1],
                         "source": SOURCE}}, "risk.inputs.tco.lead_time.weights"),
-    ({"tco.lead_time": {"distribution": "discrete", "values": ["3 months", "6.5 months"], "weights": [1, 1],
+    ({"tco.lead_time": {"distribution": "discrete", "values": ["3 months", "6.5 months"], "weights": [0.5, 0.5],
                         "source": SOURCE}}, "risk.inputs.tco.lead_time.values[1]"),
     ({"tco.electricity_price": {"distribution": "normal", "mean": "0.08 USD/kWh", "sd": "0 USD/kWh",
                                 "low": "0.04 USD/kWh", "high": "0.2 USD/kWh", "source": SOURCE}},
@@ -317,8 +317,8 @@ def test_the_risk_sheets_figures_are_the_apis(built):
         assert row == [stored(float(x)) for x in expected]
     for c in result.contributions:
         r = _found(ws, c.label)
-        assert [ws.cell(r, col).value for col in (3, 4, 5)] == [stored(c.rank), stored(c.partial), stored(c.share)]
-    assert len(ws._charts) == 2
+        assert [ws.cell(r, col).value for col in (3, 4, 5)] == [stored(c.share), stored(c.rank), stored(c.partial)]
+    assert len(ws._charts) == 4  # the S-curve, the histogram, the drivers, the convergence
 
 
 def test_the_summary_shows_the_odds_and_the_p10_to_p90(built):
@@ -349,7 +349,7 @@ def test_a_sample_that_breaks_a_check_is_left_out_and_counted(tmp_path):
     """Lead time 0 or 40 months, half each: 40 + the 60-month life overruns the 96-month timeline (the validity
     check the tornado also honours), so those samples are left out, counted by their reason, and the figures are
     those of the samples with lead time 0 alone."""
-    lead = {"distribution": "discrete", "values": ["0 months", "40 months"], "weights": [1, 1], "source": SOURCE}
+    lead = {"distribution": "discrete", "values": ["0 months", "40 months"], "weights": [0.5, 0.5], "source": SOURCE}
     mixed = api.risk(risk_site(tmp_path, {"samples": 1000, "seed": 4, "inputs": {"tco.utilisation": GOOD,
                                                                                   "tco.lead_time": lead}}))
     drawn = sampling.draw(load_all(risk_site(tmp_path, {"samples": 1000, "seed": 4, "inputs": {

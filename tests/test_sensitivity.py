@@ -190,15 +190,18 @@ def test_a_case_the_model_cannot_compute_is_na_with_its_reason_whole(tmp_path: P
 
 def test_the_tornado_ranks_continuous_inputs_by_the_npv_advantage(example: Built) -> None:
     """Widest bar of the NPV advantage first; the rent inputs that decide the answer are in it, and no whole-number
-    input is swung (6 or 10 GPUs per node is no option a buyer has). Every row moves the NPV advantage by more
-    than 1% of the NPV of owning one way or the other."""
+    input is swung (6 or 10 GPUs per node is no option a buyer has) but the useful life and the lead time, by
+    whole-month steps. Every row moves the NPV advantage by more than 1% of the NPV of owning one way or the
+    other."""
     from workbook.models import all_specs
 
     specs = {spec.key: spec for spec in all_specs()}
     by_label = inputs_by_label(example.model)
     rows = table_rows(example.sheet)
     swung = [by_label[row[0].value] for row in rows]
-    assert all(not specs[line.id].integer and not specs[line.id].date for line in swung), [x.id for x in swung]
+    stepped = {"tco.useful_life", "tco.lead_time"}
+    assert all((not specs[line.id].integer or line.id in stepped) and not specs[line.id].date for line in swung), [
+        x.id for x in swung]
     ids = [line.id for line in swung]
     assert "tco.on_demand_price" in ids and "tco.rent_price_change" in ids and "power.gpus_per_node" not in ids
     change = [(row[9].value, row[10].value) for row in rows]  # the NPV advantage's change at low and at high
@@ -235,8 +238,8 @@ def test_the_break_even_rent_change_sits_beside_the_break_even_utilisation(examp
     """The root, hand-checked: the NPV advantage just below it is negative (renting ahead) and just above it
     positive (buying ahead); on the sheet beside the live break-even utilisation, labelled a build-time value."""
     shown = facts(example.sheet)
-    assert list(shown) == ["Break-even utilisation (vs on-demand rent)", RENT_ROOT]
-    live = shown["Break-even utilisation (vs on-demand rent)"][1]
+    assert list(shown) == ["Break-even utilisation (against the rent in force)", RENT_ROOT]
+    live = shown["Break-even utilisation (against the rent in force)"][1]
     assert live.value == "=tco_break_even_utilisation"
     unit, cell, note = shown[RENT_ROOT]
     root = cell.value

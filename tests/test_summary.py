@@ -18,11 +18,17 @@ from workbook import sheets
 from workbook.api import Model, build, load, save
 from workbook.document import engineering_copy
 from workbook.excel.layout import VALUE
-from workbook.formula.expr import Ref
+from workbook.formula.expr import Ref, Shown
 
 BASE = yaml.safe_load(EXAMPLE.read_text())
-ANSWER_FIGURES = ["tco.npv_advantage", "tco.owned_cost_per_gpu_hour", "tco.rented_cost_per_gpu_hour",
-                  "tco.break_even_utilisation", "tco.irr_buy", "tco.utilisation", "tco.on_demand_price"]
+ANSWER_FIGURES = ["tco.reserved_share", "tco.npv_advantage", "tco.npv_advantage_on_demand",
+                  "tco.npv_advantage_committed", "tco.owned_cost_per_gpu_hour", "tco.rented_cost_per_gpu_hour",
+                  "tco.rented_cost_per_gpu_hour_on_demand", "tco.rented_cost_per_gpu_hour_committed",
+                  "tco.break_even_utilisation", "tco.break_even_utilisation_on_demand",
+                  "tco.break_even_utilisation_committed", "tco.irr_buy", "tco.irr_buy_roots", "tco.mirr_buy",
+                  "tco.payback_month", "tco.operating_payback_month", "tco.payback_rests_on_exit",
+                  "tco.discounted_payback_month", "tco.utilisation", "tco.on_demand_price", "tco.reserved_price",
+                  "tco.tax_rate"]
 
 
 @pytest.fixture(scope="module")
@@ -35,29 +41,37 @@ def summary_rows(model: Model) -> list[Any]:
 
 
 def shows(line: Any) -> str:
-    """The id of the line a Summary row shows (=its name), or its own id."""
+    """The id of the line a Summary row shows (=its name, or IF(valid, its name, "n/a...")), or its own id."""
+    if isinstance(line.formula, Shown) and isinstance(line.formula.value, Ref):
+        return line.formula.value.line.id
     return line.formula.line.id if isinstance(line.formula, Ref) else line.id
 
 
 @pytest.mark.slow
 def test_the_answer_comes_first_then_the_master_check_then_what_to_confirm(example: Model) -> None:
-    """Row by row: the sentence, the NPV advantage, owned and rented cost per GPU-hour, the break-even, the IRR,
-    the utilisation and rent price that drive it; the master check; the estimates; then the cluster (its GPUs)."""
+    """Row by row: the sentence, the rent in force, the NPV advantage against it, on demand and a committed
+    contract, the costs per GPU-hour and the break-evens of each, the IRR (its roots and the MIRR), the paybacks,
+    the inputs that drive them and the tax rate, then the checks the figures rest on; the master check; the
+    estimates; then the cluster (its GPUs)."""
     rows = summary_rows(example)
     assert rows[0].id == "summary.answer" and shows(rows[0]) == "tco.npv_advantage"
-    assert [shows(x) for x in rows[1:8]] == ANSWER_FIGURES
-    assert shows(rows[8]) == "checks.all_pass"
+    n = len(ANSWER_FIGURES)
+    assert [shows(x) for x in rows[1:1 + n]] == ANSWER_FIGURES
+    valid = [shows(x) for x in rows[1 + n:] if x.id.startswith("summary.valid_")]
+    assert valid and all(example.book.lines[k].validity for k in valid)
+    rows = rows[1 + n + len(valid):]
+    assert shows(rows[0]) == "checks.all_pass"
     confirm = [x for x in rows if x.id.startswith("summary.confirm_")]
-    assert rows[9:9 + len(confirm)] == confirm
-    assert shows(rows[9 + len(confirm)]) == "power.gpus"
+    assert rows[1:1 + len(confirm)] == confirm
+    assert shows(rows[1 + len(confirm)]) == "power.gpus"
 
 
 def test_the_sentence_words_the_npv_advantage_live(example: Model) -> None:
-    """The example: owning costs 19,417,607 USD more than renting in NPV, so the sentence reads "Rent: owning costs
-    19.4 MUSD more than renting (NPV)": its number format words the figure's sign (buy, rent or either), so an
+    """The example: owning costs 18,451,598 USD more than renting in NPV, so the sentence reads "Rent: owning costs
+    18.5 MUSD more than renting (NPV)": its number format words the figure's sign (buy, rent or either), so an
     edited input rewords it. At 6 USD a GPU-hour on demand renting costs more and the same cell says Buy."""
     answer = example.values["summary.answer"].item()
-    assert answer == example.values["tco.npv_advantage"].item() and round(answer / 1e6, 1) == -19.4
+    assert answer == example.values["tco.npv_advantage"].item() and round(answer / 1e6, 1) == -18.5
     fmt = example.book.lines["summary.answer"].fmt
     buy, rent, either = fmt.split(";")
     assert buy.startswith('"Buy') and rent.startswith('"Rent') and either.startswith('"Either')
@@ -68,18 +82,20 @@ def test_the_sentence_words_the_npv_advantage_live(example: Model) -> None:
 def test_the_estimates_to_confirm_are_the_tornados_widest_marked_estimates(example: Model) -> None:
     """The example's tornado, widest first: on-demand price (site file, 2025 price lists, [L]: -12.0 / +12.0 MUSD
     at -/+20%), utilisation (the site's plan), server price (catalog, [M]), support rate (site file, [E]: +3.0 /
-    -3.0), colocation price (CBRE, [H]), rent price change (default [E]: -2.3 / +2.4), PSU efficiency (catalog,
+    -3.0), colocation price (CBRE, [H]), rent price change (default [E]: -2.2 / +2.3), PSU efficiency (catalog,
     [M]), service level (default [E]: +0.7 / -2.2), ... The first four marked [E] or [L] are listed, then the lead
-    time (a default of 0 months, [E]), which the tornado does not swing."""
+    time (a default of 0 months, [E]; its whole-month step is further down the tornado), and the tax rate (0: no
+    tax modelled)."""
     confirm = [x for x in summary_rows(example) if x.id.startswith("summary.confirm_")]
     assert [shows(x) for x in confirm] == ["tco.on_demand_price", "tco.support_rate", "tco.rent_price_change",
-                                           "reliability.service_level", "tco.lead_time"]
+                                           "reliability.service_level", "tco.lead_time", "tco.tax_rate"]
     notes = {shows(x): x.note for x in confirm}
     assert notes["tco.on_demand_price"].startswith("site file [L]; NPV advantage -12.0 / +12.0 MUSD at -/+20%")
     assert notes["tco.support_rate"].startswith("site file [E]; NPV advantage +3.0 / -3.0 MUSD at -/+20%")
-    assert notes["tco.rent_price_change"].startswith("default [E]; NPV advantage -2.3 / +2.4 MUSD")
+    assert notes["tco.rent_price_change"].startswith("default [E]; NPV advantage -2.2 / +2.3 MUSD")
     assert notes["reliability.service_level"].startswith("default [E]; NPV advantage +0.7 / -2.2 MUSD")
-    assert notes["tco.lead_time"].startswith("default [E]; whole months")
+    assert notes["tco.lead_time"].startswith("default [E]; a month more is")
+    assert notes["tco.tax_rate"].startswith("no tax modelled")
     for line in confirm:  # live: each shows its input's cell
         assert example.values[line.id].item() == example.values[shows(line)].item()
 
@@ -98,7 +114,7 @@ def test_a_value_with_a_published_source_is_not_listed(tmp_path: Path) -> None:
     model = load(path)
     listed = [shows(x) for x in summary_rows(model) if x.id.startswith("summary.confirm_")]
     assert listed == ["tco.support_rate", "tco.rent_price_change", "reliability.service_level",
-                      "tco.cost_of_capital"]
+                      "tco.cost_of_capital", "tco.tax_rate"]
 
 
 @pytest.mark.slow
@@ -113,7 +129,8 @@ def test_the_workbook_opens_on_the_answer_and_puts_the_inputs_behind_the_results
     assert names[-2:] == [sheets.INPUTS, sheets.CHECKS]
     sheet, row, _ = layout.cells["summary.answer"]
     cell = wb[sheet].cell(row + 1, VALUE + 1)
-    assert cell.value == "=tco_npv_advantage"
+    assert cell.value == ('=IF(checks_figures_valid,tco_npv_advantage,"n/a: a check these figures rest on fails (see '
+                          'the validity checks below)")')
     assert '"Rent: owning costs "#,##0.0,," MUSD more than renting (NPV)"' in cell.number_format
 
 
@@ -129,7 +146,7 @@ def test_the_cover_repeats_the_answer_live(tmp_path: Path) -> None:
     assert ws.cell(2, 2).value == "=summary_answer"
     assert '"Rent: owning costs "#,##0.0,," MUSD more than renting (NPV)"' in ws.cell(2, 2).number_format
     cached = openpyxl.load_workbook(out, data_only=True)[sheets.COVER]
-    assert cached.cell(2, 2).value == pytest.approx(-19_417_607, abs=1)
+    assert cached.cell(2, 2).value == pytest.approx(-18_451_598, abs=1)
     save(model, tmp_path / "engineering.xlsx", engineering_copy(model.book))
     cover = openpyxl.load_workbook(tmp_path / "engineering.xlsx")[sheets.COVER]
     assert "The answer" not in {cover.cell(r, 1).value for r in range(1, 10)}

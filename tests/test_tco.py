@@ -292,12 +292,13 @@ def test_a_reserved_rent_is_fixed_for_its_term(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_it_resale_value_follows_the_rent_market(tmp_path: Path) -> None:
-    """A 10% residual at today's rent, the rent falling 20% a year: the 2-year-old node (exit in month 24, year 2)
-    resells for 240,000 x 10% x 0.8 = 19,200; fixed, for 24,000. With the rent flat the two agree."""
-    falling = hand(tmp_path, rent_price_change=-0.2, residual_value=0.1)
+    """A 10% residual in a flat market, the rent falling 20% a year: the 2-year-old node (exit in month 24, year 2)
+    resells for 240,000 x 10% x 0.8 = 19,200; a share observed today (the default), for 24,000. With the rent flat
+    the two agree."""
+    falling = hand(tmp_path, rent_price_change=-0.2, residual_value=0.1, residual_basis="flat-market")
     assert v(falling, "tco.rent_index_at_exit") == pytest.approx(0.8) and v(falling, "tco.it_resale_value") == 19_200
     assert v(falling, "tco.residual_flow")[24] == -19_200
-    fixed = hand(tmp_path, "fixed", rent_price_change=-0.2, residual_value=0.1, residual_basis="fixed")
+    fixed = hand(tmp_path, "fixed", rent_price_change=-0.2, residual_value=0.1)
     assert v(fixed, "tco.it_resale_value") == 24_000
     flat = hand(tmp_path, "flat", residual_value=0.1)
     assert v(flat, "tco.it_resale_value") == 24_000
@@ -572,18 +573,21 @@ def test_monthly_rate_is_the_annual_rate_compounded(tmp_path: Path) -> None:
 
 
 def test_the_cost_curves_are_the_costs_at_each_utilisation_and_cross_at_the_break_even() -> None:
-    """The Summary's chart: each point of the owned and the rented (on demand) curves is the cost per GPU-hour the
-    TCO sheet computes, through its monthly timeline, with that utilisation typed in (two computations: the
-    curve's closed form (fixed + u x per unit) / (u x hours at full use), and the NPVs' over the months). On the
-    example the two curves cross at the break-even (93.6%, with the quote's shipping, licences and services in the
-    capex): owning costs more at 90%, less at 100%."""
+    """The Summary's chart: each point of the owned, the rented (as the site rents: on demand on the example) and
+    the committed-contract curves is the cost per GPU-hour the TCO sheet computes, through its monthly timeline,
+    with that utilisation typed in (two computations: the curve's closed form (fixed + u x per unit) / (u x hours
+    at full use), and the NPVs' over the months). On the example the owned and rented curves cross at the
+    break-even (92.4%, with the quote's shipping, licences and services in the capex): owning costs more at 90%,
+    less at 100%."""
     base = EXAMPLE_BOOK.evaluate()
     for k in (3, 7, 10):
         at = EXAMPLE_BOOK.evaluate({"tco.utilisation": np.array([k / 10])})
         assert base[f"tco.curve_owned_{k}"].item() == pytest.approx(at["tco.owned_cost_per_gpu_hour"].item(), rel=1e-9)
         assert base[f"tco.curve_rented_{k}"].item() == pytest.approx(at["tco.rented_cost_per_gpu_hour"].item(),
                                                                      rel=1e-9)
-    assert round(base["tco.curve_owned_7"].item(), 2) == 3.33 and round(base["tco.curve_rented_7"].item(), 2) == 2.52
-    assert round(base["tco.break_even_utilisation"].item(), 3) == 0.936
+        assert base[f"tco.curve_committed_{k}"].item() == pytest.approx(
+            at["tco.rented_cost_per_gpu_hour_committed"].item(), rel=1e-9)
+    assert round(base["tco.curve_owned_7"].item(), 2) == 3.29 and round(base["tco.curve_rented_7"].item(), 2) == 2.52
+    assert round(base["tco.break_even_utilisation"].item(), 3) == 0.924
     assert base["tco.curve_owned_9"].item() > base["tco.curve_rented_9"].item()
     assert base["tco.curve_owned_10"].item() < base["tco.curve_rented_10"].item()

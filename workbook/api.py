@@ -116,9 +116,15 @@ def risk_json(result: RiskResult) -> dict[str, Any]:
         "probability_buy_wins": result.probability_buy_wins, "expected_shortfall": result.expected_shortfall,
         "outputs": {k: {c: (number(v) if isinstance(v, float) else v) for c, v in row.items()}
                     for k, row in table.to_dict("index").items()},
-        "contributions": [{"input": c.key, "label": c.label, "rank_correlation": c.rank, "share_of_spread": c.share,
+        "left_out": {stat.line_id: dict(stat.left_out) for stat in result.statistics if stat.left_out},
+        "contributions": [{"input": c.key, "label": c.label, "variance_share": c.share, "rank_correlation": c.rank,
                            "partial_rank_correlation": c.partial, "source": c.distribution.source}
                           for c in result.contributions],
+        "variance_explained": number(result.explained),
+        "histogram": [{"from": a, "to": b, "samples": n} for a, b, n in result.histogram],
+        "convergence": [{"samples": c.samples, "probability_buy_wins": c.probability,
+                         "probability_error": c.probability_error, "median": c.median,
+                         "median_error": number(c.median_error)} for c in result.convergence],
         "correlations": [{"between": [a, b], "rank": t, "in_samples": got} for a, b, t, got in result.achieved],
     }
 

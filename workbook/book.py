@@ -267,16 +267,17 @@ class SheetBuilder:
 
     def calc(self, key: str, label: str, unit_text: str, formula: Any, note: str = "",
              *, fmt: str = NUMBER, opening: Any = None, balance_change: bool = False,
-             year_keys: Node | None = None) -> Line:
+             year_keys: Node | None = None, position: bool = False) -> Line:
         """A calculated line. `formula` may be a function of the line itself, for a line that uses its own
         previous period (`lambda me: prev(me) + flow`). A line that reads any previous period needs an
         `opening`: its value at time 0 (column 0). `balance_change`: the row is a change in a balance, which
         nets to 0 over the life (its timeline total would show only rounding noise, so it gets none).
-        `year_keys`: for a roll-up's key row, each yearly column's key (its header; default: its number)."""
+        `year_keys`: for a roll-up's key row, each yearly column's key (its header; default: its number).
+        `position`: the row holds a month's number (a position on the timeline), not months that add up."""
         line_id = self._id(key)
         u = parse_unit(pint_text(unit_text))
         line = Line(line_id, label, unit_text, u, "calc", self.title, note, None, fmt, section=self.title,
-                    balance_change=balance_change, year_keys=year_keys)
+                    balance_change=balance_change, year_keys=year_keys, position=position)
         if opening is not None:
             line.opening = finalise(as_node(opening), u, line_id, f"{label} (at the start)", unit_text)
             if line.opening.axis not in (None, MONTHS) or reads_previous(line.opening):

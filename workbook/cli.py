@@ -328,9 +328,13 @@ def _risk(args: argparse.Namespace) -> int:
         shown = (lambda v: f"{v:.1%}" if v == v else "n/a") if stat.unit == "%" else _short
         figures = " ".join(f"{shown(v):>12}" for v in (stat.base, stat.mean, *stat.percentiles))
         print(f"{stat.line_id:32} {stat.unit:10} {figures}")
-    print("inputs by their rank correlation with the NPV advantage (share of the spread; partial rank correlation):")
+    for stat in result.statistics:
+        for why, count in stat.left_out:
+            print(f"{stat.line_id}: {count:,} of the {result.kept:,} samples kept have {why} (not in its percentiles)")
+    print(f"inputs by their share of the NPV advantage's variance (Shapley effects; {result.explained:.1%} explained), "
+          "with their rank and partial rank correlations:")
     for c in result.contributions:
-        print(f"  {c.key:32} {c.rank:+.2f} ({c.share:.1%}; partial {c.partial:+.2f})  {c.label}")
+        print(f"  {c.key:32} {c.share:6.1%} (rank {c.rank:+.2f}; partial {c.partial:+.2f})  {c.label}")
     return 0
 
 

@@ -86,9 +86,20 @@ def continuous(spec: Spec | None, line: Line) -> bool:
             and not spec.structural and not is_offset(line.unit))
 
 
-def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line], np.ndarray]:
-    """The continuous inputs to move and their low and high values, shape (inputs, 2)."""
+def _cases(book: Book, specs: dict[str, Spec], swing: float,
+           steps: dict[str, float] | None = None) -> tuple[list[Line], np.ndarray]:
+    """The continuous inputs to move and their low and high values, shape (inputs, 2); then each whole-month input
+    of `steps` (id -> months) moved by its step either way (a useful life of 48/60/72 months), within its range."""
     lines, values = [], []
+    for key, step in (steps or {}).items():
+        line, spec = book.lines.get(key), specs.get(key)
+        if line is None or spec is None or step <= 0:
+            continue
+        base = float(line.value.reshape(-1)[0])
+        low_high = spec.bounds.clipped(np.array([base - step, base + step]), base)
+        if (low_high != base).any():
+            lines.append(line)
+            values.append(low_high)
     for line in book.lines.values():
         spec = specs.get(line.id)
         if not continuous(spec, line):
@@ -106,13 +117,13 @@ def _cases(book: Book, specs: dict[str, Spec], swing: float) -> tuple[list[Line]
 
 
 def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str], swing: float,
-            scale: str | None = None) -> Table:
+            scale: str | None = None, steps: dict[str, float] | None = None) -> Table:
     """The table of each continuous input's low and high case: the outputs at each, and their changes from the
     base case. An input is shown when it moves the first output by more than THRESHOLD of the base value of
     `scale` (a line: the NPV of owning, the size of the decision; by default the first output itself), widest
     bar first."""
     by_key = {s.key: s for s in specs}
-    lines, low_high = _cases(book, by_key, swing)
+    lines, low_high = _cases(book, by_key, swing, steps)
     n = 2 * len(lines) + 1  # the last case is the base
     swings = [{line.id: float(x)} for line, pair in zip(lines, low_high, strict=True) for x in pair]
     overrides = stacked(book, [*swings, {}])  # each swing an overlay, all rows of one batch
@@ -320,7 +331,7 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
            swing: float, tried: int, scale: Line) -> Table:
     """The table with headers that each name the result, its unit and the case in full (a reader of one
     column, or of a printed page, sees which of the four it is), and a chart per result."""
-    header = ["Input", "Unit", f"Low (-{swing:.0%})", "Base", f"High (+{swing:.0%})"]
+    header = ["Input", "Unit", f"Low (-{swing:.0%} or a step)", "Base", f"High (+{swing:.0%} or a step)"]
     column_formats = ["", "", "", "", ""]
     named = {out: _named(book.lines[out]) for out in outputs}
     for out in outputs:
@@ -341,9 +352,10 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
     what = _lower_first(first.label.split(" (")[0])
     by = "of its base value" if scale is first else f"of the {_lower_first(scale.label.split(' (')[0])}"
     note = (f"Computed at build time by the Python model (the same definitions as every formula) from the inputs "
-            f"shown: each row moves one continuous input by -/+{swing:.0%} within its valid range (whole numbers "
-            f"such as GPUs per node, counts and the timeline's months are not swung: a fraction of a node is no "
-            f"option; nor are dates, choices and absolute temperatures). Of the {tried} inputs swung, those that "
+            f"shown: each row moves one continuous input by -/+{swing:.0%} within its valid range, and the useful life "
+            f"and the lead time by a whole-month step either way (their steps and sources are on the Inputs sheet); "
+            f"other whole numbers such as GPUs per node and counts are not swung (a fraction of a node is no option), "
+            f"nor are dates, choices and absolute temperatures. Of the {tried} inputs swung, those that "
             f"move the {what} by more than {THRESHOLD:.0%} {by} either way are shown, widest first. These are "
             f"values, not formulas: rebuild the workbook to refresh them. A case that breaks a check the model "
             f"relies on is n/a. Base {what}: {_figure(base[outputs[0]], first)}.")

@@ -47,9 +47,10 @@ def has_total(line: Line) -> bool:
     that reads its own previous period), a level or a rate (power, racks, a price), a pure number (an index, a
     flag, a ratio, a counter, a fiscal year), a date, TRUE/FALSE, a row that shows a message instead of a
     number, or a change in a balance (debt, book value, tax owed), which nets to 0 over the life: its total would
-    be the rounding left of a sum of 1e8s (1e-8), which no two spreadsheets round alike."""
+    be the rounding left of a sum of 1e8s (1e-8), which no two spreadsheets round alike; nor a month's number
+    (a position on the timeline: the month a term began, the last month behind)."""
     return (line.series and not line.is_bool and not line.recursive and line.guard_message is None
-            and not line.balance_change
+            and not line.balance_change and not line.position
             and line.unit.dimensionality in ACCUMULATING and line.unit_text != "date")
 
 

@@ -26,9 +26,11 @@ from workbook.excel.styles import Styles
 from workbook.excel.tables import lines_height
 from workbook.formula.line import COUNT
 from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
+from workbook.risk.drivers import METHOD
 
 WIDTHS = [30, 9] + [10] * 9  # the label, the unit, nine figures: one page across, at 100%
-CHART_ROWS = 15  # rows (225 points) a 280-pixel chart takes, with a gap: the two charts print on one page
+CHART_ROWS = 15  # rows (225 points) a 280-pixel chart takes, with a gap: two charts print on one page
+CHARTS = 4  # the S-curve, the histogram, the drivers, the convergence
 CHART_WIDTH, CHART_HEIGHT = 880, 280  # pixels
 MUSD = formats.money(",,")
 SHARE = "0.0%"
@@ -73,19 +75,25 @@ def write_risk(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, risk: RiskResul
     heads |= {head, row + 1}
     row = _correlations(ws, styles, risk, row + 1, heights)
     charts_at = row + 1
-    data_at = charts_at + 2 * CHART_ROWS + 1
-    bars_at = data_at + CURVE_POINTS + 6
+    data_at = charts_at + CHARTS * CHART_ROWS + 1
+    bins_at = data_at + CURVE_POINTS + 6
+    bars_at = bins_at + len(risk.histogram) + 3
+    steps_at = bars_at + len(risk.contributions) + 3
     _curve_data(ws, styles, risk, data_at)
+    _histogram_data(ws, styles, risk, bins_at)
     _bars_data(ws, styles, risk, bars_at)
-    ws.insert_chart(charts_at, 0, _s_curve(wb, ws.name, risk, data_at), {"y_offset": 3})
-    ws.insert_chart(charts_at + CHART_ROWS, 0, _bars(wb, ws.name, risk, bars_at + 1), {"y_offset": 3})
+    _convergence_data(ws, styles, risk, steps_at)
+    charts = (_s_curve(wb, ws.name, risk, data_at), _histogram(wb, ws.name, risk, bins_at + 1),
+              _bars(wb, ws.name, risk, bars_at + 1), _convergence(wb, ws.name, risk, steps_at + 1))
+    for k, chart in enumerate(charts):
+        ws.insert_chart(charts_at + k * CHART_ROWS, 0, chart, {"y_offset": 3})
     for col, width in enumerate(WIDTHS):
         ws.set_column(col, col, width)
     ws.freeze_panes(0, 1)  # the labels stay in view
-    rows = [heights.get(r, ROW_HEIGHT) for r in range(bars_at + len(risk.contributions) + 1)]
+    rows = [heights.get(r, ROW_HEIGHT) for r in range(steps_at + len(risk.convergence) + 1)]
     for r, h in enumerate(rows):
         ws.set_row(r, h)
-    spans = [(charts_at + k * CHART_ROWS, charts_at + (k + 1) * CHART_ROWS - 1) for k in range(2)]
+    spans = [(charts_at + k * CHART_ROWS, charts_at + (k + 1) * CHART_ROWS - 1) for k in range(CHARTS)]
     blocks = [Block((0, charts_at - 1), (0, last)), *(Block(span, (0, last)) for span in spans)]
     plans[ws.name] = plan = plan_pages(paper, WIDTHS, rows[:spans[-1][1] + 1], keep=spans, sections=heads,
                                        smallest=CHART_FONT, blocks=blocks)
@@ -109,7 +117,9 @@ def _facts(risk: RiskResult) -> list[tuple[str, str, float, str, str]]:
     d = risk.decision
     return [
         ("Probability that buying wins", "%", risk.probability_buy_wins, SHARE,
-         f"The share of the {risk.kept:,} samples kept in which the NPV advantage of buying is above 0."),
+         f"The share of the {risk.kept:,} samples kept in which the NPV advantage of buying is above 0 (standard "
+         f"error {risk.convergence[-1].probability_error * 100:.2f} percentage points; the median NPV advantage's "
+         f"{risk.convergence[-1].median_error / 1e6:,.2f} MUSD: the last chart shows them fall as samples grow)."),
         (f"Expected shortfall: mean NPV advantage in the worst {SHORTFALL:.0%}", "MUSD", risk.expected_shortfall,
          MUSD,
          f"The mean NPV advantage of buying in the worst {SHORTFALL:.0%} of samples: what buying gains (if positive) "
@@ -140,11 +150,22 @@ def _statistics(ws: Any, styles: Styles, risk: RiskResult, row: int, heights: di
         _number(ws, styles, r, 9, stat.base_percentile, SHARE)
         ws.write_number(r, 10, stat.count, styles.value("#,##0", "calc"))
         heights[r] = lines_height(stat.label, WIDTHS[0])
-    return _said(ws, styles, row + 1 + len(risk.statistics), heights, (
-        "An output is summarised over the samples in which it has a value. A break-even utilisation above 100% is "
-        "never reached (shown as never; no mean: a mean of never is no figure). An IRR exists only where the net "
-        "cash of buying turns positive; where it changes sign more than once there are several, and the one found "
-        "can be extreme; IRRs do not average (no mean): decide on the NPV."))
+    return _said(ws, styles, row + 1 + len(risk.statistics), heights, _statistics_note(risk))
+
+
+def _statistics_note(risk: RiskResult) -> str:
+    """How each output is counted: every kept sample, an IRR's left-out samples said by why."""
+    said = []
+    for stat in risk.statistics:
+        if stat.left_out:
+            why = "; ".join(f"{count:,} ({count / risk.kept:.1%}) {reason}" for reason, count in stat.left_out)
+            said.append(f"{stat.label}: of the {risk.kept:,} samples kept, {why}; its percentiles are over the "
+                        f"{stat.count:,} with one proven root.")
+    return " ".join([
+        "Every kept sample is counted. An output is summarised over the samples in which it has a value. A "
+        "break-even utilisation above 100% is never reached (shown as never; no mean: a mean of never is no figure). "
+        "An IRR is a proven root of the NPV from -99% to +1,000% a year (TCO sheet: the IRR search); IRRs do not "
+        "average (no mean): decide on the NPV.", *said])
 
 
 def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
@@ -152,15 +173,16 @@ def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
     """The inputs varied, widest influence first, each with its source on the row below; returns the header's
     row and the next free row."""
     _header(ws, styles, row, ["Input (what drives the spread of the NPV advantage)", "Unit",
-                              "Rank correlation with the NPV advantage", "Partial rank correlation (its own)",
-                              "Share of the spread", "Base case", "Mean of its range", "", "", "", ""], heights)
+                              "Share of the variance (Shapley effect)", "Rank correlation with the NPV advantage",
+                              "Partial rank correlation (its own)", "Base case", "Mean of its range", "", "", "", ""],
+            heights)
     ws.merge_range(row, 7, row, 10, "Distribution (in the input's unit)", styles.header_wrap)
     for k, c in enumerate(risk.contributions):
         r = row + 1 + 2 * k
         fmt = formats.negatives_in_parentheses(c.fmt)
         ws.write_string(r, 0, c.label, styles.text)
         ws.write_string(r, 1, c.unit, styles.unit)
-        for col, (value, shown) in enumerate(((c.rank, RANK), (c.partial, RANK), (c.share, SHARE), (c.base, fmt),
+        for col, (value, shown) in enumerate(((c.share, SHARE), (c.rank, RANK), (c.partial, RANK), (c.base, fmt),
                                               (c.mean, MEAN if c.fmt == COUNT else fmt)), start=2):
             _number(ws, styles, r, col, value, shown)
         text = describe(c.distribution)
@@ -170,10 +192,11 @@ def _contributions(ws: Any, styles: Styles, risk: RiskResult, row: int,
         ws.merge_range(r + 1, 1, r + 1, 10, source, styles.note)
         heights[r + 1] = lines_height(source, sum(WIDTHS[1:]))
     return row, _said(ws, styles, row + 1 + 2 * len(risk.contributions), heights, (
-        "Rank correlation: Spearman's, of the input's samples with the NPV advantage's (+1: the higher the input, "
-        "the more buying gains), ranked by its size; where inputs move together it carries their effect too. "
-        "Partial rank correlation: the input's own effect, every other input's ranks held. Share of the spread: the "
-        "rank correlation's square over the sum of the squares (Crystal Ball's contribution to variance)."))
+        f"Share of the variance: {METHOD}; largest first. Together the inputs explain {risk.explained:.1%} of the "
+        "variance of the NPV advantage; the rest is what no such regression on them explains. Rank correlation: "
+        "Spearman's, of the input's samples with the NPV advantage's (+1: the higher the input, the more buying "
+        "gains); where inputs move together it carries their effect too, or cancels it. Partial rank correlation: "
+        "the input's own effect, every other input's ranks held."))
 
 
 def _said(ws: Any, styles: Styles, row: int, heights: dict[int, float], text: str) -> int:
@@ -220,12 +243,72 @@ def _curve_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
 
 
 def _bars_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
-    """The contribution chart's data (not printed): each input's label and its two rank correlations."""
-    ws.write_string(row, 0, "The contributions chart's data (not printed): rank correlation, partial", styles.bold)
+    """The contribution chart's data (not printed): each input's label and its share of the variance."""
+    ws.write_string(row, 0, "The contributions chart's data (not printed): share of the variance", styles.bold)
     for k, c in enumerate(risk.contributions):
         ws.write_string(row + 1 + k, 0, c.label, styles.label)
-        _number(ws, styles, row + 1 + k, 2, c.rank, RANK)
-        _number(ws, styles, row + 1 + k, 3, c.partial, RANK)
+        _number(ws, styles, row + 1 + k, 2, c.share, SHARE)
+
+
+def _histogram_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
+    """The histogram's bins (not printed): each bin's middle and its share of the samples kept."""
+    ws.write_string(row, 0, "The histogram's data (not printed): bin from, to, its middle, share of samples",
+                    styles.bold)
+    for k, (lo, hi, count) in enumerate(risk.histogram):
+        r = row + 1 + k
+        for col, v in ((0, lo), (1, hi), (2, (lo + hi) / 2)):
+            ws.write_number(r, col, v, styles.value(MUSD, "calc"))
+        ws.write_number(r, 3, count / risk.kept, styles.value(SHARE, "calc"))
+
+
+def _convergence_data(ws: Any, styles: Styles, risk: RiskResult, row: int) -> None:
+    """The convergence (not printed): at each count of samples, the odds and the median with their errors."""
+    ws.write_string(row, 0, "The convergence's data (not printed): samples, P(buy wins), its standard error, P50, "
+                            "its standard error, that as a share of P10-P90", styles.bold)
+    d = risk.decision
+    spread = d.percentiles[PERCENTILES.index(90)] - d.percentiles[PERCENTILES.index(10)]
+    for k, c in enumerate(risk.convergence):
+        r = row + 1 + k
+        ws.write_number(r, 0, c.samples, styles.value("#,##0", "calc"))
+        relative = c.median_error / spread if spread > 0 else math.nan
+        for col, (v, fmt) in enumerate(((c.probability, SHARE), (c.probability_error, "0.00%"), (c.median, MUSD),
+                                        (c.median_error, MUSD), (relative, "0.00%")), start=1):
+            _number(ws, styles, r, col, v, fmt)
+
+
+def _histogram(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, first: int) -> Any:
+    last = first + len(risk.histogram) - 1
+    chart = wb.add_chart({"type": "column"})
+    chart.add_series({"name": "Share of samples in the bin", "categories": [sheet, first, 2, last, 2],
+                      "values": [sheet, first, 3, last, 3], "gap": 10})
+    chart.set_title({"name": f"NPV advantage of buying: histogram of the {risk.kept:,} samples kept "
+                             f"({len(risk.histogram)} bins of equal width; buying wins right of 0)",
+                     "name_font": {"size": 10}})
+    chart.set_x_axis({"name": "NPV advantage of buying, middle of the bin (MUSD)", "num_format": "#,##0.0,,",
+                      "num_font": {"size": CHART_FONT}})
+    chart.set_y_axis({"name": "share of samples", "num_format": "0%", "num_font": {"size": CHART_FONT},
+                      "major_gridlines": {"visible": True}})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
+    return chart
+
+
+def _convergence(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, first: int) -> Any:
+    last = first + len(risk.convergence) - 1
+    chart = wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    chart.add_series({"name": "Standard error of the probability that buying wins (percentage points)",
+                      "categories": [sheet, first, 0, last, 0], "values": [sheet, first, 2, last, 2]})
+    chart.add_series({"name": "Standard error of the median NPV advantage, as a share of its spread P10-P90",
+                      "categories": [sheet, first, 0, last, 0], "values": [sheet, first, 5, last, 5]})
+    chart.set_title({"name": "How far the figures can be trusted: their standard errors as the samples grow",
+                     "name_font": {"size": 10}})
+    chart.set_x_axis({"name": "samples (log scale)", "log_base": 10, "num_format": "#,##0",
+                      "num_font": {"size": CHART_FONT}, "major_gridlines": {"visible": True}})
+    chart.set_y_axis({"name": "standard error", "num_format": "0.0%", "num_font": {"size": CHART_FONT},
+                      "major_gridlines": {"visible": True}, "min": 0})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
+    return chart
 
 
 def _s_curve(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, row: int) -> Any:
@@ -255,16 +338,14 @@ def _s_curve(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, row: int) ->
 def _bars(wb: xlsxwriter.Workbook, sheet: str, risk: RiskResult, first: int) -> Any:
     last = first + len(risk.contributions) - 1
     chart = wb.add_chart({"type": "bar"})
-    for name, col in (("Rank correlation with the NPV advantage of buying", 2),
-                      ("Partial rank correlation (its own effect)", 3)):
-        chart.add_series({"name": name, "categories": [sheet, first, 0, last, 0],
-                          "values": [sheet, first, col, last, col], "gap": 60, "overlap": 0})
-    chart.set_title({"name": "What drives the spread of the NPV advantage (rank correlation)",
-                     "name_font": {"size": 10}})
+    chart.add_series({"name": "Share of the variance of the NPV advantage (Shapley effect)",
+                      "categories": [sheet, first, 0, last, 0], "values": [sheet, first, 2, last, 2], "gap": 60})
+    title = f"What drives the spread of the NPV advantage (share of its variance; {risk.explained:.1%} explained)"
+    chart.set_title({"name": title, "name_font": {"size": 10}})
     chart.set_y_axis({"reverse": True, "label_position": "low", "num_font": {"size": 9}})
-    chart.set_x_axis({"num_format": "+0.0;-0.0;0.0", "min": -1, "max": 1, "num_font": {"size": CHART_FONT},
+    chart.set_x_axis({"num_format": "0%", "min": 0, "num_font": {"size": CHART_FONT},
                       "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
+    chart.set_legend({"none": True})
     chart.set_size({"width": CHART_WIDTH, "height": CHART_HEIGHT})
     return chart
 

@@ -245,7 +245,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     if risk is not None:
         risk = dataclasses.replace(risk, current=sensitivity.current_sentence("the Risk sheet's values", current))
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
-    confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time)
+    confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time, m.inputs.tco.tax_rate)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
                                       m.inputs.tco, confirm, risk)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
@@ -273,8 +273,10 @@ def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensit
     """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
     with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
     specs = all_specs()
+    t = inputs.tco
+    steps = {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
     table = sensitivity.tornado(book, specs, all_rules(), [money.npv_advantage.id, money.break_even_utilisation.id],
-                                float(inputs.tco.choice("sensitivity_swing")), scale=money.npv_own.id)
+                                float(t.choice("sensitivity_swing")), scale=money.npv_own.id, steps=steps)
     rent = next(spec for spec in specs if spec.key == inputs.tco.rent_price_change.id)
     table.facts = sensitivity.break_even_facts(book, rent, money.npv_advantage, money.break_even_utilisation,
                                                "rent price change per year")
@@ -294,4 +296,5 @@ def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, sa
     sample), after the tornado's and before any result line is defined. No mean of the IRR (IRRs do not average)
     nor of the break-even utilisation (above 100% it is never reached: a mean of never is no figure)."""
     return risk_analysis.run(book, plan, risk_outputs(money), all_rules(), samples, seed,
-                             no_mean=(money.irr_buy.id, money.break_even_utilisation.id))
+                             no_mean=(money.irr_buy.id, money.break_even_utilisation.id),
+                             roots={money.irr_buy.id: money.irr_buy_roots.id})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbook.book import Book, SheetBuilder
-from workbook.formula.functions import all_, false_on_error
+from workbook.formula.functions import all_, false_on_error, only_if
 from workbook.formula.line import BOOL, Line
 from workbook.inputs import Site
 from workbook.models.base import Inputs, Scope
@@ -16,7 +16,7 @@ from workbook.models.power import PowerOut
 from workbook.models.tco import TcoOut
 from workbook.models.ups import UpsOut
 from workbook.presentation import Chart, Presented
-from workbook.sensitivity import Table
+from workbook.sensitivity import Table, validity_checks
 from workbook.sheets import CHECKS, SENSITIVITY, SUMMARY
 
 PREFIX = "summary"
@@ -61,10 +61,21 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     what it presents. `t`: the TCO's inputs."""
     s = scope.sheet(SUMMARY)
     s.section("The answer: rent or buy (TCO sheet; after tax, unlevered, at the cost of capital)")
-    answer = s.calc("answer", "The answer", "USD", tco.npv_advantage, fmt=ANSWER)
-    for line in (tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
-                 tco.break_even_utilisation, tco.irr_buy, t.utilisation, t.on_demand_price):
+    valid, checks = _validity(scope.book)
+    answer = s.calc("answer", "The answer", "USD", only_if(valid, tco.npv_advantage, NOT_VALID), fmt=ANSWER)
+    s.show(t.reserved_share, "rent_in_force", "Renting as the site rents: share of the GPUs reserved (at most the "
+                                               "utilisation; the rest on demand)")
+    for line in tco.answer_figures:
+        if line.is_bool:  # a TRUE/FALSE statement shows as it is (no message in a TRUE/FALSE cell)
+            s.show(line)
+        else:
+            s.calc(line.id.replace(".", "_"), line.label, line.unit_text, only_if(valid, line, NOT_VALID),
+                   fmt=line.fmt)
+    for line in (t.utilisation, t.on_demand_price, t.reserved_price):
         s.show(line)
+    s.show(t.tax_rate, "tax_rate_shown", "Tax rate (0: no tax modelled, after-tax figures equal pre-tax ones)")
+    for check in checks:
+        s.show(check, f"valid_{check.name}", f"The figures rest on: {check.label}")
     if risk is not None:
         _odds(s, risk)
     s.section("The master check")
@@ -81,6 +92,21 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     pie = _power_split(s, power)
     # the answer is the pack's first page too: the Cover repeats it under its title, live
     return s, Presented(charts=(*_decision_charts(t, tco), pie), headline=(answer,))
+
+
+NOT_VALID = "n/a: a check these figures rest on fails (see the validity checks below)"
+
+
+def _validity(book: Book) -> tuple[Line, list[Line]]:
+    """TRUE while every check the model's own numbers rely on holds (the life fits the timeline, renting's NPV
+    equals its parts...), on the Checks sheet: where one fails the answers say n/a, and the Summary lists each
+    check below them. Returns the line and the checks."""
+    checks = validity_checks(book)
+    valid = book.sheet(CHECKS, "checks").calc(
+        "figures_valid", "The figures are valid: every check they rest on passes", "TRUE/FALSE",
+        false_on_error(all_(*checks)), "AND of the validity checks (the Summary lists each under the answer)",
+        fmt=BOOL)
+    return valid, checks
 
 
 def _odds(s: SheetBuilder, risk: Any) -> None:
@@ -113,11 +139,13 @@ def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:
 
 
 def _decision_charts(t: Inputs, tco: TcoOut) -> tuple[Chart, Chart]:
-    """Beside the answer: the cost per GPU-hour used against utilisation, owning and renting on demand, with the
-    site's operating point; then the cumulative cash out of each to the end of the useful life."""
-    return (Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning and renting on demand", "scatter",
+    """Beside the answer: the cost per GPU-hour used against utilisation, owning, renting as the site rents and a
+    committed contract, with the site's operating point; then the cumulative cash out of each to the end of the
+    useful life."""
+    return (Chart(SUMMARY, "Cost per GPU-hour used against utilisation: owning, renting as the site rents, a "
+                           "committed contract", "scatter",
                   list(tco.curve_owned), y_title="USD per GPU-hour", x_title="utilisation",
-                  categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented)],
+                  categories=list(tco.curve_utilisation), extra=[list(tco.curve_rented), list(tco.curve_committed)],
                   highlight=(t.utilisation, tco.owned_cost_per_gpu_hour),
                   highlight_name="This site: owned, at its utilisation", zoom=2.0),
             Chart(SUMMARY, "Cumulative cash out: owning vs renting", "line", [tco.own_cumulative, tco.rent_cumulative],
@@ -139,7 +167,8 @@ def _power_split(s: SheetBuilder, power: PowerOut) -> Chart:
     return Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts)
 
 
-def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = None) -> list[Confirm]:
+def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = None,
+               tax_rate: Line | None = None) -> list[Confirm]:
     """The inputs a reviewer should confirm first: those of the tornado (widest first) whose value is an estimate
     (marked [E] or [L] in its source: a default of templates/defaults.yaml, a catalog entry's, or the site file's
     own), up to CONFIRM_MOST, each with where it came from and its swing of the NPV advantage; and the lead time
@@ -153,9 +182,11 @@ def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = No
             lo, hi = (_musd(row[changes + k]) for k in (0, 1))
             out.append(Confirm(book.lines[key], f"{why}; NPV advantage {lo} / {hi} MUSD at -/+{table.swing:.0%} "
                                                 f"(build-time)"))
-    if lead_time is not None and _estimate(site, lead_time.id):
-        out.append(Confirm(lead_time, f"{_estimate(site, lead_time.id)}; whole months, not swung: a month more is "
-                                      "'A month of delay' below"))
+    if lead_time is not None and _estimate(site, lead_time.id) and all(c.line is not lead_time for c in out):
+        out.append(Confirm(lead_time, f"{_estimate(site, lead_time.id)}; a month more is 'A month of delay' below"))
+    if tax_rate is not None and float(tax_rate.value.reshape(-1)[0]) == 0:
+        out.append(Confirm(tax_rate, "no tax modelled: every after-tax figure equals its pre-tax one; confirm the "
+                                     "owner pays none (or give its rate)"))
     return out
 
 

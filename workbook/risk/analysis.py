@@ -8,12 +8,17 @@ on-demand one, say) or a check the base case's own numbers rely on, or where the
 tornado's rule for a case it shows as n/a. An output with no value in a kept sample (an IRR where the cash flows
 never turn) is left out of that output's percentiles only, and its count is said.
 
-Percentiles are numpy's default (linear between order statistics: Excel's PERCENTILE.INC). The contribution of
-an input to the spread is its Spearman rank correlation with the NPV advantage (scipy.stats.spearmanr), and its
-share the square of that over the sum of squares (Crystal Ball's contribution to variance). Where inputs are
-correlated, an input's rank correlation carries the effect of those it moves with, which can cancel its own (a
-higher rent today that falls faster): the partial rank correlation beside it (PRCC: the input's and the NPV
-advantage's ranks, each with every other input's ranks regressed out) is its own effect.
+Percentiles are numpy's default (linear between order statistics: Excel's PERCENTILE.INC). An IRR is counted in
+every kept sample: the share with no root in the search range, with several roots and with a root not proven are
+said, and its percentiles are over the samples with one proven root (said so).
+
+What drives the spread: each input's share of the NPV advantage's variance by Shapley effects (workbook.risk.drivers:
+correlated inputs share what they explain together, and the shares sum to what the inputs explain); beside it the
+input's Spearman rank correlation with the NPV advantage (its effect and that of the inputs it moves with) and its
+partial rank correlation (PRCC: its own effect, every other input's ranks regressed out).
+
+How far to trust the figures: the standard error of the probability that buying wins (binomial) and of the median
+NPV advantage (from the order statistics that bound it), at the samples drawn and at fewer, as they converge.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from workbook.formula.evaluation import DEFAULT_CHUNK, evaluate, evaluate_many, 
 from workbook.formula.overrides import checked
 from workbook.inputs import InputError, Rule, rule_holds_each
 from workbook.risk import sampling
+from workbook.risk.drivers import shapley_effects
 from workbook.risk.section import KEY, Distribution, RiskPlan
 from workbook.sensitivity import validity_checks
 from workbook.sheets import RISK
@@ -51,6 +57,7 @@ class Statistic:
     percentiles: tuple[float, ...]  # at PERCENTILES
     base_percentile: float  # the share of samples at or below the base case
     count: int  # samples with a value (of the kept ones)
+    left_out: tuple[tuple[str, int], ...] = ()  # kept samples not in its percentiles: (why, how many)
 
 
 @dataclass(frozen=True)
@@ -65,8 +72,20 @@ class Contribution:
     base: float
     mean: float
     rank: float  # Spearman's, with the NPV advantage: the input's effect and that of the inputs it moves with
-    share: float  # rank^2 / the sum of every input's
+    share: float  # its Shapley effect: its share of the NPV advantage's variance (workbook.risk.drivers)
     partial: float  # the partial rank correlation: its own effect, every other input's ranks held
+
+
+@dataclass(frozen=True)
+class Convergence:
+    """The probability that buying wins and the median NPV advantage over the first `samples` samples kept, each
+    with its standard error."""
+
+    samples: int
+    probability: float
+    probability_error: float  # binomial: sqrt(p (1 - p) / n)
+    median: float
+    median_error: float  # from the order statistics that bound the median at 95%: their spread / (2 x 1.96)
 
 
 @dataclass(frozen=True)
@@ -82,6 +101,9 @@ class RiskResult:
     contributions: tuple[Contribution, ...]  # widest first
     curve: tuple[float, ...]  # the NPV advantage at each of CURVE_POINTS cumulative probabilities
     achieved: tuple[tuple[str, str, float, float], ...]  # each correlation: (input, input, target, in the samples)
+    explained: float = math.nan  # the share of the NPV advantage's variance the inputs explain (their effects' sum)
+    histogram: tuple[tuple[float, float, int], ...] = ()  # the NPV advantage's bins: (from, to, samples)
+    convergence: tuple[Convergence, ...] = ()  # the odds and the median at fewer samples, with their errors
     read: tuple[str, ...] = ()  # the input ids the figures were computed from
     sheet: str = field(default=RISK)
     current: str = ""  # where the live check that these values are current is, for the sheet's top
@@ -111,30 +133,36 @@ class RiskResult:
 
 
 def run(book: Book, plan: RiskPlan, outputs: list[str], rules: list[Rule], samples: int | None = None,
-        seed: int | None = None, chunk: int = DEFAULT_CHUNK, no_mean: tuple[str, ...] = ()) -> RiskResult:
+        seed: int | None = None, chunk: int = DEFAULT_CHUNK, no_mean: tuple[str, ...] = (),
+        roots: dict[str, str] | None = None) -> RiskResult:
     """The outputs (the first: the NPV advantage of buying) under `samples` draws of the plan (its own number and
     seed unless given), evaluated as one batch a chunk at a time. `no_mean`: outputs whose mean means nothing (IRRs
-    do not average: the IRR of the mean cash flows is not the mean of their IRRs), shown without one."""
+    do not average: the IRR of the mean cash flows is not the mean of their IRRs), shown without one. `roots`: an
+    IRR output's line of how many roots its search found, so that every sample is counted."""
     n = plan.samples if samples is None else samples
     s = plan.seed if seed is None else seed
+    roots = roots or {}
     drawn = checked(book, sampling.draw(plan, n, s))  # each sample within its input's range, as any override
     validity = validity_checks(book)
-    lines = [*outputs, *(c.id for c in validity)]
+    lines = list(dict.fromkeys([*outputs, *roots.values(), *(c.id for c in validity)]))
     values = evaluate_many(book, drawn, lines, strict=False, chunk=chunk)
     base = evaluate(book, {}, lines, strict=False)
     column = {k: np.broadcast_to(values[k][:, 0], (n,)) for k in lines}
     excluded, keep = _excluded(book, drawn, rules, validity, column, base, outputs[0], n)
-    statistics = tuple(_statistic(book, k, column[k][keep], float(base[k][0, 0]), k not in no_mean) for k in outputs)
+    statistics = tuple(_statistic(book, k, column[k][keep], float(base[k][0, 0]), k not in no_mean,
+                                  column[roots[k]][keep] if k in roots else None) for k in outputs)
     npv = column[outputs[0]][keep]
     if not npv.size:
         raise InputError(f"leave no sample to count: each of the {n:,} {'; '.join(excluded)}", file=plan.file,
                          key=KEY, expected="ranges within which the site's checks hold")
     worst = np.sort(npv)[:max(1, math.ceil(SHORTFALL * npv.size))]
+    contributions, explained = _contributions(book, plan, drawn, keep, npv)
     return RiskResult(
         plan, n, s, int(npv.size), excluded, statistics, float(np.mean(npv > 0)), float(worst.mean()),
-        _contributions(book, plan, drawn, keep, npv), tuple(np.quantile(npv, np.linspace(0, 1, CURVE_POINTS))),
+        contributions, tuple(np.quantile(npv, np.linspace(0, 1, CURVE_POINTS))),
         _achieved(plan, drawn, keep),
-        tuple(line.id for line in needed(book, lines) if line.kind == "input"))
+        explained=explained, read=tuple(line.id for line in needed(book, lines) if line.kind == "input"),
+        histogram=histogram(npv), convergence=convergence(npv))
 
 
 def _excluded(book: Book, drawn: dict[str, np.ndarray], rules: list[Rule], validity: list[Any],
@@ -166,8 +194,19 @@ def _excluded(book: Book, drawn: dict[str, np.ndarray], rules: list[Rule], valid
     return reasons, ~broken
 
 
-def _statistic(book: Book, line_id: str, v: np.ndarray, base: float, averages: bool = True) -> Statistic:
+def _statistic(book: Book, line_id: str, v: np.ndarray, base: float, averages: bool = True,
+               roots: np.ndarray | None = None) -> Statistic:
+    """An output over the kept samples with a value; for an IRR (`roots`: how many its search found in each), over
+    those with exactly one proven root, the others counted by why."""
     line = book.lines[line_id]
+    left: list[tuple[str, int]] = []
+    if roots is not None:
+        single = (roots == 1) & np.isfinite(v)
+        for why, mask in (("no root in the search range", roots < 1), ("several roots", roots > 1),
+                          ("a root not proven", (roots == 1) & ~np.isfinite(v))):
+            if mask.any():
+                left.append((why, int(mask.sum())))
+        v = v[single]
     finite = v[np.isfinite(v)]
     if not finite.size:
         q, m, at = (math.nan,) * len(PERCENTILES), math.nan, math.nan
@@ -175,26 +214,51 @@ def _statistic(book: Book, line_id: str, v: np.ndarray, base: float, averages: b
         q = tuple(float(x) for x in np.quantile(finite, np.array(PERCENTILES) / 100))
         m = float(finite.mean()) if averages else math.nan
         at = float(np.mean(finite <= base)) if math.isfinite(base) else math.nan
-    return Statistic(line_id, line.label, line.unit_text, line.fmt, base, m, q, at, int(finite.size))
+    return Statistic(line_id, line.label, line.unit_text, line.fmt, base, m, q, at, int(finite.size), tuple(left))
 
 
 def _contributions(book: Book, plan: RiskPlan, drawn: dict[str, np.ndarray], keep: np.ndarray,
-                   npv: np.ndarray) -> tuple[Contribution, ...]:
+                   npv: np.ndarray) -> tuple[tuple[Contribution, ...], float]:
+    """Each input's Shapley effect on the NPV advantage's variance, rank and partial rank correlations, the largest
+    effect first; and the share of the variance the inputs explain."""
     from scipy import stats  # where it is used: its import takes half a second (workbook.risk.sampling)
 
-    ranks = []
-    for d in plan.inputs:
-        x = drawn[d.key][keep]
-        rho = 0.0 if np.ptp(x) == 0 or np.ptp(npv) == 0 else float(stats.spearmanr(x, npv).statistic)
-        ranks.append(rho)
-    total = sum(r * r for r in ranks)
-    partials = partial_rank_correlations([drawn[d.key][keep] for d in plan.inputs], npv)
+    samples = [drawn[d.key][keep] for d in plan.inputs]
+    ranks = [0.0 if np.ptp(x) == 0 or np.ptp(npv) == 0 else float(stats.spearmanr(x, npv).statistic)
+             for x in samples]
+    effects = shapley_effects(samples, npv)
+    partials = partial_rank_correlations(samples, npv)
     out = []
-    for d, rho, partial in zip(plan.inputs, ranks, partials, strict=True):
+    for d, rho, share, partial in zip(plan.inputs, ranks, effects.shares, partials, strict=True):
         line = book.lines[d.key]
         out.append(Contribution(d.key, line.label, line.unit_text, line.fmt, d, float(line.value.reshape(-1)[0]),
-                                sampling.mean(d), rho, rho * rho / total if total else 0.0, partial))
-    return tuple(sorted(out, key=lambda c: -abs(c.rank)))
+                                sampling.mean(d), rho, share, partial))
+    return tuple(sorted(out, key=lambda c: -c.share)), effects.explained
+
+
+HISTOGRAM_BINS = 20  # the NPV advantage's histogram: bins of equal width from the lowest sample to the highest
+CONVERGENCE_AT = (100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
+
+
+def histogram(npv: np.ndarray) -> tuple[tuple[float, float, int], ...]:
+    """The samples of the NPV advantage in HISTOGRAM_BINS bins of equal width: (from, to, how many)."""
+    counts, edges = np.histogram(npv, bins=HISTOGRAM_BINS)
+    return tuple((float(a), float(b), int(c)) for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True))
+
+
+def convergence(npv: np.ndarray) -> tuple[Convergence, ...]:
+    """The probability that buying wins and the median over the first n samples, for n in CONVERGENCE_AT up to the
+    samples kept (and those), each with its standard error: binomial for the probability; for the median, the spread
+    of the order statistics that bound it at 95% (n/2 -/+ 1.96 sqrt(n)/2) over 2 x 1.96."""
+    out = []
+    for n in sorted({*(m for m in CONVERGENCE_AT if m < npv.size), npv.size}):
+        first = np.sort(npv[:n])
+        p = float(np.mean(first > 0))
+        half = 1.96 * math.sqrt(n) / 2
+        lo, hi = max(0, math.floor(n / 2 - half)), min(n - 1, math.ceil(n / 2 + half))
+        out.append(Convergence(n, p, math.sqrt(p * (1 - p) / n), float(np.median(first)),
+                               float(first[hi] - first[lo]) / (2 * 1.96)))
+    return tuple(out)
 
 
 def partial_rank_correlations(inputs: list[np.ndarray], output: np.ndarray) -> list[float]:

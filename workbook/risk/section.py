@@ -16,6 +16,7 @@ correlations forming a valid correlation matrix. A problem is an InputError nami
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,6 +252,10 @@ def _ordered(site: Site, spec: Spec, kind: str, p: dict[str, float], entry: dict
         raise fail("median", "must be above 0 (a lognormal value is positive)")
 
 
+WEIGHTS_TOLERANCE = 1e-9  # discrete weights are probabilities: they must sum to 1 (as written: 0.1 + 0.2 + 0.7 is not
+# exactly 1 in binary), never rescaled silently
+
+
 def _choices(site: Site, spec: Spec, entry: dict[Any, Any], where: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
     values, weights = entry["values"], entry["weights"]
     for name, given in (("values", values), ("weights", weights)):
@@ -263,14 +268,14 @@ def _choices(site: Site, spec: Spec, entry: dict[Any, Any], where: str) -> tuple
                          key=f"{where}.weights", value=weights, expected="one weight per value")
     xs = tuple(float(parse_value(v, spec, site.path, f"{where}.values[{k}]")) for k, v in enumerate(values))
     ws = tuple(float(parse_value(w, WEIGHT, site.path, f"{where}.weights[{k}]")) for k, w in enumerate(weights))
-    if sum(ws) <= 0:
-        raise InputError("sum to 0", file=site.path, key=f"{where}.weights", value=weights,
-                         expected="weights with a positive sum")
+    if abs(math.fsum(ws) - 1.0) > WEIGHTS_TOLERANCE:
+        raise InputError(f"sum to {math.fsum(ws):g}, not 1", file=site.path, key=f"{where}.weights", value=weights,
+                         expected="probabilities that sum to 1 (to 1e-9): each weight is a value's chance, none "
+                                  "rescaled")
     if len(set(xs)) != len(xs):
         raise InputError("repeat a value", file=site.path, key=f"{where}.values", value=values,
                          expected="each value once, with its weight")
-    total = sum(ws)
-    return xs, tuple(w / total for w in ws)
+    return xs, ws
 
 
 def _correlations(site: Site, raw: Any, inputs: list[Distribution],

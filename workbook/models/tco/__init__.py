@@ -23,7 +23,7 @@ from workbook.formula.line import Line
 from workbook.models.base import Inputs, Scope, shown_value
 from workbook.models.bom import BomOut
 from workbook.models.power import PowerOut
-from workbook.models.tco import answers, financing, owning, renting, schedule
+from workbook.models.tco import answers, financing, owning, renting, returns, schedule
 from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD  # noqa: F401 (the package's keys)
 from workbook.models.tco.pl import profit_and_loss
 from workbook.presentation import Presented, View
@@ -60,19 +60,43 @@ class TcoOut:
     rent_cumulative: Line
     curve_utilisation: tuple[Line, ...]
     curve_owned: tuple[Line, ...]
-    curve_rented: tuple[Line, ...]  # on demand, with the extras: it crosses the owned curve at the break-even
+    curve_rented: tuple[Line, ...]  # as the site rents, with the extras: it crosses the owned curve at the break-even
+    curve_committed: tuple[Line, ...]  # a committed contract (every GPU-hour used reserved)
     curve_on_demand: Line
     service_end: tuple[Line, Line]  # lead time, useful life: their sum is the last month the cumulative chart shows
+    npv_advantage_on_demand: Line
+    npv_advantage_committed: Line
+    break_even_utilisation_on_demand: Line
+    break_even_utilisation_committed: Line
+    rented_cost_per_gpu_hour_on_demand: Line
+    rented_cost_per_gpu_hour_committed: Line
+    mirr_buy: Line
+    irr_buy_roots: Line
+    operating_payback_month: Line
+    payback_rests_on_exit: Line
     equity_irr: Line | None = None  # with a loan only
+    equity_hurdle: Line | None = None
     sources_equity: Line | None = None
     peak_funding: Line | None = None
     owned_cost_per_useful_gpu_hour: Line | None = None  # with the Reliability sheet's goodput
 
     @property
+    def answer_figures(self) -> list[Line]:
+        """The answer's figures on the Summary: the NPV advantage of buying against the rent in force, on demand
+        and a committed contract; the costs per GPU-hour; the break-evens; the returns; the paybacks."""
+        return [self.npv_advantage, self.npv_advantage_on_demand, self.npv_advantage_committed,
+                self.owned_cost_per_gpu_hour, self.rented_cost_per_gpu_hour, self.rented_cost_per_gpu_hour_on_demand,
+                self.rented_cost_per_gpu_hour_committed, self.break_even_utilisation,
+                self.break_even_utilisation_on_demand, self.break_even_utilisation_committed, self.irr_buy,
+                self.irr_buy_roots, self.mirr_buy, self.payback_month, self.operating_payback_month,
+                self.payback_rests_on_exit, self.discounted_payback_month]
+
+    @property
     def key_figures(self) -> list[Line]:
-        return [self.npv_advantage, self.npv_own, self.npv_rent, self.irr_buy, self.payback_month,
-                self.discounted_payback_month, self.owned_cost_per_gpu_hour, self.rented_cost_per_gpu_hour,
-                self.break_even_utilisation, self.it_resale_value]
+        return [self.npv_advantage, self.npv_advantage_committed, self.npv_own, self.npv_rent, self.irr_buy,
+                self.mirr_buy, self.payback_month, self.operating_payback_month, self.discounted_payback_month,
+                self.owned_cost_per_gpu_hour, self.rented_cost_per_gpu_hour, self.break_even_utilisation,
+                self.it_resale_value]
 
 
 def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goodput: Line | None = None) -> TcoOut:
@@ -102,17 +126,18 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goo
     rents = renting.renting_flows(c, i, p, when, today)
     own = owning.owning_flows(s, c, i, when, cap, run, rate, rents.index)
     pv = answers.present_values(c, i, p, when, run, own, rents)
-    ans = answers.answers(s, c, i, when, rate, own, rents, pv)
+    grid = returns.search_grid(s, span)
+    ans = answers.answers(s, c, i, when, rate, own, rents, pv, today, grid, span)
     if i.choice("facility_model") == "build":
         answers.facility_methods(s, i, when, rate, cap, own, ans, scope.defined["tax_timing"])
     answers.delay_operational(s, i, cap, run, today, rate)
     debt = financing.loan(s, c, i, when, own, span) if i.choice("financing") == "loan" else None
-    financing.equity_views(s, c, i, when, rate, cap, run, own, rents.rent, scope.defined["irr_buy"], debt)
+    financing.equity_views(s, c, i, when, rate, cap, run, own, rents.rent, scope.defined["irr_buy"], debt, grid, span)
     profit_and_loss(scope, i, when, own, debt)
     useful = answers.useful(s, ans.hours, ans.npv_own, goodput) if goodput is not None else None
-    points, owned, rented, on_demand = answers.cost_curve(s, i, ans)
+    points, owned, rented, committed, on_demand = answers.cost_curve(s, i, ans)
     return scope.outputs(TcoOut, curve_utilisation=points, curve_owned=owned, curve_rented=rented,
-                         curve_on_demand=on_demand,
+                         curve_committed=committed, curve_on_demand=on_demand,
                          service_end=(cap.lead, i.useful_life), owned_cost_per_useful_gpu_hour=useful,
                          capex=cap.capex)
 
@@ -138,15 +163,15 @@ def summarise(scope: Scope, s: SheetBuilder, tco: TcoOut, scenarios: dict[str, d
                f"the NPV advantage with one more month of lead time (scenario {DELAY_SCENARIO}, live on the Scenarios "
                "sheet) - as planned: the capex, the service and the rent all move a month", fmt=USD)
     s.section("Rent vs buy, the other figures (TCO sheet)")
-    answered = {tco.npv_advantage, tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
-                tco.break_even_utilisation, tco.irr_buy}  # on the Summary's first rows, the answer
+    answered = set(tco.answer_figures)  # on the Summary's first rows, the answer
     for line in [*tco.key_figures, tco.owned_cost_per_gpu_hour_pretax, tco.rented_cost_per_gpu_hour_pretax,
                  tco.capex, tco.owned_annual_cost, tco.delay_cost]:
         if line not in answered:
             s.show(line)
     if delay_effect is not None:
         s.show(delay_effect)
-    for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.sources_equity, tco.peak_funding):
+    for line in (tco.owned_cost_per_useful_gpu_hour, tco.equity_irr, tco.equity_hurdle, tco.sources_equity,
+                 tco.peak_funding):
         if line is not None:
             s.show(line)
     view = _comparison(scenarios, tco)

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import all_over, any_, flag, irr, lagged, max_, pmt, prev, total, where
+from workbook.formula.functions import all_over, any_, flag, lagged, max_, pmt, prev, total, where
 from workbook.formula.line import COUNT, Line
 from workbook.models.base import Inputs
 from workbook.models.tco.inputs import USD
 from workbook.models.tco.owning import Capex, Owning, Running
+from workbook.models.tco.returns import Search, proven_irr
 from workbook.models.tco.schedule import MONTH, Schedule
 
 DOLLAR = Const(1, "USD")  # the tolerance of a tie-out: to the dollar
@@ -114,7 +115,7 @@ def _debt_tax(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, own: 
 
 
 def equity_views(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, rate: Line, cap: Capex, run: Running,
-                 own: Owning, rent: Line, project_irr: Line, debt: Debt | None) -> None:
+                 own: Owning, rent: Line, project_irr: Line, debt: Debt | None, grid: Search, span: Line) -> None:
     """Sources and uses of funds by the start of service (tied by a check), the equity actually paid in, and the
     project and equity IRRs side by side with the debt."""
     s.section("Sources and uses of funds, by the start of service")
@@ -147,9 +148,11 @@ def equity_views(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, ra
         return
     saved = c.calc("equity_savings_flow", "Buying with the loan instead of renting: the equity's net cash", "USD",
                    rent - debt.equity, "renting's cash out - the equity's", fmt=USD)
-    s.calc("equity_irr", "Equity IRR (with the loan)", "%",
-           irr(saved, rate, "none: the equity never recovers its cost against renting", per_year=12),
-           "IRR of the equity's monthly net cash against renting, annualised", fmt="0.0%")
+    proven_irr(s, c, "equity_irr", "Equity IRR", "the equity with the loan, against renting", saved, rate, span, grid,
+               when.discount)
+    s.calc("equity_hurdle", "Cost of equity (the equity IRR's hurdle)", "%", 1 * i.cost_of_equity,
+           "the return the equity holders require for this risk: an equity IRR above it adds value for them",
+           fmt="0.0%")
     s.show(i.loan_share, "debt_share_shown", "Debt: share of capex financed")
     s.show(i.loan_rate, "debt_rate_shown", "Debt: interest rate (annual)")
     s.show(i.loan_term, "debt_term_shown", "Debt: term (months)")

@@ -71,11 +71,15 @@ _TIMING_AND_MONEY = [
          "4 years", lo=3, hi=360, integer=True, when=LOAN, fmt=COUNT),
     Spec("tco.loan_fee_share", "Loan arrangement fee, share of the loan (paid at the first draw)", "%",
          when=LOAN, **{**_SHARE, "hi": 0.1}),
+    Spec("tco.cost_of_equity", "Cost of equity (the equity IRR's hurdle, nominal, annual)", "%", when=LOAN,
+         **{**_SHARE, "example": "0.15"}),
     Spec("tco.useful_life", "Useful life of the IT equipment (whole months)", "months", "a duration", "5 years",
          lo=3, hi=240, integer=True, fmt=COUNT),
-    Spec("tco.residual_value", "Residual value at end of life, share of IT capex at today's rent", "%", **_SHARE),
-    Spec("tco.residual_basis", "IT resale value: follows the rent market (its index at exit) or fixed", "",
-         "a basis", "rent-index", choices=("rent-index", "fixed")),
+    Spec("tco.residual_value", "Residual value at end of life, share of IT capex (on the basis below)", "%",
+         **_SHARE),
+    Spec("tco.residual_basis", "Residual share's basis: observed today for equipment of this age (not indexed), or "
+         "at exit in a flat market (moved by the rent index)", "", "a basis", "observed",
+         choices=("observed", "flat-market")),
 ]
 
 _RUNNING = [
@@ -125,6 +129,10 @@ INPUTS = with_limits([
          "month no.", "a month number", "6", lo=1, hi=12, integer=True, fmt="0"),
     Spec("tco.sensitivity_swing", "Sensitivity swing (+/- on each input)", "%", "a fraction", "0.2",
          lo=0.01, hi=0.9, structural=True),
+    Spec("tco.life_swing", "Sensitivity: the useful life's step either way (whole months)", "months", "a duration",
+         "12 months", lo=0, hi=60, integer=True, structural=True, fmt=COUNT),
+    Spec("tco.lead_time_swing", "Sensitivity: the lead time's step either way (whole months)", "months",
+         "a duration", "3 months", lo=0, hi=24, integer=True, structural=True, fmt=COUNT),
     *_PRICES, *_FACILITY, *_TIMING_AND_MONEY, *_RUNNING, *_RENT,
 ])
 
@@ -145,6 +153,8 @@ CONVENTIONS = [
     "against other profits, paid the tax lag after it arises; book depreciation is straight line; interest "
     "during construction is capitalised and depreciated (IAS 23; IRC 263A(f)); a value received at exit is "
     "taxed as a gain over its tax basis.",
-    "Exit: the IT is resold at its residual share of capex, moved by the rent market (the rent index at exit); "
-    "the facility is valued by the stated method (book value by default).",
+    "Exit: the IT is resold at its residual share of capex, on the site's basis: a share observed today for "
+    "equipment of the IT's age (it already holds the decline the market expects: not indexed), or the share in a "
+    "flat market, moved by the rent index at exit; the other basis's effect is shown. The facility is valued by the "
+    "stated method (book value by default).",
 ]

@@ -49,7 +49,7 @@ def schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
     in_service = c.calc("in_service", "In service (flag)", "flag", flag(month > lead) * flag(month <= end),
                         "after delivery (the lead time) until the end of the useful life", fmt=COUNT)
     served = c.calc("service_month", "Month of service (1 = the first)", "months", in_service * (month - lead),
-                    "in service x (month - lead time)", fmt=COUNT)
+                    "in service x (month - lead time)", fmt=COUNT, position=True)
     order = c.calc("order_flag", "Order, time 0 (flag)", "flag", flag(month.eq(0 * MONTH)), fmt=COUNT)
     delivery = c.calc("delivery_flag", "Delivery (flag)", "flag", flag(month.eq(lead)),
                       "the end of the lead time: the capex balance is paid", fmt=COUNT)

@@ -63,11 +63,7 @@ def exit_values(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, cap
                      when.exit * rent_index, fmt="0.000")
     index_at_exit = s.calc("rent_index_at_exit", "Rent index at exit", "ratio", total(at_exit),
                            "the rent price index in the last month of service", fmt="0.000")
-    follows = i.choice("residual_basis") == "rent-index"
-    resale = s.calc("it_resale_value", "IT resale value at exit", "USD",
-                    cap.it * i.residual_value * index_at_exit if follows else cap.it * i.residual_value,
-                    "IT capex x residual share x rent index at exit: a GPU whose rent holds up resells for more"
-                    if i.choice("residual_basis") == "rent-index" else "IT capex x residual share (fixed)", fmt=USD)
+    resale = _it_resale(s, i, when, cap, rate, index_at_exit)
     fac = _facility_value(s, i, when, cap, rate, build)
     rows = _exit_rows(c, when, resale, it_left, fac)
     deferred = c.calc("deferred_tax_change_flow", "Change in deferred tax (tax basis below book value)", "USD",
@@ -78,6 +74,35 @@ def exit_values(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, cap
     return ExitValues(it_dep, fac_dep, dep, tax_dep, rows["resale"], rows["facility"], rows["tax_loss"],
                       rows["book_loss"], rows["written_off"], deferred, fac["book_left"], fac["share"], resale,
                       fac["shares"])
+
+
+_BASES = {
+    "observed": ("the share observed today for equipment of the IT's age: it already holds the decline the market "
+                 "expects, so it is not indexed again"),
+    "flat-market": "the share the IT would fetch at exit in a flat market, moved by the rent index at exit",
+}
+
+
+def _it_resale(s: SheetBuilder, i: Inputs, when: Schedule, cap: object, rate: Line, index_at_exit: Line) -> Line:
+    """The IT's resale value at exit by the site's basis for its residual share (observed today, or in a flat market
+    then indexed), the value by the other basis, and what choosing the other would do to the NPV advantage: a
+    share observed today indexed again would count the rent's decline twice."""
+    basis = i.choice("residual_basis")
+    indexed = {"flat-market": index_at_exit, "observed": 1 + 0 * index_at_exit}
+    resale = s.calc("it_resale_value", "IT resale value at exit", "USD",
+                    cap.it * i.residual_value * indexed[basis],
+                    f"IT capex x residual share ({_BASES[basis]})"
+                    + (" x the rent index at exit" if basis == "flat-market" else ""), fmt=USD)
+    other = "observed" if basis == "flat-market" else "flat-market"
+    alt = s.calc("it_resale_value_other_basis", f"IT resale value at exit if the share were {other.replace('-', ' ')}",
+                 "USD", cap.it * i.residual_value * indexed[other], f"the other basis: {_BASES[other]}", fmt=USD)
+    df_exit = 1 / (1 + rate) ** ((when.lead + when.life) / MONTH)
+    after = 1 - i.tax_rate / (1 + rate) ** (i.tax_lag / MONTH)
+    s.calc("residual_basis_effect", f"NPV advantage of buying: change if the share were {other.replace('-', ' ')}",
+           "USD", (alt - resale) * df_exit * after,
+           "(the other basis's value - this one's) x the exit month's discount factor x (1 - tax rate x the tax "
+           "lag's discount): the value received at exit, after the tax on its gain", fmt=USD)
+    return resale
 
 
 def _tax_rate(c: SheetBuilder, i: Inputs, when: Schedule) -> Line:
