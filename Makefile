@@ -30,7 +30,7 @@ quote: $(STAMP)
 workbooks: $(STAMP)
 	$(PY) -m workbook build $(if $(JOBS),-j $(JOBS)) inputs/*.yaml
 
-## recalculate the built workbooks in LibreOffice and compare every formula cell
+## recalculate the built workbooks in LibreOffice and Gnumeric and compare every formula cell
 verify: $(STAMP) libreoffice
 	$(PY) -m workbook verify outputs/*.xlsx
 
@@ -47,14 +47,14 @@ test-fast: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) -m "not libreoffice and not slow and not fuzz"
 
 ## LibreOffice Calc, and Carlito (metrically the same as Calibri, the workbook's font: without it LibreOffice
-## lays text out wider than Excel and the printed pages differ)
+## lays text out wider than Excel and the printed pages differ); and Gnumeric, the second engine of the parity tests
 libreoffice:
-	@if command -v soffice >/dev/null 2>&1 && fc-list 2>/dev/null | grep -q Carlito; then :; \
+	@if command -v soffice >/dev/null 2>&1 && fc-list 2>/dev/null | grep -q Carlito && command -v ssconvert >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
-		echo "installing LibreOffice Calc (headless) and the Carlito font with apt-get"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui fonts-crosextra-carlito >/dev/null; \
+		echo "installing LibreOffice Calc (headless), the Carlito font and Gnumeric with apt-get"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libreoffice-calc-nogui fonts-crosextra-carlito gnumeric >/dev/null; \
 	else \
-		echo "LibreOffice Calc and Carlito are needed for the parity tests and the PDF: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui fonts-crosextra-carlito"; \
+		echo "LibreOffice Calc, Carlito and Gnumeric are needed for the parity tests and the PDF: sudo apt-get install -y --no-install-recommends libreoffice-calc-nogui fonts-crosextra-carlito gnumeric"; \
 		exit 1; \
 	fi
 

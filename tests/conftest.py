@@ -21,3 +21,13 @@ def libreoffice() -> str:
         pytest.fail("LibreOffice (soffice) is not installed; run `make test` as root or "
                     "apt-get install -y --no-install-recommends libreoffice-calc-nogui")
     return exe
+
+
+@pytest.fixture(scope="session")
+def gnumeric() -> str:
+    """The second engine's tests need Gnumeric (ssconvert); `make test` installs it. Missing, they fail."""
+    exe = shutil.which("ssconvert")
+    if exe is None:
+        pytest.fail("Gnumeric (ssconvert) is not installed; run `make test` as root or "
+                    "apt-get install -y --no-install-recommends gnumeric")
+    return exe

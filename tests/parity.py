@@ -1,8 +1,10 @@
-"""The parity harness: build workbooks, recalculate them in LibreOffice in one start, compare every cell.
+"""The parity harness: build workbooks, recalculate them in LibreOffice (in one start) and in Gnumeric, compare
+every cell.
 
-Two comparisons per workbook: every formula cell's cached value against LibreOffice's recalculated value
-(verify.compare), and every calculated line's Python value against LibreOffice's value in the line's cell.
-Each recalculated file is read once, for both, and no file through openpyxl's object model
+Per workbook: every formula cell's cached value against LibreOffice's recalculated value (verify.compare), and
+every calculated line's Python value against LibreOffice's value in the line's cell; then every formula cell
+against Gnumeric's (verify.compare, its tolerance: rounding of what the formula reads), so no figure, TRUE/FALSE
+or count depends on the engine. Each recalculated file is read once, and no file through openpyxl's object model
 (sheet_reader.cell_values and formula_cells: one pass over the XML).
 """
 
@@ -17,11 +19,12 @@ from typing import Any
 
 import yaml
 
+from workbook import gnumeric as gnumeric_engine
 from workbook.api import Model, build
 from workbook.excel.cells import cached
 from workbook.excel.layout import Layout
 from workbook.sheet_reader import cell_values, coordinate
-from workbook.verify import compare, is_error, recalculate, same
+from workbook.verify import GNUMERIC, compare, is_error, recalculate, same
 
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
 
@@ -39,12 +42,14 @@ class Outcome:
     workbooks: int = 0
     cells: int = 0
     lines: int = 0
+    gnumeric_cells: int = 0  # formula cells compared with Gnumeric's recalculation
     problems: list[str] = field(default_factory=list)
 
     def add(self, other: Outcome) -> None:
         self.workbooks += other.workbooks
         self.cells += other.cells
         self.lines += other.lines
+        self.gnumeric_cells += other.gnumeric_cells
         self.problems += other.problems
 
 
@@ -63,10 +68,17 @@ def build_all(site_files: list[Path], outdir: Path) -> list[Built]:
     return built
 
 
-def check(built: list[Built], workdir: Path) -> Outcome:
-    """Recalculate all in one LibreOffice start and compare every formula cell and every line."""
+def check(built: list[Built], workdir: Path, gnumeric: bool = True) -> Outcome:
+    """Recalculate all in one LibreOffice start and compare every formula cell and every line; then in Gnumeric,
+    every formula cell (unless `gnumeric` is False)."""
     recalced = recalculate([b.xlsx for b in built], workdir / "recalculated")
     outcome = Outcome()
+    if gnumeric:
+        copies = gnumeric_engine.recalculate([b.xlsx for b in built], workdir / "gnumeric", jobs=1)
+        for b in built:
+            report = compare(b.xlsx, copies[b.xlsx.resolve()].path, GNUMERIC)
+            outcome.gnumeric_cells += report.compared
+            outcome.problems += [f"{b.site_file.name}: {p}" for p in report.problems]
     for b in built:
         lo_path = recalced[b.xlsx.resolve()]
         lo = cell_values(lo_path)  # the one read of the recalculated file, for both comparisons
@@ -98,7 +110,7 @@ def record(name: str, outcome: Outcome) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)
         data = json.loads(REPORT.read_text()) if REPORT.exists() else {}
         data[name] = {"workbooks": outcome.workbooks, "formula_cells": outcome.cells, "lines": outcome.lines,
-                      "problems": len(outcome.problems)}
+                      "gnumeric_formula_cells": outcome.gnumeric_cells, "problems": len(outcome.problems)}
         partial = REPORT.with_suffix(f".{os.getpid()}.tmp")
         partial.write_text(json.dumps(data, indent=1))
         partial.replace(REPORT)

@@ -44,7 +44,8 @@ def test_harness_really_recalculates(libreoffice: str, tmp_path: Path) -> None:
     assert report.problems == ["'S'!A1: Python 99 != LibreOffice 3 in =1+2"]
 
 
-def test_example_site_matches_libreoffice(libreoffice: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_example_site_matches_libreoffice(libreoffice: str, gnumeric: str, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Every cell of the example against LibreOffice, with no openpyxl load of either file: both are read in one
     pass over their XML (sheet_reader): 0.3 s for the recalculated example, where openpyxl took 1.0 s."""
     built = build_all([EXAMPLE], tmp_path / "built")
@@ -64,11 +65,14 @@ def test_example_site_matches_libreoffice(libreoffice: str, tmp_path: Path, monk
     assert outcome.cells >= 40
 
 
-def test_every_site_in_inputs_matches_libreoffice(libreoffice: str, tmp_path: Path) -> None:
+def test_every_site_in_inputs_matches_libreoffice(libreoffice: str, gnumeric: str, tmp_path: Path) -> None:
+    """Every formula cell of every site in inputs/ in LibreOffice and in Gnumeric (the master check TRUE in both,
+    every IRR the same)."""
     files = sorted((ROOT / "inputs").glob("*.yaml"))
     outcome = check(build_all(files, tmp_path / "built"), tmp_path)
     record("inputs", outcome)
     assert outcome.problems == []
+    assert outcome.gnumeric_cells == outcome.cells
 
 
 def keep_reproducers(problems: list[str], site_files: list[Path]) -> Path:
@@ -90,7 +94,7 @@ def keep_reproducers(problems: list[str], site_files: list[Path]) -> Path:
 
 @pytest.mark.long
 @pytest.mark.parametrize("part", range(PARTS))
-def test_random_sites_match_libreoffice(libreoffice: str, tmp_path: Path, part: int) -> None:
+def test_random_sites_match_libreoffice(libreoffice: str, gnumeric: str, tmp_path: Path, part: int) -> None:
     """RANDOM_SITES valid random sites from SEED, built one by one and recalculated in batches of 50 (one soffice
     start each). Shrinking is off: a failure keeps each failing site file and the commands that rerun it. The
     sites are drawn in one sequence and checked in PARTS parts (site i in part i % PARTS), so the test processes

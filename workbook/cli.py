@@ -71,8 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     x.add_argument("-o", "--output", type=Path, help="write the Changes workbook (.xlsx): the differences, the "
                                                      "bridge and a waterfall per output")
     x.add_argument("--json", action="store_true", help="print JSON (the default is text)")
-    v = sub.add_parser("verify", help="recalculate workbooks in LibreOffice and compare every formula cell")
+    v = sub.add_parser("verify", help="recalculate workbooks in LibreOffice and Gnumeric and compare every formula "
+                                      "cell")
     v.add_argument("workbooks", nargs="+", type=Path, metavar="OUT.xlsx")
+    v.add_argument("--engine", choices=("libreoffice", "gnumeric", "all"), default=None,
+                   help="the engine to recalculate in (default: all that are installed)")
     r = sub.add_parser("import-inputs", help="write the inputs a reviewer changed on a built workbook's Inputs "
                                               "sheet back into the site file it was built from")
     r.add_argument("workbook", type=Path, metavar="REVIEWED.xlsx")
@@ -388,9 +391,14 @@ def _short(value: object) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from workbook.verify import verify_files
+    from workbook.verify import ENGINES, installed_engines, verify_files
 
-    reports = verify_files(args.workbooks)
+    engines = installed_engines() if args.engine in (None, "all") else [args.engine]
+    if args.engine == "all":
+        engines = list(ENGINES)  # each, or the one line that says how to install the one missing
+    elif not engines:
+        engines = ["libreoffice"]  # none installed: the line that says how to install LibreOffice
+    reports = verify_files(args.workbooks, engines)
     failed = False
     for report in reports:
         print(report.summary())

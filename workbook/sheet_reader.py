@@ -83,6 +83,14 @@ def load_values(path: Path) -> Any:
         return openpyxl.load_workbook(path, data_only=True)
 
 
+def defined_names(path: Path) -> dict[str, str]:
+    """The workbook's global defined names: name -> what it refers to ("'Cash flows'!$F$57:$CX$57")."""
+    with zipfile.ZipFile(path) as zf:
+        book = ElementTree.fromstring(zf.read("xl/workbook.xml"))
+    return {d.get("name", ""): (d.text or "") for d in book.iter(f"{_MAIN}definedName")
+            if d.get("localSheetId") is None}
+
+
 def coordinate(row: int, col: int) -> str:
     """"B12" from a zero-based row and column."""
     letters, n = "", col + 1

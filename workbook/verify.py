@@ -1,8 +1,16 @@
-"""Recalculate workbooks in headless LibreOffice and compare every formula cell with the cached Python value.
+"""Recalculate workbooks in headless LibreOffice (and Gnumeric: workbook.gnumeric) and compare every formula cell
+with the cached Python value.
 
 LibreOffice trusts the cached values of files that say they came from Excel, so each run gets a fresh
 profile that forces a full recalculation on load. soffice exits 0 even when a file failed to load, so every
 output is checked for existence. Many files go through one soffice start.
+
+Python computes what LibreOffice computes (workbook.formula.spreadsheet), so against LibreOffice a figure agrees
+to 1e-9 of itself. Gnumeric adds in plain IEEE arithmetic: where two values cancel (a tax basis left at exit,
+capex less its depreciation: 0 in LibreOffice and Excel, 3.6e-12 in Gnumeric) the difference is rounding of the
+values the cell is made from. So against Gnumeric a figure agrees within 1e-9 of the largest value its formula
+reads (its operands: the cells and rows it names), the tolerance of any floating result. TRUE/FALSE and counts
+agree exactly against either engine.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from workbook.inputs import InputError
-from workbook.sheet_reader import Cells, cell_values, formula_cells
+from workbook.sheet_reader import Cells, cell_values, defined_names, formula_cells
 
 REL_TOL = 1e-9
 ABS_TOL = 1e-12
@@ -109,15 +117,20 @@ def run_soffice(paths: Iterable[Path], outdir: Path, to: str, timeout: float,
         return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+LIBREOFFICE, GNUMERIC = "LibreOffice", "Gnumeric"
+ENGINES = {"libreoffice": LIBREOFFICE, "gnumeric": GNUMERIC}
+
+
 @dataclass
 class Report:
     path: Path
     compared: int = 0
     problems: list[str] = field(default_factory=list)
+    engine: str = LIBREOFFICE
 
     def summary(self) -> str:
         state = "OK" if not self.problems else f"{len(self.problems)} problem(s)"
-        return f"{self.path}: {self.compared} formula cells compared: {state}"
+        return f"{self.path}: {self.compared} formula cells compared in {self.engine}: {state}"
 
 
 def is_error(value: Any) -> bool:
@@ -146,35 +159,107 @@ def same(expected: Any, got: Any, exact: bool = False) -> bool:
     return expected == got
 
 
-def compare(original: Path, recalculated: Path | Cells) -> Report:
-    """Every formula cell's cached value in `original` against its value in `recalculated` (LibreOffice's
-    copy): a path, or that copy's values already read (`cell_values`), so a caller that reads them too reads
-    the file once."""
-    report = Report(original)
+class Operands:
+    """The size of what a formula reads: the largest magnitude among the cells and rows it names (a defined name,
+    a cell, a range), from the workbook's own values. Read lazily: only a cell that differs needs it."""
+
+    def __init__(self, original: Path):
+        self.original = original
+        self._values: Cells | None = None
+        self._names: dict[str, str] | None = None
+
+    def scale(self, sheet: str, formula: str) -> float:
+        from openpyxl.formula.tokenizer import Token, Tokenizer
+
+        if self._values is None:
+            self._values, self._names = cell_values(self.original), defined_names(self.original)
+        sizes = [0.0]
+        for token in Tokenizer(formula).items:
+            if token.type == Token.OPERAND and token.subtype == Token.RANGE:
+                for where in self._cells(sheet, token.value):
+                    v = self._values.get(where)
+                    if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+                        sizes.append(abs(float(v)))
+        return max(sizes)
+
+    def _cells(self, sheet: str, ref: str) -> list[tuple[str, str]]:
+        from openpyxl.utils.cell import get_column_letter, range_boundaries
+
+        assert self._names is not None
+        ref = self._names.get(ref, ref)
+        if "!" in ref:
+            sheet, ref = ref.rsplit("!", 1)
+            sheet = sheet.strip("'").replace("''", "'")
+        try:
+            c1, r1, c2, r2 = range_boundaries(ref.replace("$", ""))
+        except (ValueError, TypeError):
+            return []
+        if None in (c1, r1, c2, r2):
+            return []
+        return [(sheet, f"{get_column_letter(c)}{r}") for r in range(r1, r2 + 1) for c in range(c1, c2 + 1)]
+
+
+def compare(original: Path, recalculated: Path | Cells, engine: str = LIBREOFFICE) -> Report:
+    """Every formula cell's cached value in `original` against its value in `recalculated` (the engine's copy):
+    a path, or that copy's values already read (`cell_values`), so a caller that reads them too reads the file
+    once. Against Gnumeric a figure may differ by rounding of the values its formula reads (see the module)."""
+    report = Report(original, engine=engine)
     cells = formula_cells(original)
     got_cells = cell_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
+    operands = Operands(original) if engine == GNUMERIC else None
     for (sheet, coord), (formula, expected) in cells.items():
         got = got_cells.get((sheet, coord))
         report.compared += 1
         where = f"'{sheet}'!{coord}"
         if is_error(got):
-            report.problems.append(f"{where}: error {got} from {formula}")
+            report.problems.append(f"{where}: error {got} from {formula} in {engine}")
         elif expected is None:
             report.problems.append(f"{where}: no cached value for {formula}")
-        elif not same(expected, got, exact=is_count(formula, expected)):
-            report.problems.append(f"{where}: Python {expected!r} != LibreOffice {got!r} in {formula}")
+        elif not (same(expected, got, exact=is_count(formula, expected))
+                  or _within_operands(expected, got, formula, sheet, operands)):
+            report.problems.append(f"{where}: Python {expected!r} != {engine} {got!r} in {formula}")
     if not cells:
         report.problems.append("no formula cells found")
     return report
 
 
-def verify_files(paths: Iterable[Path]) -> list[Report]:
+def _within_operands(expected: Any, got: Any, formula: str, sheet: str, operands: Operands | None) -> bool:
+    """Gnumeric's figure within 1e-9 of the largest value the formula reads (never a count, never TRUE/FALSE)."""
+    if operands is None or is_count(formula, expected):
+        return False
+    numbers = [x for x in (expected, got) if isinstance(x, int | float) and not isinstance(x, bool)]
+    if len(numbers) != 2:
+        return False
+    return abs(float(expected) - float(got)) <= REL_TOL * max(abs(float(expected)), abs(float(got)),
+                                                               operands.scale(sheet, formula))
+
+
+def installed_engines() -> list[str]:
+    """The engines on this machine, by their command-line names: LibreOffice, then Gnumeric."""
+    from workbook import gnumeric
+
+    out = ["libreoffice"] if shutil.which("soffice") or shutil.which("libreoffice") else []
+    return out + (["gnumeric"] if gnumeric.installed() else [])
+
+
+def verify_files(paths: Iterable[Path], engines: Iterable[str] = ("libreoffice",)) -> list[Report]:
+    """Each workbook recalculated by each engine ("libreoffice", "gnumeric") and compared: a report per workbook
+    per engine, the engines in the order given."""
+    from workbook import gnumeric
+
     paths = [Path(p) for p in paths]
     for p in paths:
         if not p.exists():
             raise InputError(f"{p}: no such workbook")
         if not zipfile.is_zipfile(p):
             raise InputError(f"{p}: not an .xlsx workbook (not a zip package)")
+    reports = []
     with tempfile.TemporaryDirectory(prefix="verify-") as tmp:
-        recalced = recalculate(paths, Path(tmp) / "out")
-        return [compare(p, recalced[p.resolve()]) for p in paths]
+        for engine in engines:
+            if engine == "libreoffice":
+                recalced = recalculate(paths, Path(tmp) / "libreoffice")
+                reports += [compare(p, recalced[p.resolve()]) for p in paths]
+            else:
+                copies = gnumeric.recalculate(paths, Path(tmp) / "gnumeric")
+                reports += [compare(p, copies[p.resolve()].path, GNUMERIC) for p in paths]
+    return reports

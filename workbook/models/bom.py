@@ -21,7 +21,7 @@ from typing import Any
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import added, ceil, flag, max_
+from workbook.formula.functions import added, ceil, close, flag, max_
 from workbook.formula.line import COUNT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs, Inputs, Scope
@@ -329,17 +329,18 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
     single = [qty[x.key] for x in items if SINGLE_MODE in x.tally]
     cables = [qty[x.key] for x in items if CABLES in x.tally]
     s.check("transceivers_tie_out", "The BOM's transceivers add up to the Fabric's count",
-            added(optics).eq(fabric.transceivers_total),
+            close(added(optics), fabric.transceivers_total),
             "the BOM's transceiver rows added = [Transceivers (compute, storage, in-band)] (Fabric)")
     s.check("single_mode_tie_out", "The BOM's single-mode transceivers add up to the Fabric's count",
-            added(single).eq(fabric.single_mode_transceivers_total),
+            close(added(single), fabric.single_mode_transceivers_total),
             "the BOM's single-mode transceiver rows added = [Single-mode transceivers (compute, storage, in-band)] "
             "(Fabric)")
     s.check("cables_tie_out", "The BOM's fibre and copper cables add up to the Fabric's count",
-            added(cables).eq(fabric.cables_total), "the BOM's fibre rows (every length class) and peer-link copper "
+            close(added(cables), fabric.cables_total), "the BOM's fibre rows (every length class) and peer-link copper "
             "rows added = [Cables (compute, storage, in-band)] (Fabric)")
     s.check("inband_switches_tie_out", "The BOM's in-band switches add up to the Fabric's count",
-            added([qty[f"inband_{tier}_switches"] for tier in ("leaf", "spine", "core")]).eq(fabric.inband_switches),
+            close(added([qty[f"inband_{tier}_switches"] for tier in ("leaf", "spine", "core")]),
+                  fabric.inband_switches),
             "in-band leaf + spine + core rows = [In-band network switches] (Fabric)")
     if q is None:
         return
@@ -347,4 +348,4 @@ def _checks(s: SheetBuilder, fabric: FabricOut, oob: OobOut, rows: list[tuple[It
         s.check(f"quote_{key}_fresh", f"The quote for {key} ({quote.vendor}) is at most the stale age old",
                 q.price_date - quoted_line(q, key, "date") <= i.quote_max_age)
         s.check(f"quote_{key}_quantity", f"The quote for {key} ({quote.vendor}) was for today's quantity",
-                qty[key].eq(quoted_line(q, key, "qty")))
+                close(qty[key], quoted_line(q, key, "qty")))

@@ -25,7 +25,7 @@ import numpy as np
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import added, ceil, flag, max_, where
+from workbook.formula.functions import added, ceil, close, flag, max_, where
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
@@ -342,7 +342,8 @@ def _rejection(s: SheetBuilder, i: Inputs, heat: dict[str, Line], pumps: Line, p
     heat_out = s.calc("heat_out", "Heat out (plant + outdoors without it)", "kW", out + outside)
     heat_in = s.calc("heat_in", "Heat in: facility power, design day (Power chain)", "kW", power.facility_power,
                      "every watt the site draws ends as heat")
-    s.check("heat_balance", "Heat out equals heat in (facility power)", heat_out.eq(heat_in),
+    s.check("heat_balance", "Heat out equals heat in (facility power, within the method's tolerance)",
+            close(heat_out, heat_in),
             "heat out is built from the parts (the IT hall from its components, the CDU pumps, the compressors, "
             "the rest of the overhead by the indoor share); heat in is the power chain's facility power (IT load "
             "+ overhead). It fails when the IT heat misses or double-counts a part of the IT load, or when the "

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import all_over, any_, flag, lagged, max_, pmt, prev, total, where
+from workbook.formula.functions import all_over, any_, close, flag, lagged, max_, not_, pmt, prev, total, where
 from workbook.formula.line import COUNT, Line
 from workbook.models.base import Inputs
 from workbook.models.tco.inputs import USD
@@ -79,7 +79,7 @@ def loan(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, own: Ownin
 def _loan_checks(s: SheetBuilder, c: SheetBuilder, i: Inputs, when: Schedule, paid: Line, payment: Line,
                  end: object, span: Line) -> None:
     last = c.calc("loan_last_payment_ok", "Last payment within 1 USD of the level payment", "TRUE/FALSE",
-                  any_(when.month.ne(end), max_(paid - payment, payment - paid) < DOLLAR),
+                  any_(not_(close(when.month, end)), max_(paid - payment, payment - paid) < DOLLAR),
                   "TRUE except in the last month of the term, where the payment that clears the loan must be the "
                   "level payment (the PMT schedule repays the loan exactly)", fmt="BOOLEAN")
     s.check("loan_repaid_in_term", "The level payments repay the loan by the end of its term (to 1 USD)",

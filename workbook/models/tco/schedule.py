@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import ceil, flag, max_, prev, where
+from workbook.formula.functions import ceil, close, flag, max_, prev, where
 from workbook.formula.line import COUNT, Line
 from workbook.models import calendar
 from workbook.models.base import Inputs
@@ -51,12 +51,13 @@ def schedule(c: SheetBuilder, i: Inputs, rate: Line, lead: Line) -> Schedule:
     served = c.calc("service_month", "Month of service (1 = the first)", "months", in_service * (month - lead),
                     "in service x (month - lead time)", fmt=COUNT, position=True)
     order = c.calc("order_flag", "Order, time 0 (flag)", "flag", flag(month.eq(0 * MONTH)), fmt=COUNT)
-    delivery = c.calc("delivery_flag", "Delivery (flag)", "flag", flag(month.eq(lead)),
+    delivery = c.calc("delivery_flag", "Delivery (flag)", "flag", flag(close(month, lead)),
                       "the end of the lead time: the capex balance is paid", fmt=COUNT)
     works = c.calc("construction_flag", "Facility works (flag)", "flag", flag(month > 0 * MONTH) * flag(month <= lead),
                    "the months of the lead time: facility capex paid in equal parts", fmt=COUNT)
-    first = c.calc("first_service_flag", "First month of service (flag)", "flag", flag(served.eq(MONTH)), fmt=COUNT)
-    exit_ = c.calc("exit_flag", "Last month of service (flag)", "flag", flag(month.eq(end)),
+    first = c.calc("first_service_flag", "First month of service (flag)", "flag", flag(close(served, MONTH)),
+                   fmt=COUNT)
+    exit_ = c.calc("exit_flag", "Last month of service (flag)", "flag", flag(close(month, end)),
                    "the residual value is received at its end", fmt=COUNT)
     discount = c.calc("discount_factor", "Discount factor at the cost of capital", "ratio",
                       1 / (1 + rate) ** (month / MONTH), "1 / (1 + monthly rate)^month", fmt="0.0000")
