@@ -72,9 +72,10 @@ def test_the_engineering_copy_holds_no_prices_and_resolves_inside_itself(example
                              sheets.CHECKS]  # the Inputs behind the results, as in the full workbook
     units = {str(c.value) for ws in wb.worksheets for row in ws.iter_rows(max_col=3) for c in row if c.value}
     assert not any("USD" in u for u in units), "a price or a cost reached the engineering copy"
-    # the generator inputs (their rows are on the Power chain), and the unit conversion factors (units.*) read
+    # the generator inputs (their rows are on the Power chain), the unit conversion factors (units.*) read and
+    # the method's tolerance its checks compare within (method.*)
     assert {line_id.split(".")[0] for line_id in layout.cells} == {"power", "generator", "fabric", "cooling",
-                                                                    "units"}
+                                                                    "units", "method"}
     assert unresolved_references(out) == []
     full = save(example, tmp_path / "full.xlsx", full_workbook(example.book))
     assert len(full.cells) > len(layout.cells) > 300
@@ -164,7 +165,7 @@ def test_the_engineering_copy_of_two_fleets_holds_both_and_no_prices(tmp_path: P
     out = tmp_path / "fleets.xlsx"
     layout = write_book(book, book.evaluate(), site, out, doc)
     held = {line_id.split(".")[0] for line_id in layout.cells}
-    # generator.*: the generator inputs; units.*: the conversion factors read
-    assert held == {"power", "generator", "fabric", "cooling", "fleet_new", "units"}
+    # generator.*: the generator inputs; units.*: the conversion factors read; method.*: the checks' tolerance
+    assert held == {"power", "generator", "fabric", "cooling", "fleet_new", "units", "method"}
     assert sum(line_id.startswith("fleet_new.") for line_id in layout.cells) > 300
     assert unresolved_references(out) == []

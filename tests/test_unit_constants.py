@@ -159,8 +159,8 @@ def test_the_engineering_copy_holds_the_constants_its_lines_read(example: Model,
     book = example.book
     doc = engineering_copy(book)
     held = [line for line in book.lines.values() if doc.holds(line)]
-    needed = {other for line in held for other in reads(line) if other.startswith("units.")}
-    assert {"units.cfm_per_m3_s", "units.l_min_per_gpm"} <= needed
+    needed = {other for line in held for other in reads(line) if other.startswith(("units.", "method."))}
+    assert {"units.cfm_per_m3_s", "units.l_min_per_gpm", "method.check_tolerance"} <= needed
     assert {line.id for line in held if is_constant(line)} == needed  # no finance constant (hours per month)
     frozen = doc.as_values(book)
     for line in held:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from workbook.engine_error import EngineMissing
 from workbook.formula.expr import FormulaError
 from workbook.inputs import InputError, InputErrors
 from workbook.pdf import ExportFailed
-from workbook.verify import EngineMissing
 
 EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY, EXIT_LIBREOFFICE = 2, 3, 4, 5
 

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbook.verify import EngineMissing
+from workbook.engine_error import EngineMissing
 
 INSTALL = "apt-get install -y --no-install-recommends gnumeric"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 FUNCTIONS: dict[str, str] = {
     "ABS": "exact in every engine",
+    "SIGN": "exact in every engine",
     "AND": "exact; the master check wraps it in IFERROR so an error reads FALSE in every engine",
     "OR": "exact",
     "NOT": "exact",
@@ -22,9 +23,10 @@ FUNCTIONS: dict[str, str] = {
            "of the terms; no check compares two sums exactly (the method's tolerance)",
     "SUMIF": "numeric keys compared to about 15 digits in LibreOffice and Excel, exactly in Gnumeric: the keys are "
              "whole numbers (months, fiscal years), equal in every engine; sums as SUM",
-    "ROUNDUP": "counts: LibreOffice and Excel first round to 15 significant digits, Gnumeric does not; a count is "
-               "compared exactly in both engines' tests, and none lands within 1e-15 of a whole number",
-    "ROUNDDOWN": "as ROUNDUP",
+    "ROUNDUP": "counts: LibreOffice and Excel first round to 15 significant digits, Gnumeric does not "
+               "(15.000000000000002 rounds up to 15 in one, 16 in the other); the workbook takes float noise off "
+               "first, within the method's tolerance (functions.ceil), so every engine counts the same",
+    "ROUNDDOWN": "as ROUNDUP (functions.floor)",
     "PMT": "the closed form in every engine (LibreOffice with log1p and expm1): the same to about 1e-15",
     "NPV": "the textbook sum (LibreOffice compensated, Gnumeric in order); the workbook reads it only as a share of "
            "the NPV of the flows' sizes or as a sign",

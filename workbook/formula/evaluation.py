@@ -372,7 +372,7 @@ def _row(book: Book, line: Line, env: Env, rows: int) -> np.ndarray:
 # elementwise arithmetic of spreadsheet.py and whole-row functions. (Not pow and the like: numpy's SIMD pow can
 # differ in the last bit with the shape of the call.)
 _COLUMNWISE = (Const, Ref, Prev, AddSub, BinOp, Neg, Scale, Compare, Guard, RowAgg)
-_COLUMNWISE_FUNCS = {"MAX", "MIN", "IF", "AND", "OR", "NOT", "ROUNDUP", "ROUNDDOWN"}
+_COLUMNWISE_FUNCS = {"MAX", "MIN", "IF", "AND", "OR", "NOT", "ROUNDUP", "ROUNDDOWN", "ABS", "SIGN"}
 
 
 def _columnwise(node: Node) -> bool:

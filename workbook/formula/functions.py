@@ -40,14 +40,28 @@ def _count(x: Any, name: str) -> Node:
     return convert(as_node(x), DIMENSIONLESS, f"{name}() rounds a pure number (a count)")
 
 
+def _sign(x: Node) -> Node:
+    """SIGN(x): -1, 0 or 1."""
+    return _twin(Func("SIGN", [x], np.sign, DIMENSIONLESS), lambda v: float((v > 0) - (v < 0)))
+
+
 def ceil(x: Any) -> Node:
-    """Round up to a whole number (away from zero, as ROUNDUP(x,0)); for counts of things."""
-    return Func("ROUNDUP", [_count(x, "ceil")], spreadsheet.round_up, DIMENSIONLESS, extra=",0")
+    """Round up to a whole number (away from zero, as ROUNDUP(x,0)); for counts of things. Float noise first comes
+    off within the method's tolerance (the value moved toward zero by at most tolerance x MAX(1, |x|), never past
+    it): 15.000000000000002 links is 15 in every engine, where LibreOffice and Excel round to 15 digits before
+    rounding up and Gnumeric does not (16)."""
+    n = _count(x, "ceil")
+    noise = min_(abs_(n), tolerance() * max_(1, abs_(n)))
+    return Func("ROUNDUP", [n - _sign(n) * noise], spreadsheet.round_up, DIMENSIONLESS, extra=",0")
 
 
 def floor(x: Any) -> Node:
-    """Round down to a whole number (toward zero, as ROUNDDOWN(x,0)); for how many fit."""
-    return Func("ROUNDDOWN", [_count(x, "floor")], spreadsheet.round_down, DIMENSIONLESS, extra=",0")
+    """Round down to a whole number (toward zero, as ROUNDDOWN(x,0)); for how many fit. Float noise first comes
+    off within the method's tolerance (the value moved away from zero by tolerance x MAX(1, |x|)): 14.999999999999998
+    is 15 in every engine (see ceil)."""
+    n = _count(x, "floor")
+    return Func("ROUNDDOWN", [n + _sign(n) * tolerance() * max_(1, abs_(n))], spreadsheet.round_down, DIMENSIONLESS,
+                extra=",0")
 
 
 def binomial_quantile(trials: Any, probability: Any, level: Any) -> Node:

@@ -127,10 +127,11 @@ def proven_irr(s: SheetBuilder, c: SheetBuilder, key: str, title: str, label: st
     guess = s.calc(f"{key}_guess", f"{title}: IRR's starting point (per month)", "%",
                    ((1 + lo2) * grid.fine + lo2 - 1) / 2, "the middle of the narrowed bracket", fmt=RATE)
     root = s.calc(f"{key}_root_monthly", f"{title}: the root IRR finds from there (per month)", "%",
-                  irr_from(flows, guess), "IRR(flows, IRR(flows, start)); the start itself where it finds none",
-                  fmt=RATE)
+                  where(roots >= 1, irr_from(flows, guess), guess),
+                  "IRR(flows, IRR(flows, start)); the start itself where it finds none, or where the search found no "
+                  "root (then no engine's IRR is asked: where none is bracketed, engines search apart)", fmt=RATE)
     residual = s.calc(f"{key}_residual", f"{title}: NPV at that rate, per USD of the flows' sizes", "ratio",
-                      npv(root, flows) / max_(npv(root, sizes), DOLLAR), "0 at a root", fmt="0.0E+00")
+                      npv(root, flows) / max_(npv(root, sizes), DOLLAR), "0 at a root", fmt="0.000000000")
     proven = s.calc(f"{key}_proven", f"{title}: a proven root (inside the bracket, NPV 0 there)", "TRUE/FALSE",
                     false_on_error(all_(roots >= 1, at_least(root, lo), at_most(root, hi),
                                         abs_(residual) <= tolerance())),
