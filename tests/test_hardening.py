@@ -388,6 +388,37 @@ def test_running_out_of_memory_is_one_line_naming_the_file(monkeypatch: pytest.M
     assert "\n" not in err and str(EXAMPLE) in err and "memory" in err
 
 
+EXHAUST = """
+import resource, sys
+from workbook import cli
+
+def exhaust(args):  # every byte the address space allows, in blocks then in every small size, held to the end
+    held = []
+    held.append(held)  # a cycle, as a parser's tree and its handlers make: freed by the collector only
+    for size in (2**26, 2**20, 2**14, 2**10, *range(512, 0, -16)):
+        try:
+            while True:
+                held.append(bytes(size))
+        except MemoryError:
+            pass
+    raise MemoryError
+
+cli.COMMANDS["import-quote"] = exhaust
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]),) * 2)
+sys.exit(cli.main(["import-quote", "returned.xlsx", "--site", sys.argv[2]]))
+"""
+
+
+@pytest.mark.slow
+def test_memory_exhausted_by_a_returned_file_is_one_line_naming_it(tmp_path: Path) -> None:
+    """Every byte taken, then MemoryError: the memory kept back is freed and the frames that filled it dropped, so
+    the line can still be made and printed; it names the returned file (what was being read), not the site."""
+    proc = subprocess.run([sys.executable, "-c", EXHAUST, str(2**30), str(EXAMPLE)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (proc.returncode, proc.stdout) == (EXIT_INPUT, "")
+    assert proc.stderr.startswith("error: returned.xlsx: ran out of memory") and proc.stderr.count("\n") == 1
+
+
 def test_a_file_name_holding_escape_sequences_is_printed_escaped(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """A name that would set the terminal's title and clear its screen is printed as its escapes, never obeyed."""

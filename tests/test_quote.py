@@ -21,10 +21,12 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import QUOTE_FIRST, filled, rows
+from tests.helpers import ATTACK_MEMORY, QUOTE_FIRST, filled, flooded, rows, run
 from workbook.api import build, load
 from workbook.cli import main
 from workbook.quotes import quotes_path
+from workbook.returned.quote_import import import_quote
+from workbook.returned.safe_xlsx import UntrustedFile
 from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_SHEET, SPEC
 from workbook.verify import recalculate, verify_files
 
@@ -438,9 +440,31 @@ def test_two_imports_at_once_keep_both_quotes(tmp_path: Path, issued: tuple[Path
 @pytest.mark.slow
 def test_a_large_part_no_one_reads_is_checked_without_keeping_it(tmp_path: Path, issued: tuple[Path, Path],
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """12 MB of XML in a part under the limit (16 MB) is parsed element by element and dropped: the quote is
-    taken; the same part past the limit is refused from the zip's directory."""
+    """4 MB of XML in a part under the limits (16 MB; these dense cells are 400,000 elements, of 500,000) is parsed
+    element by element and dropped: the quote is taken; the same part past the limit is refused from the zip's
+    directory."""
     site = fresh_site(tmp_path, issued)
     good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, None)})
-    under = rezip(good, tmp_path / "under.xlsx", add={"xl/unused.xml": _inflating_xml(12 * 2**20)})
+    under = rezip(good, tmp_path / "under.xlsx", add={"xl/unused.xml": _inflating_xml(4 * 2**20)})
     assert run_import(under, site, capsys)[0] == 0
+
+
+def test_a_flood_of_elements_inside_every_limit_is_refused_in_one_line(tmp_path: Path,
+                                                                       issued: tuple[Path, Path]) -> None:
+    """The hardening review's attack: four parts of 15.9 MiB (each under the 16 MiB limit, 64 MiB of XML in all)
+    filled with small elements; as trees they took 1.9 GB and ran out of memory. Refused in one line from a count
+    of the elements, within 2 GiB, with nothing written."""
+    site = fresh_site(tmp_path, issued)
+    good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, None)})
+    parts = ["[Content_Types].xml", "xl/workbook.xml", "xl/styles.xml", "docProps/core.xml"]
+    attack = flooded(good, tmp_path / "flooded.xlsx", parts)
+    with zipfile.ZipFile(attack) as z:
+        sizes = [i.file_size for i in z.infolist() if i.filename.endswith((".xml", ".rels"))]
+    assert max(sizes) < 16 * 2**20 < 15 * 2**20 * 4 < sum(sizes) <= 64 * 2**20  # inside every byte limit
+    proc = run("import-quote", attack, "--site", site, memory=ATTACK_MEMORY)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith(f"error: {attack}: ") and proc.stderr.count("\n") == 1, proc.stderr[:2000]
+    assert not quotes_path(site).exists()
+    with pytest.raises(UntrustedFile) as refused:  # in this process now that it is cheap: its attributes
+        import_quote(attack, site)
+    assert (refused.value.kind, refused.value.file) == ("too-large", attack) and refused.value.key in parts

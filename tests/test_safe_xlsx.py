@@ -7,6 +7,7 @@ about. Tests check the refusal's kind, file and key, and that its message is one
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 import re
 import struct
@@ -15,6 +16,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import openpyxl
 import pytest
@@ -321,6 +323,22 @@ def test_refuses_more_members_than_the_limit(good: Path) -> None:
         members = len(zf.namelist())
     refused(good, "too-large", None, limits=Limits(max_members=members - 1))
     assert read_returned(good, ["Quote"], limits=Limits(max_members=members)).sheets
+
+
+def test_counts_the_elements_of_every_part_before_parsing_any_and_refuses_one_over(good: Path, tmp_path: Path) -> None:
+    """The count made in a part's bytes is its elements, exactly for a workbook (no comment holding a '<'): each
+    limit takes the file at its count and refuses one element more, naming the part, then the whole file. A '<'
+    inside a comment counts once more, never less."""
+    with zipfile.ZipFile(good) as zf:
+        counts = {info.filename: sum(1 for _ in ElementTree.iterparse(io.BytesIO(zf.read(info)), events=("start",)))
+                  for info in zf.infolist() if info.filename.endswith((".xml", ".rels"))}
+    biggest, total = max(counts, key=lambda name: counts[name]), sum(counts.values())
+    exact = Limits(max_xml_part_elements=counts[biggest], max_xml_total_elements=total)
+    assert read_returned(good, ["Quote"], limits=exact).cells["Quote"]
+    refused(good, "too-large", biggest, limits=Limits(max_xml_part_elements=counts[biggest] - 1))
+    refused(good, "too-large", None, limits=Limits(max_xml_total_elements=total - 1))
+    commented = edit(good, tmp_path / "commented.xlsx", biggest, lambda xml: xml.replace("?>", "?><!-- <a> -->", 1))
+    refused(commented, "too-large", biggest, limits=exact)
 
 
 # --- zip bombs --------------------------------------------------------------------------------------------------

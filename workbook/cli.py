@@ -4,6 +4,8 @@ which."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import io
 import json
 import os
@@ -118,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """The command, and any failure as one line (each at most MAX_LINE characters) and its exit status."""
+    global _reserve
+    exhausted = False
+    with contextlib.suppress(MemoryError):
+        _reserve = _reserve or bytearray(RESERVE)  # freed by an earlier command of this process that ran out
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:
@@ -125,16 +131,22 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_PIPE
         status, line = describe(BrokenPipeError("a pipe to another process closed"))
     except MemoryError:
-        status, line = describe(MemoryError())
-        line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
+        exhausted = True  # said below: here the traceback still holds every frame, and what filled the memory
     except Exception as exc:
         status, line = describe(exc)
+    if exhausted:
+        _reserve = None  # the memory kept back, so that the line can be made and printed
+        gc.collect()
+        status, line = describe(MemoryError())
+        line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
     print("\n".join(t if len(t) <= MAX_LINE else t[:MAX_LINE - 3] + "..." for t in line.split("\n")),
           file=sys.stderr)
     return status
 
 
 MAX_LINE = 1_000  # characters of one printed failure: every echoed value is clipped far below this already
+RESERVE = 16 * 1024 * 1024  # bytes kept back from the start, freed to say in one line that memory ran out
+_reserve: bytearray | None = bytearray(RESERVE)
 
 
 class Printable(io.TextIOBase):
@@ -178,7 +190,7 @@ def _stdout_closed() -> bool:
 
 def _subject(args: argparse.Namespace) -> str:
     """The file the command was working on, for a one-line failure that names it."""
-    for name in ("site", "sites", "workbook", "workbooks", "returned", "output"):
+    for name in ("returned", "workbook", "site", "sites", "workbooks", "output"):  # a returned file first
         given = getattr(args, name, None)
         if given:
             return clip(", ".join(map(str, given)) if isinstance(given, list) else str(given))
