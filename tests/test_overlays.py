@@ -149,6 +149,35 @@ def test_an_override_the_input_cannot_take_is_refused(example: Any, key: str, va
         evaluate_overlays(example.book, [{}, {key: value if np.size(value) == 1 else 0.5}], ANSWER)
 
 
+@pytest.mark.parametrize(("key", "quantity"), [
+    ("reliability.state_bytes", (16, "")),  # 16 bits: a 0.14 TB checkpoint instead of 1.12 TB
+    ("reliability.state_bytes", (1600, "percent")),
+    ("power.gpus", (128, "byte")),  # 1,024 GPUs
+    ("reliability.model_parameters", (70e9, "byte")),  # 560 B params
+    ("tco.utilisation", (0.7, "bit")),
+])
+def test_a_quantity_that_is_information_where_the_input_is_not_or_the_reverse_is_refused(
+        example: Any, key: str, quantity: tuple[float, str]) -> None:
+    """pint takes a bit for the number 1 and a byte for 8: the API refuses what a site file refuses."""
+    given = ureg.Quantity(*quantity)
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({key: given}, lines=ANSWER)
+    assert (refused.value.key, refused.value.value) == (key, given)
+
+
+def test_a_quantity_of_information_or_of_none_converts_within_its_kind(example: Any) -> None:
+    size = ["reliability.checkpoint_size"]
+    built = example.values[size[0]][0, 0]
+    for key, quantity in (("reliability.state_bytes", (128, "bit")), ("reliability.model_parameters", (70e9, "")),
+                          ("tco.utilisation", (70, "percent"))):
+        line = example.book.lines[key]
+        as_number = example.book.evaluate({key: float(line.value.reshape(-1)[0])}, lines=[*size, *ANSWER])
+        as_quantity = example.book.evaluate({key: ureg.Quantity(*quantity)}, lines=[*size, *ANSWER])
+        for k, v in as_number.items():  # 70 percent is 0.7000000000000001: the same to the last bits but one
+            np.testing.assert_allclose(as_quantity[k], v, rtol=1e-12)
+    assert built == pytest.approx(1.12)  # TB: 70 B params at 16 bytes each
+
+
 def test_the_range_check_can_be_left_out_for_speed(example: Any) -> None:
     got = example.book.evaluate({"tco.utilisation": 1.5}, lines=ANSWER, ranges=False)
     assert got["tco.npv_advantage"][0, 0] > example.values["tco.npv_advantage"][0, 0]

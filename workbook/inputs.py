@@ -25,7 +25,7 @@ import pint
 
 from workbook.echo import clip, echo
 from workbook.ranges import Range, shown
-from workbook.units import Q_, factor, is_information, unit
+from workbook.units import Q_, described, factor, information_differs, is_information, unit
 from workbook.yaml_reader import YamlError, read_yaml
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -348,10 +348,13 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     else:
         raise _fail(where, key, raw, "is not a number", spec)
     try:
+        if information_differs(q.units, target):  # "16" for bytes is not 16 bits, "128 byte" not 1,024 GPUs
+            raise pint.DimensionalityError(q.units, target)
         mag = float(q.to(target).magnitude)
     except pint.DimensionalityError:
-        found = f"{q.units:~P}" if q.dimensionality else "a pure number"
-        raise _fail(where, key, raw, f"is in {found}, which is not {spec.expect}", spec) from None
+        found = described(q.units)
+        raise _fail(where, key, raw, f"is {found if found == 'a pure number' else 'in ' + found}, which is not "
+                    f"{spec.expect}", spec) from None
     except Exception:
         raise _fail(where, key, raw, "is not a number with a unit", spec) from None
     if not math.isfinite(mag):

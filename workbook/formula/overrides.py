@@ -18,7 +18,7 @@ import numpy as np
 import pint
 
 from workbook.echo import clip, echo
-from workbook.units import is_information
+from workbook.units import described, information_differs, is_information
 
 if TYPE_CHECKING:
     from workbook.book import Book
@@ -59,9 +59,11 @@ def magnitude(line: Line, value: Any) -> np.ndarray:
     """A value as the line holds it, a float array: a quantity converted to the line's unit, a number as given."""
     if isinstance(value, pint.Quantity):
         try:
+            if information_differs(value.units, line.unit):
+                raise pint.DimensionalityError(value.units, line.unit)
             value = value.to(line.unit).magnitude
         except pint.DimensionalityError:
-            raise OverrideError(line.id, value, f"is in {value.units:~P}, which is not {_unit(line)}",
+            raise OverrideError(line.id, value, f"is {_in(value.units)}, which is not {_unit(line)}",
                                 _expected(line)) from None
     if isinstance(value, str | bytes | bool | np.bool_):
         raise OverrideError(line.id, value, "is not a number", _expected(line))
@@ -116,7 +118,13 @@ def check_values(line: Line, v: np.ndarray, given: Any) -> None:
 
 
 def _unit(line: Line) -> str:
-    return f"{line.unit_text} ({line.unit:~P})" if line.unit.dimensionality else "a pure number"
+    shown = described(line.unit)
+    return shown if shown in ("a pure number", line.unit_text) else f"{line.unit_text} ({shown})"
+
+
+def _in(u: pint.Unit) -> str:
+    shown = described(u)
+    return shown if shown == "a pure number" else f"in {shown}"
 
 
 def expected(line: Line) -> str:
