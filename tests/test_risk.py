@@ -18,7 +18,7 @@ from scipy import stats
 
 from tests.conftest import EXAMPLE
 from tests.helpers import B200, BASE, assert_one_line_error, run, site_with
-from workbook import api
+from workbook import api, cli
 from workbook.formula.evaluation import evaluate
 from workbook.inputs import InputError
 from workbook.models import define_models, load_all
@@ -416,3 +416,93 @@ def test_the_init_skeletons_risk_example_reads_as_a_valid_section(tmp_path):
     section = yaml.safe_load(block)["risk"]
     plan = load_all(risk_site(tmp_path, section)).risk
     assert [d.key for d in plan.inputs] == ["tco.utilisation", "tco.electricity_price"]
+
+
+# ---------------------------------------------------------------- sampled only where a risk figure is asked for
+
+
+@pytest.fixture(scope="module")
+def returned_copies(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """The example with its risk: section at 100 samples, its workbook (built before the sampler is counted) and a
+    vendor's copy filled: what every command of the CLI needs."""
+    from tests.helpers import filled
+
+    tmp = tmp_path_factory.mktemp("sampled")
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = 100  # the fewest: the counting is what is tested here
+    site = tmp / "example.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert cli.main(["build", str(site), "-o", str(tmp / "example.xlsx")]) == 0
+    assert cli.main(["quote", str(site), "--vendor", "Acme", "-o", str(tmp / "copy.xlsx")]) == 0
+    returned = filled((site, tmp / "copy.xlsx"), tmp / "returned.xlsx", {"nodes": (262000, 14, None)})
+    return site, tmp / "example.xlsx", returned
+
+
+def commands(site: Path, built: Path, returned: Path, out: Path) -> dict[str, list[str]]:
+    return {"build": ["build", str(site), "-o", str(out / "b.xlsx")],
+            "risk": ["risk", str(site)],
+            "evaluate": ["evaluate", str(site), "--json"],
+            "quote": ["quote", str(site), "--vendor", "Beta", "-o", str(out / "q.xlsx")],
+            "import-quote": ["import-quote", str(returned), "--site", str(site)],
+            "import-inputs": ["import-inputs", str(built), "--site", str(site)]}
+
+
+SAMPLED = {"build": 1, "risk": 1, "evaluate": 0, "quote": 0, "import-quote": 0, "import-inputs": 0}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", SAMPLED)
+def test_only_a_command_that_shows_a_risk_figure_samples_once(command, returned_copies, tmp_path, monkeypatch):
+    """A million samples made every command take two minutes (import-inputs, which builds twice, four and a half):
+    the risk: section is sampled by build, pdf (the same rendering as build) and risk, once each, and by no other."""
+    original, built, returned = returned_copies
+    site = tmp_path / original.name  # each command its own site file: an import adds to it
+    site.write_bytes(original.read_bytes())
+    draws = []
+    draw = sampling.draw
+    monkeypatch.setattr(sampling, "draw", lambda *args: draws.append(args) or draw(*args))
+    assert cli.main(commands(site, built, returned, tmp_path)[command]) == 0
+    assert len(draws) == SAMPLED[command]
+
+
+def test_a_book_without_its_risk_figures_is_laid_out_as_built_and_never_written(tmp_path):
+    """evaluate's cells and import-inputs' Inputs sheet are the build's: the unsampled book places every line where
+    the sampled one does; a document showing the Summary or the Risk sheet is refused, the engineering copy is not."""
+    from workbook.document import engineering_copy
+    from workbook.excel.layout import plan as layout_of
+    from workbook.models import build_book
+
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = 100
+    site = tmp_path / "example.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    sampled, unsampled = (build_book(load_all(site), risk=risk) for risk in (True, False))
+    assert layout_of(unsampled).cells == layout_of(sampled).cells
+    model = api.Model(load_all(site).site, unsampled, unsampled.evaluate())
+    with pytest.raises(ValueError):
+        api.save(model, tmp_path / "x.xlsx")
+    assert not (tmp_path / "x.xlsx").exists()
+    api.save(model, tmp_path / "engineering.xlsx", engineering_copy(model.book))
+    assert (tmp_path / "engineering.xlsx").exists()
+
+
+def test_samples_past_what_a_minute_draws_are_refused(tmp_path):
+    """The largest allowed value (templates/limits.yaml, with the rate it rests on) keeps a build under a minute;
+    a million, once inside the range, is refused in one line by the build and by the command."""
+    from workbook.risk.section import SETTINGS
+
+    largest = next(s for s in SETTINGS if s.key == "risk.samples").hi
+    assert largest == 200_000
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = largest
+    site = tmp_path / "largest.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert load_all(site).risk.samples == largest  # read, not sampled
+    data["risk"]["samples"] = 1_000_000
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError) as refused:
+        load_all(site)
+    assert (refused.value.key, refused.value.value) == ("risk.samples", 1_000_000)
+    assert_one_line_error(run("build", site, "-o", tmp_path / "x.xlsx"), f"error: {site}")
+    assert "risk.samples" in assert_one_line_error(run("risk", EXAMPLE, "--samples", "1000000"))
+    assert not (tmp_path / "x.xlsx").exists()

@@ -50,9 +50,12 @@ class Model:
         return pd.DataFrame(rows).set_index("id")
 
 
-def load(site_path: Path | str) -> Model:
-    loaded = load_all(site_path)  # every file read and validated before any model runs
-    book = build_book(loaded)
+def load(site_path: Path | str, *, risk: bool = True) -> Model:
+    """A site's model, every file read and validated before any model runs. `risk` False: its `risk:` section is
+    not sampled (no risk figure is shown: the model can be evaluated, quoted and read, but not saved as a document
+    with the Summary or the Risk sheet), which a million samples make the build's longest step."""
+    loaded = load_all(site_path)
+    book = build_book(loaded, risk=risk)
     return Model(loaded.site, book, book.evaluate())
 
 

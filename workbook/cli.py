@@ -305,7 +305,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from workbook.api import evaluation, load
     from workbook.findings import warnings
 
-    model = load(args.site)
+    model = load(args.site, risk=False)  # no risk figure is printed: the risk: section is not sampled
     for line in warnings(model):
         print(line, file=sys.stderr)
     result = evaluation(model)
@@ -442,7 +442,7 @@ def _quote(args: argparse.Namespace) -> int:
     out = args.output or Path("outputs") / f"{args.site.stem}-quote{'-' + slug if slug else ''}.xlsx"
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"{out}: -o/--output names the vendor's copy: a file name ending in .xlsx")
-    model = load(args.site)
+    model = load(args.site, risk=False)  # the copy holds no risk figure
     rows = vendor_copy.quote_rows(model.book, model.values)
     asked = vendor_copy.chosen(rows, _names(args.groups, "--groups", vendor_copy.GROUPS, "a group"),
                                _names(args.lines, "--lines", [r.key for r in rows], "a line to quote on this site"))

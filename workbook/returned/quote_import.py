@@ -82,7 +82,7 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
     if got.sheets != (INSTRUCTIONS_SHEET, QUOTE_SHEET):
         raise QuoteRefused(f"has the sheets {clip(', '.join(got.sheets))}, not the quoting copy's "
                            f"{INSTRUCTIONS_SHEET} and {QUOTE_SHEET}", file=returned, kind="wrong-sheets")
-    model = load(site_path)
+    model = load(site_path, risk=False)  # its bill of materials: no risk figure is read
     everything = quote_rows(model.book, model.values)
     cells = got.cells[QUOTE_SHEET]
     asked = _asked(returned, cells, everything)

@@ -90,6 +90,11 @@ class RiskResult:
     def decision(self) -> Statistic:
         return self.statistics[0]
 
+    @property
+    def sampled(self) -> bool:
+        """False for the risk's place in a book without its figures (unsampled): no document may show it."""
+        return self.kept > 0
+
     def dataframe(self) -> Any:
         """The statistics as a pandas table: one row per output (by line id)."""
         import pandas as pd
@@ -135,6 +140,18 @@ def run(book: Book, plan: RiskPlan, outputs: list[str], rules: list[Rule], sampl
         _contributions(book, plan, drawn, keep, npv), tuple(np.quantile(npv, np.linspace(0, 1, CURVE_POINTS))),
         _achieved(plan, drawn, keep),
         tuple(line.id for line in needed(book, lines) if line.kind == "input"))
+
+
+def unsampled(book: Book, plan: RiskPlan, outputs: list[str]) -> RiskResult:
+    """The risk's place in the book without its figures, for a command that shows none (evaluate, quote, the
+    imports): what it reads (the inputs recorded on the Inputs sheet beside the Sensitivity table's) and the rows it
+    takes, so the book's layout is the build's; no sample is drawn. Its figures are 0, to be worded as any, and never
+    shown: `sampled` is False, and no document holding them is written (workbook.excel.writer)."""
+    statistics = tuple(Statistic(k, book.lines[k].label, book.lines[k].unit_text, book.lines[k].fmt, 0.0, 0.0,
+                                 (0.0,) * len(PERCENTILES), 0.0, 0) for k in outputs)
+    lines = [*outputs, *(c.id for c in validity_checks(book))]  # what run evaluates, and so what it reads
+    read = tuple(line.id for line in needed(book, lines) if line.kind == "input")
+    return RiskResult(plan, plan.samples, plan.seed, 0, {}, statistics, 0.0, 0.0, (), (), (), read)
 
 
 def _excluded(book: Book, drawn: dict[str, np.ndarray], rules: list[Rule], validity: list[Any],
