@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--force", action="store_true", help="replace the file if it exists")
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = Printable(out), Printable(err)  # nothing printed can drive the terminal
+    sys.stdout, sys.stderr = Printable(out, "standard output"), Printable(err, "standard error")  # nothing printed
+    # can drive the terminal
     try:
         return _run(args)
     finally:
@@ -139,8 +140,9 @@ def _run(args: argparse.Namespace) -> int:
         gc.collect()
         status, line = describe(MemoryError())
         line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
-    print("\n".join(t if len(t) <= MAX_LINE else t[:MAX_LINE - 3] + "..." for t in line.split("\n")),
-          file=sys.stderr)
+    with contextlib.suppress(InputError):  # standard error itself cannot be written: the status says it
+        print("\n".join(t if len(t) <= MAX_LINE else t[:MAX_LINE - 3] + "..." for t in line.split("\n")),
+              file=sys.stderr)
     return status
 
 
@@ -153,15 +155,31 @@ class Printable(io.TextIOBase):
     """An output stream that writes text with its unprintable characters escaped (yaml_reader.printable): a
     vendor's name, a cell, a file name or a site's text holding ESC sequences is printed as \\x1b..., never obeyed."""
 
-    def __init__(self, stream: Any):
-        self.stream = stream
+    def __init__(self, stream: Any, name: str = "the output"):
+        self.stream, self.name = stream, name
 
     def write(self, text: str) -> int:
-        self.stream.write(printable(text))
+        with self._failing():
+            self.stream.write(printable(text))
         return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        with self._failing():
+            self.stream.flush()
+
+    @contextlib.contextmanager
+    def _failing(self) -> Any:
+        """A stream that cannot be written (a full disk: `evaluate SITE > /dev/full`) is one line, exit 2, not an
+        internal error; what it still buffers goes to /dev/null, so Python's own flush at exit finds nothing to
+        complain of. A reader that closed the pipe is BrokenPipeError, said apart."""
+        try:
+            yield
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+            raise InputError(f"cannot write to {self.name} ({e.strerror or e})") from None
 
     def fileno(self) -> int:
         return int(self.stream.fileno())

@@ -16,6 +16,7 @@ correlations forming a valid correlation matrix. A problem is an InputError nami
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from workbook.inputs import (
     Site,
     Spec,
     did_you_mean,
+    expected_value,
     hidden,
     load_defaults,
     parse_value,
@@ -35,6 +37,7 @@ from workbook.inputs import (
     with_limits,
 )
 from workbook.units import is_offset
+from workbook.yaml_reader import MAX_DIGITS
 
 SECTION = "risk"
 KEY = f"{SECTION}.inputs"
@@ -144,9 +147,14 @@ def _setting(site: Site, raw: dict[Any, Any], spec: Spec, problems: list[InputEr
         return 0.0
 
 
-def setting(raw: Any, spec: Spec, where: Any) -> float:
-    """The number of samples or the seed (a SETTINGS spec), from the section or the command line, checked."""
-    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+def setting(raw: Any, spec: Spec, where: Path | str) -> float:
+    """The number of samples or the seed (a SETTINGS spec), from the section or the command line, checked. A
+    whole number written in ASCII digits is read as one (exactly, where a float would round a seed); anything else
+    as any value is (a superscript ², which str.isdigit takes and int refuses, is not a number)."""
+    if isinstance(raw, str) and re.fullmatch(r"\s*-?[0-9]+\s*", raw):
+        if len(raw.strip().lstrip("-")) > MAX_DIGITS:  # Python refuses to read more than 4,300 digits
+            raise InputError(f"has more than {MAX_DIGITS:,} digits", file=where, key=spec.key, value=raw,
+                             expected=expected_value(spec))
         raw = int(raw)
     return float(parse_value(raw, spec, where, spec.key))
 
