@@ -278,3 +278,14 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path: Path, json_outpu
         proc = subprocess.run([sys.executable, "-m", "workbook", "evaluate", str(EXAMPLE), *(["--json"] * json_output)],
                               cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
     assert (proc.returncode, proc.stderr) == (2, "error: cannot write to standard output (No space left on device)\n")
+
+
+@pytest.mark.parametrize("argument", ["--x\x1b]0;PWNED\x07\x1b[2J", "--\x9b2J", "--" + "\x1b" * 2000],
+                         ids=["title-and-clear", "c1-control", "2000-escapes"])
+def test_an_argument_argparse_refuses_is_printed_escaped_in_one_line(argument: str) -> None:
+    """argparse printed its refusal before the CLI's escaping streams were in place: ESC, BEL, CSI and a C1
+    control reached the terminal raw (a title set, the screen cleared)."""
+    proc = run("build", "x.yaml", argument)
+    err = assert_one_line_error(proc, "error: python -m workbook")
+    assert proc.returncode == 2 and err.isprintable() and len(err) <= cli.MAX_LINE
+    assert "\\x1b" in err or "\\x9b" in err

@@ -26,10 +26,15 @@ def default_output(site: Path) -> Path:
 class Parser(argparse.ArgumentParser):
     """argparse's parser, whose refusal of the command line is one line (`error: python -m workbook explain: the
     following arguments are required: SITE.yaml`), exit status 2, as every other refusal; `-h` still prints the
-    usage."""
+    usage. argparse prints before main installs its escaping streams, so what it prints (an argument it refuses
+    holding ESC ]0;... or a C1 control) is escaped here, the refusal clipped to MAX_LINE characters."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        line = printable(" ".join(f"error: {self.prog}: {message}".split()))
+        self.exit(2, (line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + "...") + "\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        super()._print_message(printable(message) if message else message, file)
 
 
 def main(argv: list[str] | None = None) -> int:
