@@ -25,7 +25,7 @@ from tests.helpers import ATTACK_MEMORY, QUOTE_FIRST, filled, flooded, rows, run
 from workbook.api import build, load
 from workbook.cli import main
 from workbook.quotes import quotes_path
-from workbook.returned.quote_import import import_quote
+from workbook.returned.quote_import import QuoteRefused, import_quote
 from workbook.returned.safe_xlsx import UntrustedFile
 from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_SHEET, SPEC
 from workbook.verify import recalculate, verify_files
@@ -383,7 +383,7 @@ def test_a_quote_for_another_quantity_fails_its_check(tmp_path: Path, issued: tu
 
 
 @pytest.mark.parametrize(("field", "value"), [("unit_price", 1e300), ("lead_time_weeks", 600), ("comment", "\ud800"),
-                                              ("comment", "\x1b[2J")])
+                                              ("comment", "\x1b[2J"), ("comment", "word " * 120)])
 def test_a_quotes_file_the_build_cannot_take_is_refused_in_one_line_naming_the_key(
         tmp_path: Path, issued: tuple[Path, Path], capsys: pytest.CaptureFixture[str], field: str, value: Any) -> None:
     """Written by hand (or by an older import): the build says which key, exit 2, rather than failing later on a
@@ -397,6 +397,27 @@ def test_a_quotes_file_the_build_cannot_take_is_refused_in_one_line_naming_the_k
     err = capsys.readouterr().err.strip()
     assert f"lines.nodes.{field}" in err and "\n" not in err and err.isprintable()
     assert not (tmp_path / "out.xlsx").exists()
+
+
+def test_a_comment_longer_than_a_quote_keeps_is_refused_not_cut(tmp_path: Path, issued: tuple[Path, Path]) -> None:
+    """A 600-character comment kept its first 500 characters, silently, mid-word: it is refused in one line; one of
+    500 is kept whole. The copy's comment cells are validated to that length, so Excel says so as it is typed."""
+    site = fresh_site(tmp_path, issued)
+    long_one = "lead time assumes the order is placed this quarter; " * 11 + "and delivered to the site's dock"
+    assert len(long_one) == 604
+    back = filled(issued, tmp_path / "long.xlsx", {"nodes": (262000, 14, long_one)})
+    ws = openpyxl.load_workbook(issued[1])[QUOTE_SHEET]
+    at = rows(ws)
+    with pytest.raises(QuoteRefused) as refused:
+        import_quote(back, site)
+    assert (refused.value.kind, refused.value.key, refused.value.value) == ("bad-text", f"Quote!H{at['nodes']}",
+                                                                           long_one)
+    assert not quotes_path(site).exists()
+    whole = filled(issued, tmp_path / "whole.xlsx", {"nodes": (262000, 14, long_one[:500])})
+    assert import_quote(whole, site)[1]["lines"]["nodes"]["comment"] == long_one[:500]
+    lengths = [rule for rule in ws.data_validations.dataValidation if rule.type == "textLength"]
+    assert {(rule.operator, rule.formula1) for rule in lengths} == {("lessThanOrEqual", "500")}
+    assert {str(rule.sqref) for rule in lengths} == {f"H{r}" for key, r in at.items() if key != "total"}
 
 
 def test_a_vendor_other_than_the_one_the_copy_was_issued_to_is_refused(
