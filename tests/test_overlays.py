@@ -178,6 +178,45 @@ def test_a_quantity_of_information_or_of_none_converts_within_its_kind(example: 
     assert built == pytest.approx(1.12)  # TB: 70 B params at 16 bytes each
 
 
+def other_registry_watts() -> Any:
+    import pint
+
+    return pint.UnitRegistry().Quantity(700, "W")  # a registry of the caller's own, not workbook.units.ureg
+
+
+GAPS = {"nan-without-ranges": ("power.pue", float("nan"), False), "inf-without-ranges": ("power.pue", np.inf, False),
+        "another-registry": ("power.gpu_tdp", None, True), "empty-array": ("power.pue", np.array([]), True),
+        "10**400": ("power.gpus", 10**400, True), "shape-2x3": ("power.pue", np.full((2, 3), 1.3), True)}
+
+
+@pytest.mark.parametrize("gap", GAPS)
+def test_what_the_api_let_through_or_crashed_on_is_refused_as_an_override(example: Any, gap: str) -> None:
+    """ranges=False let NaN and inf through (finiteness is always checked); a quantity of another pint registry
+    was a bare AssertionError, an empty array an IndexError, 10**400 an OverflowError; a (2, 3) array was taken as
+    6 cases. Each an OverrideError naming the key and the value, in one line, for an evaluation and an overlay."""
+    key, value, ranges = GAPS[gap]
+    value = other_registry_watts() if gap == "another-registry" else value
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({key: value}, lines=ANSWER, ranges=ranges)
+    assert refused.value.key == key and refused.value.value is value and "\n" not in str(refused.value)
+    if np.size(value) == 1:
+        with pytest.raises(OverrideError):
+            evaluate_overlays(example.book, [{}, {key: value}], ANSWER, ranges=ranges)
+
+
+def test_a_column_of_cases_is_as_many_cases(example: Any) -> None:
+    column = example.book.evaluate({"power.pue": np.array([[1.3], [1.4], [1.5]])}, lines=ANSWER)
+    flat = example.book.evaluate({"power.pue": np.array([1.3, 1.4, 1.5])}, lines=ANSWER)
+    assert column["tco.npv_advantage"].tobytes() == flat["tco.npv_advantage"].tobytes()
+
+
+def test_an_unknown_key_is_said_escaped(example: Any) -> None:
+    key = "power.\x1b]0;pwned\x07gpus"
+    with pytest.raises(UnknownInput) as refused:
+        example.book.evaluate({key: 1}, lines=ANSWER)
+    assert refused.value.key == key and str(refused.value).isprintable() and "\\x1b" in str(refused.value)
+
+
 def test_the_range_check_can_be_left_out_for_speed(example: Any) -> None:
     got = example.book.evaluate({"tco.utilisation": 1.5}, lines=ANSWER, ranges=False)
     assert got["tco.npv_advantage"][0, 0] > example.values["tco.npv_advantage"][0, 0]

@@ -18,7 +18,7 @@ import numpy as np
 import pint
 
 from workbook.echo import clip, echo
-from workbook.units import described, information_differs, is_information
+from workbook.units import described, information_differs, is_information, ureg
 
 if TYPE_CHECKING:
     from workbook.book import Book
@@ -30,7 +30,7 @@ class UnknownInput(KeyError):
     def __init__(self, key: str, close: str | None):
         self.key, self.close = key, close
         hint = f" (did you mean {close}?)" if close else ""
-        super().__init__(f"{key} is not an input of this book{hint}")
+        super().__init__(f"{clip(key)} is not an input of this book{hint}")  # the key escaped and clipped
 
     def __str__(self) -> str:  # KeyError quotes its message; this one is a sentence
         return str(self.args[0])
@@ -56,7 +56,11 @@ def input_line(book: Book, key: str) -> Line:
 
 
 def magnitude(line: Line, value: Any) -> np.ndarray:
-    """A value as the line holds it, a float array: a quantity converted to the line's unit, a number as given."""
+    """A value as the line holds it, a float array: a quantity converted to the line's unit, a number as given; one
+    value, or one per case (an array of one dimension, or of one that is not 1: a (cases, 1) column)."""
+    if isinstance(value, pint.Quantity) and not isinstance(value, ureg.Quantity):
+        raise OverrideError(line.id, value, "is a quantity of another pint registry, whose units this book cannot "
+                            "trust", f"{_expected(line)} of workbook.units.ureg (Q_)")
     if isinstance(value, pint.Quantity):
         try:
             if information_differs(value.units, line.unit):
@@ -69,8 +73,16 @@ def magnitude(line: Line, value: Any) -> np.ndarray:
         raise OverrideError(line.id, value, "is not a number", _expected(line))
     try:
         out = np.asarray(value, dtype=float)
+    except OverflowError:  # an int of 400 digits
+        raise OverrideError(line.id, value, "is too large for a number of this book (a float: at most 1.8e308)",
+                            _expected(line)) from None
     except (TypeError, ValueError):
         raise OverrideError(line.id, value, "is not a number or an array of numbers", _expected(line)) from None
+    if out.size == 0:
+        raise OverrideError(line.id, value, "is an empty array", f"{_expected(line)}: one value, or one per case")
+    if sum(n > 1 for n in out.shape) > 1:
+        raise OverrideError(line.id, value, f"is an array of shape {out.shape}",
+                            f"{_expected(line)}: one value, or one per case (a 1-D array)")
     return out
 
 
@@ -82,20 +94,21 @@ def checked(book: Book, overrides: Mapping[str, Any] | None, *, ranges: bool = T
     for key, value in (overrides or {}).items():
         line = input_line(book, key)
         v = magnitude(line, value)
-        if ranges:
-            check_values(line, v, value)
+        check_values(line, v, value, ranges=ranges)
         out[key] = v
     return out
 
 
-def check_values(line: Line, v: np.ndarray, given: Any) -> None:
-    """Every value of `v` finite, within the line's range and whole where it counts; else OverrideError naming
-    the first that is not. The batch's least and greatest value decide it for a batch that holds (a NaN makes
-    both NaN), so a million sampled cases cost two reductions; only a refusal looks for the first bad case."""
+def check_values(line: Line, v: np.ndarray, given: Any, *, ranges: bool = True) -> None:
+    """Every value of `v` finite and (unless `ranges` is False) within the line's range and whole where it counts;
+    else OverrideError naming the first that is not. The batch's least and greatest value decide it for a batch
+    that holds (a NaN makes both NaN), so a million sampled cases cost two reductions; only a refusal looks for
+    the first bad case."""
     if v.size:
         least, most = float(np.min(v)), float(np.max(v))
-        if (math.isfinite(least) and math.isfinite(most) and line.bounds.holds(least) and line.bounds.holds(most)
-                and (not line.integer or bool(np.all(v == np.floor(v))))):
+        if math.isfinite(least) and math.isfinite(most) and (not ranges or (
+                line.bounds.holds(least) and line.bounds.holds(most)
+                and (not line.integer or bool(np.all(v == np.floor(v)))))):
             return
     bad = ~np.isfinite(v)
     problem = "is not a finite number"
