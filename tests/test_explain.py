@@ -594,3 +594,14 @@ def test_from_a_revision_its_templates_are_read_as_a_site_file_is(tmp_path: Path
     proc = run("explain", "--from", "HEAD~1", "inputs/site.yaml", cwd=repo, memory=ATTACK_MEMORY)
     err = assert_one_line_error(proc, "error: templates/catalog.yaml at HEAD~1")
     assert proc.returncode == 2 and "anchors and aliases" in err
+
+
+def test_from_a_revision_a_refusal_names_the_file_at_the_revision(tmp_path: Path) -> None:
+    """An error in the site at the revision named the temporary folder it was read from (gone once it is read)."""
+    repo = tmp_path / "repo"
+    committed(repo, {"inputs/site.yaml": EXAMPLE.read_bytes().replace(b"gpus: {value: 1024,", b"gpus: {value: -8,")})
+    committed(repo, {"inputs/site.yaml": EXAMPLE})
+    with pytest.raises(InputError) as refused:
+        explain(None, repo / "inputs" / "site.yaml", revision="HEAD~1")
+    assert (refused.value.file, refused.value.key) == (Path("inputs/site.yaml at HEAD~1"), "power.gpus")
+    assert "workbook-explain-" not in str(refused.value)

@@ -109,6 +109,19 @@ def test_values_no_real_site_has_are_refused(tmp_path: Path, capsys: pytest.Capt
     assert err.problem.startswith(("must be", "is outside")), err.problem
 
 
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), 10**400, "1e400"],
+                         ids=["inf", "minus-inf", "10**400", "text-1e400"])
+def test_a_value_past_any_float_is_refused_by_the_keys_own_range(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  value: Any) -> None:
+    """`gpus: 1.0e+400` named a generic 1e-09 to 1e+15 range, and `gpus: 1e400` said only "not a finite number":
+    the key's own range, with its reason, is named first."""
+    data = copy.deepcopy(BASE)
+    data["power"]["gpus"] = value
+    err = assert_refused(site_file(tmp_path, yaml.safe_dump(data)), tmp_path, capsys)
+    bound = "must be at most" if value != -float("inf") else "must be greater than"
+    assert (err.key, err.value) == ("power.gpus", value) and err.problem.startswith(bound), err.problem
+
+
 def test_verify_catches_a_count_off_by_one_at_1e12(libreoffice: str, tmp_path: Path) -> None:
     """1,000,000,000,001 cached as 1,000,000,000,000 is within 1e-9 relative; as a count it is wrong."""
     path = tmp_path / "count.xlsx"

@@ -217,6 +217,13 @@ def test_an_unknown_key_is_said_escaped(example: Any) -> None:
     assert refused.value.key == key and str(refused.value).isprintable() and "\\x1b" in str(refused.value)
 
 
+def test_a_date_is_expected_as_dates(example: Any) -> None:
+    """start_date expected "a number from 36,526 to 73,415 in date"."""
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({"tco.start_date": 1.0}, lines=ANSWER)
+    assert "2000-01-01 to 2100-12-31" in refused.value.expected
+
+
 def test_the_range_check_can_be_left_out_for_speed(example: Any) -> None:
     got = example.book.evaluate({"tco.utilisation": 1.5}, lines=ANSWER, ranges=False)
     assert got["tco.npv_advantage"][0, 0] > example.values["tco.npv_advantage"][0, 0]

@@ -316,6 +316,9 @@ def test_refuses_a_member_shorter_than_declared(good: Path, tmp_path: Path) -> N
 
 def test_refuses_a_file_over_the_size_limit(good: Path) -> None:
     refused(good, "too-large", None, limits=Limits(max_file_bytes=1000))
+    size = good.stat().st_size  # one byte over: the two sizes are said apart, not "7.5 kB, over the 7.5 kB"
+    error = refused(good, "too-large", None, limits=Limits(max_file_bytes=size - 1))
+    assert f"{size:,} bytes" in error.problem and f"{size - 1:,} bytes" in error.problem
 
 
 def test_refuses_more_members_than_the_limit(good: Path) -> None:

@@ -75,7 +75,7 @@ def _plain(line: Any, v: np.ndarray) -> Any:
     flat = v.reshape(-1)
     if line.is_bool:
         return bool(flat[0]) if flat.size == 1 else [bool(x) for x in flat]
-    out = [None if np.isnan(x) else float(x) for x in flat]
+    out = [float(x) if np.isfinite(x) else None for x in flat]  # JSON has no NaN nor infinity
     return out[0] if len(out) == 1 else out
 
 
@@ -109,21 +109,26 @@ def risk(site_path: Path | str, samples: int | str | None = None, seed: int | st
 
 
 def risk_json(result: RiskResult) -> dict[str, Any]:
-    """`risk --json`: the Risk sheet's figures."""
-    def number(x: float) -> float | None:
-        return None if not np.isfinite(x) else float(x)
-
+    """`risk --json`: the Risk sheet's figures, every figure with no value (NaN, an infinity) as null: JSON has no
+    NaN (Python's json would write it, and other readers refuse it)."""
     table = result.dataframe()
     return {
         "samples": result.samples, "seed": result.seed, "kept": result.kept, "excluded": result.excluded,
-        "probability_buy_wins": result.probability_buy_wins, "expected_shortfall": result.expected_shortfall,
-        "outputs": {k: {c: (number(v) if isinstance(v, float) else v) for c, v in row.items()}
+        "probability_buy_wins": _number(result.probability_buy_wins),
+        "expected_shortfall": _number(result.expected_shortfall),
+        "outputs": {k: {c: (_number(v) if isinstance(v, float) else v) for c, v in row.items()}
                     for k, row in table.to_dict("index").items()},
-        "contributions": [{"input": c.key, "label": c.label, "rank_correlation": c.rank, "share_of_spread": c.share,
-                           "partial_rank_correlation": c.partial, "source": c.distribution.source}
+        "contributions": [{"input": c.key, "label": c.label, "rank_correlation": _number(c.rank),
+                           "share_of_spread": _number(c.share), "partial_rank_correlation": _number(c.partial),
+                           "source": c.distribution.source}
                           for c in result.contributions],
-        "correlations": [{"between": [a, b], "rank": t, "in_samples": got} for a, b, t, got in result.achieved],
+        "correlations": [{"between": [a, b], "rank": t, "in_samples": _number(got)}
+                         for a, b, t, got in result.achieved],
     }
+
+
+def _number(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
 
 
 def explain(old: Path | str | None, new: Path | str, *, revision: str | None = None,

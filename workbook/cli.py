@@ -333,7 +333,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr)
     result = evaluation(model)
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(json.dumps(result, indent=1, allow_nan=False))
         return 0
     for line_id, line in result["lines"].items():
         value = line["value"]
@@ -351,7 +351,7 @@ def _risk(args: argparse.Namespace) -> int:
 
     result = risk(args.site, args.samples, args.seed)
     if args.json:
-        print(json.dumps(risk_json(result), indent=1))
+        print(json.dumps(risk_json(result), indent=1, allow_nan=False))
         return 0
     d = result.decision
     print(f"{result.samples:,} samples (seed {result.seed}), {result.kept:,} kept")

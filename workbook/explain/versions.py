@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workbook.book import Book
-from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, load_site
+from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, InputErrors, load_site
 from workbook.models import Loaded, Models, all_rules, all_specs, complete, define_models, load_all
 from workbook.models.generation_inputs import fleet_name
 from workbook.quotes import quotes_path
@@ -78,10 +78,35 @@ def at_revision(revision: str, path: Path | str, folder: Path) -> Version:
     if data is None:
         raise InputError("is not a file of that revision", file=path, key="--from", value=revision,
                          expected="a git revision at which the site file exists")
-    for companion in _companions_named(data, relative):
-        _fetch(top, commit, companion, folder, revision, path)
-    v = version(folder / relative, f"{path} at {revision} ({commit[:12]})")
-    return dataclasses.replace(v, templates=_templates_at(top, commit, revision, path))
+    read = [relative, *(c for c in _companions_named(data, relative)
+                        if _fetch(top, commit, c, folder, revision, path) is not None)]
+    names = {str(folder / r): f"{r} at {revision}" for r in read}  # how messages name the files read
+    try:
+        v = version(folder / relative, f"{path} at {revision} ({commit[:12]})")
+    except InputError as e:
+        raise _as_at(e, names) from None
+    companions = tuple((_named_at(name, names), sha) for name, sha in v.companions)
+    return dataclasses.replace(v, templates=_templates_at(top, commit, revision, path), companions=companions)
+
+
+def _named_at(text: str, names: dict[str, str]) -> str:
+    """Text naming files of the temporary folder, naming them as the repository does: `inputs/site.yaml at HEAD~1`
+    (the temporary folder is gone when the text is read)."""
+    for temporary, shown in names.items():
+        text = text.replace(temporary, shown)
+    return text
+
+
+def _as_at(error: InputError, names: dict[str, str]) -> InputError:
+    """A refusal of a file read from the revision, naming it by its repository path at the revision."""
+    if isinstance(error, InputErrors):
+        return InputErrors([_as_at(e, names) for e in error.errors])
+    changes: dict[str, Any] = {}
+    if error.file is not None:
+        changes["file"] = _named_at(str(error.file), names)
+    if error.where is not None:
+        changes["where"] = _named_at(error.where, names)
+    return error.located(**changes)
 
 
 def _companions_named(data: bytes, relative: str) -> list[str]:

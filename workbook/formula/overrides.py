@@ -18,6 +18,7 @@ import numpy as np
 import pint
 
 from workbook.echo import clip, echo
+from workbook.formula.dates import NULL_DATE
 from workbook.units import described, information_differs, is_information, ureg
 
 if TYPE_CHECKING:
@@ -142,7 +143,14 @@ def _in(u: pint.Unit) -> str:
 
 def expected(line: Line) -> str:
     """What an input's value must be, in words: "a whole number from 1 to 1,000,000 (GPUs)", "a number above 0 in
-    kW", "a number from 0 to 1 (a share: 0.7 is 70%)"; for an override of it, or a reviewer's edit of its cell."""
+    kW", "a number from 0 to 1 (a share: 0.7 is 70%)"; for an override of it, or a reviewer's edit of its cell. A
+    date is said as dates, then as the number its cell holds (days since 1899-12-30)."""
+    if line.unit_text == "date":
+        lo, hi, _ = line.bounds
+        if lo is not None and hi is not None:
+            return (f"a date from {_day(lo)} to {_day(hi)}, as a spreadsheet holds it: days since 1899-12-30 "
+                    f"({lo:,.0f} to {hi:,.0f})")
+        return "a date, as a spreadsheet holds it: days since 1899-12-30"
     if line.unit_text == "%":
         unit = " (a share: 0.7 is 70%)"
     elif line.unit_text:
@@ -152,6 +160,11 @@ def expected(line: Line) -> str:
         unit = ""
     span = line.bounds.in_words()
     return f"{'a whole number' if line.integer else 'a number'}{' ' + span if span else ''}{unit}"
+
+
+def _day(serial: float) -> str:
+    """A date input's serial number as the date it is: 36526 is 2000-01-01."""
+    return str(NULL_DATE + np.timedelta64(int(serial), "D"))
 
 
 def _expected(line: Line) -> str:

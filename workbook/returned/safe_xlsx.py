@@ -248,8 +248,8 @@ def _read_bytes(path: Path, limits: Limits) -> bytes:
     with os.fdopen(fd, "rb") as handle:
         data = b"" if size > limits.max_file_bytes else handle.read(limits.max_file_bytes + 1)
     if size > limits.max_file_bytes or len(data) > limits.max_file_bytes:
-        raise UntrustedFile(f"is {_size(max(size, len(data)))}, over the {_size(limits.max_file_bytes)} a returned "
-                            "workbook may be", file=path, kind="too-large")
+        found, limit = _sizes(max(size, len(data)), limits.max_file_bytes)
+        raise UntrustedFile(f"is {found}, over the {limit} a returned workbook may be", file=path, kind="too-large")
     return data
 
 
@@ -383,8 +383,9 @@ def _check_members(pkg: _Package) -> None:
                 raise pkg.refuse_danger(kind, what, info.filename)
     total = sum(info.file_size for info in pkg.infos)
     if total > limits.max_total_bytes:
-        raise pkg.refuse("zip-bomb", f"its members declare {_size(total)} uncompressed in all, over the "
-                         f"{_size(limits.max_total_bytes)} limit (a zip bomb)")
+        found, limit = _sizes(total, limits.max_total_bytes)
+        raise pkg.refuse("zip-bomb", f"its members declare {found} uncompressed in all, over the {limit} limit (a zip "
+                         "bomb)")
     _check_xml_sizes(pkg)
     for required in ("[Content_Types].xml", "xl/workbook.xml"):
         if pkg.find(required) is None:
@@ -399,19 +400,21 @@ def _check_xml_sizes(pkg: _Package) -> None:
     xml = [info for info in pkg.infos if _norm(info.filename).endswith((".xml", ".rels", ".vml"))]
     for info in xml:
         if info.file_size > limits.max_xml_part_bytes:
-            raise pkg.refuse("too-large", f"is {_size(info.file_size)} of XML, over the "
-                             f"{_size(limits.max_xml_part_bytes)} a returned workbook's part may be", info.filename)
+            found, limit = _sizes(info.file_size, limits.max_xml_part_bytes)
+            raise pkg.refuse("too-large", f"is {found} of XML, over the {limit} a returned workbook's part may be",
+                             info.filename)
     total = sum(info.file_size for info in xml)
     if total > limits.max_xml_total_bytes:
-        raise pkg.refuse("too-large", f"holds {_size(total)} of XML in all, over the "
-                         f"{_size(limits.max_xml_total_bytes)} a returned workbook may")
+        found, limit = _sizes(total, limits.max_xml_total_bytes)
+        raise pkg.refuse("too-large", f"holds {found} of XML in all, over the {limit} a returned workbook may")
 
 
 def _check_declared_size(pkg: _Package, info: zipfile.ZipInfo) -> None:
     """A member that says it inflates past the limits, or by far more than real workbook parts do, is a bomb."""
     limits, size = pkg.limits, info.file_size
     if size > limits.max_member_bytes:
-        raise pkg.refuse("zip-bomb", f"declares {_size(size)} uncompressed, over the {_size(limits.max_member_bytes)} "
+        found, limit = _sizes(size, limits.max_member_bytes)
+        raise pkg.refuse("zip-bomb", f"declares {found} uncompressed, over the {limit} "
                          "limit for one member (a zip bomb)", info.filename)
     if size > _RATIO_FROM and size > limits.max_ratio * max(info.compress_size, 1):
         ratio = size / max(info.compress_size, 1)
@@ -798,6 +801,13 @@ def _show(text: Any, limit: int = 60) -> str:
 def _clip(exc: BaseException, limit: int = 120) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _sizes(n: int, limit: int) -> tuple[str, str]:
+    """A size and the limit it is over, in words that differ: in bytes where rounding would show them equal (not
+    "20.0 MB, over the 20.0 MB")."""
+    shown = _size(n), _size(limit)
+    return shown if shown[0] != shown[1] else (f"{n:,} bytes", f"{limit:,} bytes")
 
 
 def _size(n: int) -> str:
