@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import copy
 import os
+import random
 import re
+import resource
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
@@ -73,10 +76,49 @@ def site_with(changes: dict[str, Any] | None = None, remove: tuple[str, ...] = (
     return data
 
 
-def run(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m workbook ARGS` in a process of its own; `env`: variables set for it besides this one's."""
+GIB = 2**30
+ATTACK_MEMORY = 2 * GIB  # the address space an attack on memory runs in (RLIMIT_AS): a small machine's
+
+
+def run(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None,
+        memory: int | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m workbook ARGS` in a process of its own; `env`: variables set for it besides this one's; `memory`:
+    its address space in bytes (RLIMIT_AS), so that an attack on memory fails there as on a small machine rather
+    than taking this one's."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
     return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, env=None if env is None else {**os.environ, **env})
+                          text=True, timeout=600, env=None if env is None else {**os.environ, **env},
+                          preexec_fn=None if memory is None else limit)
+
+
+MIB = 2**20
+
+
+def flooded(src: Path, out: Path, parts: list[str], *, part_bytes: int = int(15.9 * MIB),
+            xml_bytes: int = 64 * MIB) -> Path:
+    """A copy of an .xlsx whose `parts` are filled with empty elements of random one-letter names and attributes
+    (`<q x=""/>`, about 5:1 compressed) inside every limit a returned file has: each part up to `part_bytes` (the
+    limit is 16 MiB) and the XML in all up to `xml_bytes` (the limit). The hardening review's attack: 1.8 million
+    elements a part, gigabytes as trees. Made here, never committed; the same file every run (a fixed seed)."""
+    rng = random.Random(20261206)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    block = "".join(f'<{rng.choice(letters)} {rng.choice(letters)}=""/>' for _ in range(30_000)).encode()
+    with zipfile.ZipFile(src) as zin:
+        infos = zin.infolist()
+        other = sum(i.file_size for i in infos if i.filename.endswith((".xml", ".rels")) and i.filename not in parts)
+        size = min(part_bytes, (xml_bytes - other) // len(parts))
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in infos:
+                data = zin.read(info)
+                if info.filename in parts:
+                    flood = (block * (size // len(block) + 1))[: size - len(data)]
+                    flood = flood[: flood.rindex(b"/>") + 2]  # whole elements, before the root's end tag
+                    close = data.rindex(b"</")
+                    data = data[:close] + flood + data[close:]
+                zout.writestr(info, data)
+    return out
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], prefix: str = "error:") -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +14,9 @@ import pytest
 import xlsxwriter
 import yaml
 
-from tests.conftest import EXAMPLE
+from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import assert_one_line_error, bad_site, run
-from workbook import cli
+from workbook import api, cli
 from workbook.api import load
 from workbook.excel.layout import NAME
 from workbook.formula.expr import Context, UnitError
@@ -247,3 +249,43 @@ def test_verify_of_a_file_that_is_not_a_workbook_is_not_an_internal_error(tmp_pa
     assert proc.returncode in (2, 4), proc.stderr
     assert "internal error" not in proc.stderr
     assert str(path) in proc.stdout + proc.stderr
+
+
+# ---------------------------------------------------------------- small inputs that were internal errors
+
+MANY_DIGITS = "9" * 5000  # past Python's 4,300-digit limit on reading an integer
+
+
+@pytest.mark.parametrize(("option", "value"), [("--samples", "²"), ("--seed", "²"), ("--samples", MANY_DIGITS),
+                                               ("--seed", MANY_DIGITS)],
+                         ids=["samples-superscript", "seed-superscript", "samples-5000-digits", "seed-5000-digits"])
+def test_a_samples_or_seed_that_is_no_whole_number_is_one_line(option: str, value: str,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """str.isdigit takes a superscript ² that int refuses; int refuses 5,000 digits: both were internal errors."""
+    assert cli.main(["risk", str(EXAMPLE), option, value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {EXAMPLE}: risk.{option[2:]} = ") and err.count("\n") == 1, err
+    with pytest.raises(InputError) as refused:
+        api.risk(EXAMPLE, **{option[2:]: value})
+    assert (refused.value.file, refused.value.key, refused.value.value) == (EXAMPLE, f"risk.{option[2:]}", value)
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path: Path, json_output: bool) -> None:
+    """`evaluate SITE > /dev/full`: the disk is full. Exit 2 with one line, not an internal error, and no complaint
+    from Python's own flush at exit."""
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "workbook", "evaluate", str(EXAMPLE), *(["--json"] * json_output)],
+                              cwd=ROOT, stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert (proc.returncode, proc.stderr) == (2, "error: cannot write to standard output (No space left on device)\n")
+
+
+@pytest.mark.parametrize("argument", ["--x\x1b]0;PWNED\x07\x1b[2J", "--\x9b2J", "--" + "\x1b" * 2000],
+                         ids=["title-and-clear", "c1-control", "2000-escapes"])
+def test_an_argument_argparse_refuses_is_printed_escaped_in_one_line(argument: str) -> None:
+    """argparse printed its refusal before the CLI's escaping streams were in place: ESC, BEL, CSI and a C1
+    control reached the terminal raw (a title set, the screen cleared)."""
+    proc = run("build", "x.yaml", argument)
+    err = assert_one_line_error(proc, "error: python -m workbook")
+    assert proc.returncode == 2 and err.isprintable() and len(err) <= cli.MAX_LINE
+    assert "\\x1b" in err or "\\x9b" in err

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import assert_one_line_error, example_with, filled, run, site_file
+from tests.helpers import ATTACK_MEMORY, assert_one_line_error, example_with, filled, run, site_file
 from tests.strategies import sites
 from workbook.api import explain, load
 from workbook.cli import main
@@ -34,6 +34,7 @@ from workbook.explain.bridge import OTHER, STRUCTURE, Bridge, template_note
 from workbook.explain.report import as_json, lines
 from workbook.explain.versions import version
 from workbook.inputs import InputError
+from workbook.yaml_reader import MAX_BYTES
 
 TOTAL = 1e-9  # relative: the steps sum to the whole change
 CATALOG = ROOT / "templates" / "catalog.yaml"
@@ -530,3 +531,77 @@ def test_no_difference_is_said(example: Path) -> None:
     bridge = explain(example, example)
     assert bridge.groups == () and not bridge.differences
     assert any("no difference" in n for n in bridge.notes)
+
+
+GIT = ["-c", "user.name=t", "-c", "user.email=t@t"]
+
+
+def committed(repo: Path, files: dict[str, bytes | Path], message: str = "x") -> None:
+    """A commit of these files (bytes, or a file copied) in a repository made on the first call."""
+    if not (repo / ".git").exists():
+        repo.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "-C", str(repo), "init", "-q"], check=True)
+    for name, content in files.items():
+        target = repo / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Path):
+            shutil.copyfile(content, target)
+        else:
+            target.write_bytes(content)
+    subprocess.run(["git", "-C", str(repo), *GIT, "add", "."], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(repo), *GIT, "commit", "-qm", message], check=True, capture_output=True)
+
+
+@pytest.mark.slow
+def test_from_a_revision_reads_only_the_site_its_quotes_and_its_fleet(tmp_path: Path) -> None:
+    """The hardening review's attack: a site at the top of its repository, and a 1.2 GB file beside it: the whole
+    folder was read from git (git archive) and ran out of memory at 1.27 GB. Only the site file, its quotes and the
+    next fleet it names are read now: explained within 2 GiB."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    with open(repo / "unrelated.bin", "wb") as big:
+        big.truncate(1200 * 2**20)  # zeros: git stores them in kilobytes, and hands out 1.2 GB
+    committed(repo, {"site.yaml": EXAMPLE})
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["tco"]["utilisation"]["value"] = 0.8
+    committed(repo, {"site.yaml": yaml.safe_dump(data, sort_keys=False).encode()})
+    proc = run("explain", "--from", "HEAD~1", repo / "site.yaml", memory=ATTACK_MEMORY)
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+    assert "tco.utilisation: 70% -> 80%" in proc.stdout
+
+
+def test_from_a_revision_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    committed(repo, {"site.yaml": EXAMPLE.read_bytes() + b"#" * MAX_BYTES + b"\n"})
+    committed(repo, {"site.yaml": EXAMPLE})
+    with pytest.raises(InputError) as refused:
+        explain(None, repo / "site.yaml", revision="HEAD~1")
+    assert (refused.value.file, refused.value.key) == (Path("site.yaml at HEAD~1"), "--from")
+    assert_one_line_error(run("explain", "--from", "HEAD~1", repo / "site.yaml"), "error: site.yaml at HEAD~1")
+
+
+@pytest.mark.slow
+def test_from_a_revision_its_templates_are_read_as_a_site_file_is(tmp_path: Path) -> None:
+    """An 871-byte alias bomb in templates/catalog.yaml at a revision of the tool's own repository cost 45 s and
+    1.8 GB before it ran out of memory: a revision's template is read by the site loader's reader (no aliases)."""
+    repo = tmp_path / "tool"
+    shutil.copytree(ROOT / "workbook", repo / "workbook", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "templates", repo / "templates")
+    bomb = "a: &a [x,x,x,x,x,x,x,x,x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
+    committed(repo, {"templates/catalog.yaml": bomb.encode(), "inputs/site.yaml": EXAMPLE})
+    committed(repo, {"templates/catalog.yaml": ROOT / "templates" / "catalog.yaml"})
+    proc = run("explain", "--from", "HEAD~1", "inputs/site.yaml", cwd=repo, memory=ATTACK_MEMORY)
+    err = assert_one_line_error(proc, "error: templates/catalog.yaml at HEAD~1")
+    assert proc.returncode == 2 and "anchors and aliases" in err
+
+
+def test_from_a_revision_a_refusal_names_the_file_at_the_revision(tmp_path: Path) -> None:
+    """An error in the site at the revision named the temporary folder it was read from (gone once it is read)."""
+    repo = tmp_path / "repo"
+    committed(repo, {"inputs/site.yaml": EXAMPLE.read_bytes().replace(b"gpus: {value: 1024,", b"gpus: {value: -8,")})
+    committed(repo, {"inputs/site.yaml": EXAMPLE})
+    with pytest.raises(InputError) as refused:
+        explain(None, repo / "inputs" / "site.yaml", revision="HEAD~1")
+    assert (refused.value.file, refused.value.key) == (Path("inputs/site.yaml at HEAD~1"), "power.gpus")
+    assert "workbook-explain-" not in str(refused.value)

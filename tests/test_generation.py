@@ -22,6 +22,7 @@ from tests.helpers import fixed_seed
 from tests.parity import Built, check
 from workbook.api import Model, build, load
 from workbook.inputs import InputError
+from workbook.models import load_all
 
 UPGRADE = ROOT / "inputs" / "example-b200-upgrade.yaml"
 FLEETS = ROOT / "inputs" / "fleets"
@@ -470,6 +471,32 @@ def test_bad_upgrade_input_is_refused_naming_the_file_and_the_key(tmp_path: Path
         load(path)
     assert err.value.file == path and err.value.key == key
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("link", ["folder", "file"])
+def test_a_link_out_of_the_sites_folder_is_refused_before_it_is_read(tmp_path: Path, link: str) -> None:
+    """"This folder or below it" held for the name as written only: a linked folder was followed, and a file link
+    to /etc/hostname was read (refused only as "not a mapping"). Links are resolved before the rule."""
+    site = tmp_path / "site"
+    site.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(FLEETS, elsewhere)
+    if link == "folder":
+        (site / "linked").symlink_to(elsewhere, target_is_directory=True)
+        name = "linked/b200-liquid-512.yaml"
+    else:
+        (site / "host.yaml").symlink_to("/etc/hostname")
+        name = "host.yaml"
+    path = variant(site, lambda g: g.__setitem__("next_fleet", name))
+    with pytest.raises(InputError) as err:
+        load_all(path)
+    assert (err.value.file, err.value.key, err.value.value) == (path, "generation.next_fleet", name)
+
+
+def test_a_link_that_stays_in_the_sites_folder_is_followed(tmp_path: Path) -> None:
+    path = variant(tmp_path, lambda g: g.__setitem__("next_fleet", "fleets/alias.yaml"))
+    (tmp_path / "fleets" / "alias.yaml").symlink_to("b200-liquid-512.yaml")
+    assert load_all(path).upgrade.next_site.digest == load_all(UPGRADE).upgrade.next_site.digest
 
 
 def test_a_bad_next_fleet_file_is_named(tmp_path: Path) -> None:

@@ -109,6 +109,19 @@ def test_values_no_real_site_has_are_refused(tmp_path: Path, capsys: pytest.Capt
     assert err.problem.startswith(("must be", "is outside")), err.problem
 
 
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), 10**400, "1e400"],
+                         ids=["inf", "minus-inf", "10**400", "text-1e400"])
+def test_a_value_past_any_float_is_refused_by_the_keys_own_range(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                  value: Any) -> None:
+    """`gpus: 1.0e+400` named a generic 1e-09 to 1e+15 range, and `gpus: 1e400` said only "not a finite number":
+    the key's own range, with its reason, is named first."""
+    data = copy.deepcopy(BASE)
+    data["power"]["gpus"] = value
+    err = assert_refused(site_file(tmp_path, yaml.safe_dump(data)), tmp_path, capsys)
+    bound = "must be at most" if value != -float("inf") else "must be greater than"
+    assert (err.key, err.value) == ("power.gpus", value) and err.problem.startswith(bound), err.problem
+
+
 def test_verify_catches_a_count_off_by_one_at_1e12(libreoffice: str, tmp_path: Path) -> None:
     """1,000,000,000,001 cached as 1,000,000,000,000 is within 1e-9 relative; as a count it is wrong."""
     path = tmp_path / "count.xlsx"
@@ -386,6 +399,37 @@ def test_running_out_of_memory_is_one_line_naming_the_file(monkeypatch: pytest.M
     assert cli.main(["evaluate", str(EXAMPLE)]) == EXIT_INPUT
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and str(EXAMPLE) in err and "memory" in err
+
+
+EXHAUST = """
+import resource, sys
+from workbook import cli
+
+def exhaust(args):  # every byte the address space allows, in blocks then in every small size, held to the end
+    held = []
+    held.append(held)  # a cycle, as a parser's tree and its handlers make: freed by the collector only
+    for size in (2**26, 2**20, 2**14, 2**10, *range(512, 0, -16)):
+        try:
+            while True:
+                held.append(bytes(size))
+        except MemoryError:
+            pass
+    raise MemoryError
+
+cli.COMMANDS["import-quote"] = exhaust
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]),) * 2)
+sys.exit(cli.main(["import-quote", "returned.xlsx", "--site", sys.argv[2]]))
+"""
+
+
+@pytest.mark.slow
+def test_memory_exhausted_by_a_returned_file_is_one_line_naming_it(tmp_path: Path) -> None:
+    """Every byte taken, then MemoryError: the memory kept back is freed and the frames that filled it dropped, so
+    the line can still be made and printed; it names the returned file (what was being read), not the site."""
+    proc = subprocess.run([sys.executable, "-c", EXHAUST, str(2**30), str(EXAMPLE)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (proc.returncode, proc.stdout) == (EXIT_INPUT, "")
+    assert proc.stderr.startswith("error: returned.xlsx: ran out of memory") and proc.stderr.count("\n") == 1
 
 
 def test_a_file_name_holding_escape_sequences_is_printed_escaped(tmp_path: Path,

@@ -416,6 +416,16 @@ def test_a_bare_number_for_a_size_is_refused_not_read_as_bits(tmp_path: Path, ke
     assert SPECS[key].unit in err.expected  # the example names the unit
 
 
+@pytest.mark.parametrize(("key", "value"), [("reliability.state_bytes", "16"), ("reliability.state_bytes", "1600 %"),
+                                            ("power.gpus", "128 byte"), ("tco.utilisation", "0.7 bit")])
+def test_a_text_whose_unit_is_information_where_the_key_is_not_or_the_reverse_is_refused(
+        tmp_path: Path, key: str, value: str) -> None:
+    """"16" for bytes would be 16 bits (2 bytes), "128 byte" 1,024 GPUs: pint converts between the two kinds."""
+    err = refused(site_with({key: value}), tmp_path / "kinds.yaml")
+    assert (err.key, err.value) == (key, value)
+    assert err.problem.endswith(f"which is not {SPECS[key].expect}")
+
+
 def test_a_size_with_its_unit_is_that_size(tmp_path: Path) -> None:
     site = load(site_with({"reliability.state_bytes": "14 bytes", "reliability.fast_data": "10000 TB"}),
                 tmp_path / "sizes.yaml")

@@ -149,6 +149,81 @@ def test_an_override_the_input_cannot_take_is_refused(example: Any, key: str, va
         evaluate_overlays(example.book, [{}, {key: value if np.size(value) == 1 else 0.5}], ANSWER)
 
 
+@pytest.mark.parametrize(("key", "quantity"), [
+    ("reliability.state_bytes", (16, "")),  # 16 bits: a 0.14 TB checkpoint instead of 1.12 TB
+    ("reliability.state_bytes", (1600, "percent")),
+    ("power.gpus", (128, "byte")),  # 1,024 GPUs
+    ("reliability.model_parameters", (70e9, "byte")),  # 560 B params
+    ("tco.utilisation", (0.7, "bit")),
+])
+def test_a_quantity_that_is_information_where_the_input_is_not_or_the_reverse_is_refused(
+        example: Any, key: str, quantity: tuple[float, str]) -> None:
+    """pint takes a bit for the number 1 and a byte for 8: the API refuses what a site file refuses."""
+    given = ureg.Quantity(*quantity)
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({key: given}, lines=ANSWER)
+    assert (refused.value.key, refused.value.value) == (key, given)
+
+
+def test_a_quantity_of_information_or_of_none_converts_within_its_kind(example: Any) -> None:
+    size = ["reliability.checkpoint_size"]
+    built = example.values[size[0]][0, 0]
+    for key, quantity in (("reliability.state_bytes", (128, "bit")), ("reliability.model_parameters", (70e9, "")),
+                          ("tco.utilisation", (70, "percent"))):
+        line = example.book.lines[key]
+        as_number = example.book.evaluate({key: float(line.value.reshape(-1)[0])}, lines=[*size, *ANSWER])
+        as_quantity = example.book.evaluate({key: ureg.Quantity(*quantity)}, lines=[*size, *ANSWER])
+        for k, v in as_number.items():  # 70 percent is 0.7000000000000001: the same to the last bits but one
+            np.testing.assert_allclose(as_quantity[k], v, rtol=1e-12)
+    assert built == pytest.approx(1.12)  # TB: 70 B params at 16 bytes each
+
+
+def other_registry_watts() -> Any:
+    import pint
+
+    return pint.UnitRegistry().Quantity(700, "W")  # a registry of the caller's own, not workbook.units.ureg
+
+
+GAPS = {"nan-without-ranges": ("power.pue", float("nan"), False), "inf-without-ranges": ("power.pue", np.inf, False),
+        "another-registry": ("power.gpu_tdp", None, True), "empty-array": ("power.pue", np.array([]), True),
+        "10**400": ("power.gpus", 10**400, True), "shape-2x3": ("power.pue", np.full((2, 3), 1.3), True)}
+
+
+@pytest.mark.parametrize("gap", GAPS)
+def test_what_the_api_let_through_or_crashed_on_is_refused_as_an_override(example: Any, gap: str) -> None:
+    """ranges=False let NaN and inf through (finiteness is always checked); a quantity of another pint registry
+    was a bare AssertionError, an empty array an IndexError, 10**400 an OverflowError; a (2, 3) array was taken as
+    6 cases. Each an OverrideError naming the key and the value, in one line, for an evaluation and an overlay."""
+    key, value, ranges = GAPS[gap]
+    value = other_registry_watts() if gap == "another-registry" else value
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({key: value}, lines=ANSWER, ranges=ranges)
+    assert refused.value.key == key and refused.value.value is value and "\n" not in str(refused.value)
+    if np.size(value) == 1:
+        with pytest.raises(OverrideError):
+            evaluate_overlays(example.book, [{}, {key: value}], ANSWER, ranges=ranges)
+
+
+def test_a_column_of_cases_is_as_many_cases(example: Any) -> None:
+    column = example.book.evaluate({"power.pue": np.array([[1.3], [1.4], [1.5]])}, lines=ANSWER)
+    flat = example.book.evaluate({"power.pue": np.array([1.3, 1.4, 1.5])}, lines=ANSWER)
+    assert column["tco.npv_advantage"].tobytes() == flat["tco.npv_advantage"].tobytes()
+
+
+def test_an_unknown_key_is_said_escaped(example: Any) -> None:
+    key = "power.\x1b]0;pwned\x07gpus"
+    with pytest.raises(UnknownInput) as refused:
+        example.book.evaluate({key: 1}, lines=ANSWER)
+    assert refused.value.key == key and str(refused.value).isprintable() and "\\x1b" in str(refused.value)
+
+
+def test_a_date_is_expected_as_dates(example: Any) -> None:
+    """start_date expected "a number from 36,526 to 73,415 in date"."""
+    with pytest.raises(OverrideError) as refused:
+        example.book.evaluate({"tco.start_date": 1.0}, lines=ANSWER)
+    assert "2000-01-01 to 2100-12-31" in refused.value.expected
+
+
 def test_the_range_check_can_be_left_out_for_speed(example: Any) -> None:
     got = example.book.evaluate({"tco.utilisation": 1.5}, lines=ANSWER, ranges=False)
     assert got["tco.npv_advantage"][0, 0] > example.values["tco.npv_advantage"][0, 0]

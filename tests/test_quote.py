@@ -21,10 +21,12 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import QUOTE_FIRST, filled, rows
+from tests.helpers import ATTACK_MEMORY, QUOTE_FIRST, filled, flooded, rows, run
 from workbook.api import build, load
 from workbook.cli import main
 from workbook.quotes import quotes_path
+from workbook.returned.quote_import import QuoteRefused, import_quote
+from workbook.returned.safe_xlsx import UntrustedFile
 from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_SHEET, SPEC
 from workbook.verify import recalculate, verify_files
 
@@ -381,7 +383,7 @@ def test_a_quote_for_another_quantity_fails_its_check(tmp_path: Path, issued: tu
 
 
 @pytest.mark.parametrize(("field", "value"), [("unit_price", 1e300), ("lead_time_weeks", 600), ("comment", "\ud800"),
-                                              ("comment", "\x1b[2J")])
+                                              ("comment", "\x1b[2J"), ("comment", "word " * 120)])
 def test_a_quotes_file_the_build_cannot_take_is_refused_in_one_line_naming_the_key(
         tmp_path: Path, issued: tuple[Path, Path], capsys: pytest.CaptureFixture[str], field: str, value: Any) -> None:
     """Written by hand (or by an older import): the build says which key, exit 2, rather than failing later on a
@@ -395,6 +397,27 @@ def test_a_quotes_file_the_build_cannot_take_is_refused_in_one_line_naming_the_k
     err = capsys.readouterr().err.strip()
     assert f"lines.nodes.{field}" in err and "\n" not in err and err.isprintable()
     assert not (tmp_path / "out.xlsx").exists()
+
+
+def test_a_comment_longer_than_a_quote_keeps_is_refused_not_cut(tmp_path: Path, issued: tuple[Path, Path]) -> None:
+    """A 600-character comment kept its first 500 characters, silently, mid-word: it is refused in one line; one of
+    500 is kept whole. The copy's comment cells are validated to that length, so Excel says so as it is typed."""
+    site = fresh_site(tmp_path, issued)
+    long_one = "lead time assumes the order is placed this quarter; " * 11 + "and delivered to the site's dock"
+    assert len(long_one) == 604
+    back = filled(issued, tmp_path / "long.xlsx", {"nodes": (262000, 14, long_one)})
+    ws = openpyxl.load_workbook(issued[1])[QUOTE_SHEET]
+    at = rows(ws)
+    with pytest.raises(QuoteRefused) as refused:
+        import_quote(back, site)
+    assert (refused.value.kind, refused.value.key, refused.value.value) == ("bad-text", f"Quote!H{at['nodes']}",
+                                                                           long_one)
+    assert not quotes_path(site).exists()
+    whole = filled(issued, tmp_path / "whole.xlsx", {"nodes": (262000, 14, long_one[:500])})
+    assert import_quote(whole, site)[1]["lines"]["nodes"]["comment"] == long_one[:500]
+    lengths = [rule for rule in ws.data_validations.dataValidation if rule.type == "textLength"]
+    assert {(rule.operator, rule.formula1) for rule in lengths} == {("lessThanOrEqual", "500")}
+    assert {str(rule.sqref) for rule in lengths} == {f"H{r}" for key, r in at.items() if key != "total"}
 
 
 def test_a_vendor_other_than_the_one_the_copy_was_issued_to_is_refused(
@@ -438,9 +461,31 @@ def test_two_imports_at_once_keep_both_quotes(tmp_path: Path, issued: tuple[Path
 @pytest.mark.slow
 def test_a_large_part_no_one_reads_is_checked_without_keeping_it(tmp_path: Path, issued: tuple[Path, Path],
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """12 MB of XML in a part under the limit (16 MB) is parsed element by element and dropped: the quote is
-    taken; the same part past the limit is refused from the zip's directory."""
+    """4 MB of XML in a part under the limits (16 MB; these dense cells are 400,000 elements, of 500,000) is parsed
+    element by element and dropped: the quote is taken; the same part past the limit is refused from the zip's
+    directory."""
     site = fresh_site(tmp_path, issued)
     good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, None)})
-    under = rezip(good, tmp_path / "under.xlsx", add={"xl/unused.xml": _inflating_xml(12 * 2**20)})
+    under = rezip(good, tmp_path / "under.xlsx", add={"xl/unused.xml": _inflating_xml(4 * 2**20)})
     assert run_import(under, site, capsys)[0] == 0
+
+
+def test_a_flood_of_elements_inside_every_limit_is_refused_in_one_line(tmp_path: Path,
+                                                                       issued: tuple[Path, Path]) -> None:
+    """The hardening review's attack: four parts of 15.9 MiB (each under the 16 MiB limit, 64 MiB of XML in all)
+    filled with small elements; as trees they took 1.9 GB and ran out of memory. Refused in one line from a count
+    of the elements, within 2 GiB, with nothing written."""
+    site = fresh_site(tmp_path, issued)
+    good = filled(issued, tmp_path / "good.xlsx", {"nodes": (262000, 14, None)})
+    parts = ["[Content_Types].xml", "xl/workbook.xml", "xl/styles.xml", "docProps/core.xml"]
+    attack = flooded(good, tmp_path / "flooded.xlsx", parts)
+    with zipfile.ZipFile(attack) as z:
+        sizes = [i.file_size for i in z.infolist() if i.filename.endswith((".xml", ".rels"))]
+    assert max(sizes) < 16 * 2**20 < 15 * 2**20 * 4 < sum(sizes) <= 64 * 2**20  # inside every byte limit
+    proc = run("import-quote", attack, "--site", site, memory=ATTACK_MEMORY)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr.startswith(f"error: {attack}: ") and proc.stderr.count("\n") == 1, proc.stderr[:2000]
+    assert not quotes_path(site).exists()
+    with pytest.raises(UntrustedFile) as refused:  # in this process now that it is cheap: its attributes
+        import_quote(attack, site)
+    assert (refused.value.kind, refused.value.file) == ("too-large", attack) and refused.value.key in parts

@@ -25,6 +25,8 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
+from tests.helpers import ATTACK_MEMORY, flooded
+from tests.helpers import run as run_cli
 from workbook import cli
 from workbook.api import build, explain, load
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, VALUE
@@ -430,3 +432,24 @@ def test_refused_a_changed_next_fleet_line(copies: tuple[Path, Path], rows: dict
     error = refused(run(reviewed_copy(xlsx, xlsx.with_name("reviewed.xlsx"), {names[0]: 1}), site), site, before)
     assert isinstance(error, review.ReviewError)
     assert error.kind == review.ELSEWHERE
+
+
+FLOOD_PARTS = ["[Content_Types].xml", "xl/workbook.xml", "xl/styles.xml", "docProps/core.xml", "xl/sharedStrings.xml"]
+
+
+def test_refused_a_flood_of_elements_inside_every_limit(copies: tuple[Path, Path]) -> None:
+    """The hardening review's attack: the workbook's own parts and its Inputs sheet, each under 16 MiB and 64 MiB
+    of XML in all, filled with small elements (1.1 million a part); as trees they took 1.9 GB and ran out of
+    memory (or were taken at 2.6 GB). Refused in one line from a count of the elements, within 2 GiB."""
+    site, xlsx = copies
+    before = site.read_bytes()
+    parts = [*FLOOD_PARTS, sheet_part(xlsx, INPUTS)]
+    attack = flooded(xlsx, xlsx.with_name("flooded.xlsx"), parts)
+    proc = run_cli("import-inputs", attack, "--site", site, memory=ATTACK_MEMORY)
+    assert (proc.returncode, proc.stdout) == (EXIT_INPUT, "")
+    assert proc.stderr.startswith(f"error: {attack}: ") and proc.stderr.count("\n") == 1, proc.stderr[:2000]
+    assert site.read_bytes() == before and sorted(p.name for p in site.parent.iterdir()) == sorted(
+        [site.name, xlsx.name, attack.name])
+    error = refused(run(attack, site), site, before)  # in this process now that it is cheap: its attributes
+    assert isinstance(error, UntrustedFile)
+    assert (error.kind, error.file) == ("too-large", attack) and error.key in parts

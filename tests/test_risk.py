@@ -18,7 +18,7 @@ from scipy import stats
 
 from tests.conftest import EXAMPLE
 from tests.helpers import B200, BASE, assert_one_line_error, run, site_with
-from workbook import api
+from workbook import api, cli
 from workbook.formula.evaluation import evaluate
 from workbook.inputs import InputError
 from workbook.models import define_models, load_all
@@ -129,6 +129,53 @@ def test_the_partial_rank_correlation_tells_an_inputs_own_effect_from_its_partne
     assert spearman > 0.4
     assert abs(partial[2]) < 0.05
     assert partial[0] > 0.9 and partial[1] > 0.9
+
+
+def direct_partial(inputs: list[np.ndarray], output: np.ndarray, k: int) -> float:
+    """The textbook partial rank correlation, by regression: the ranks of input k and of the output, each less its
+    least-squares fit on the other inputs' ranks and a constant, then correlated."""
+    ranks = [stats.rankdata(x) for x in inputs]
+    others = np.column_stack([np.ones(len(output)), *(r for j, r in enumerate(ranks) if j != k)])
+
+    def rest(v: np.ndarray) -> np.ndarray:
+        return v - others @ np.linalg.lstsq(others, v, rcond=None)[0]
+
+    return float(np.corrcoef(rest(ranks[k]), rest(stats.rankdata(output)))[0, 1])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_partial_rank_correlation_is_a_direct_regression_of_the_ranks(seed):
+    """Against the regression itself, sign and size: three inputs (one with no spread, left out), an output of
+    two of them and noise; and one input whose rank correlation is +1, where the inverse of the singular rank
+    matrix gave -1."""
+    rng = np.random.default_rng(seed)
+    x = [rng.uniform(size=400), rng.uniform(size=400), np.full(400, 3.0), rng.uniform(size=400)]
+    y = 2 * x[0] - x[1] + 0.3 * rng.normal(size=400)
+    got = analysis.partial_rank_correlations(x, y)
+    varied = [x[0], x[1], x[3]]
+    assert got[2] == 0.0
+    for k, g in zip((0, 1, 3), (got[0], got[1], got[3]), strict=True):
+        assert g == pytest.approx(direct_partial(varied, y, (0, 1, 3).index(k)), abs=1e-9), (seed, k)
+    assert got[0] > 0.5 > -0.5 > got[1]
+    assert analysis.partial_rank_correlations([x[0]], 5 * x[0] + 1) == [pytest.approx(1.0)]
+    assert analysis.partial_rank_correlations([x[0], np.full(400, 1.0)], -x[0]) == [pytest.approx(-1.0), 0.0]
+
+
+def test_an_input_that_never_varies_gives_valid_json_and_no_warning(tmp_path):
+    """A discrete input of one value, correlated with another: no rank correlation is defined. `risk --json` wrote
+    "in_samples": NaN (not JSON) and scipy warned of a constant input; it writes null, and nothing on stderr."""
+    path = risk_site(tmp_path, {"samples": 200, "inputs": {
+        "tco.utilisation": GOOD,
+        "tco.lead_time": {"distribution": "discrete", "values": ["3 months"], "weights": [1], "source": SOURCE}},
+        "correlations": [{"between": ["tco.utilisation", "tco.lead_time"], "rank": 0.3, "source": SOURCE}]})
+    proc = run("risk", path, "--json")
+    assert (proc.returncode, proc.stderr) == (0, "")
+
+    def refuse(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON")
+
+    printed = json.loads(proc.stdout, parse_constant=refuse)
+    assert printed["correlations"][0]["in_samples"] is None
 
 
 def test_a_range_up_to_the_inputs_own_limit_never_oversteps_it(tmp_path):
@@ -416,3 +463,122 @@ def test_the_init_skeletons_risk_example_reads_as_a_valid_section(tmp_path):
     section = yaml.safe_load(block)["risk"]
     plan = load_all(risk_site(tmp_path, section)).risk
     assert [d.key for d in plan.inputs] == ["tco.utilisation", "tco.electricity_price"]
+
+
+# ---------------------------------------------------------------- sampled only where a risk figure is asked for
+
+
+@pytest.fixture(scope="module")
+def returned_copies(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """The example with its risk: section at 100 samples, its workbook (built before the sampler is counted) and a
+    vendor's copy filled: what every command of the CLI needs."""
+    from tests.helpers import filled
+
+    tmp = tmp_path_factory.mktemp("sampled")
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = 100  # the fewest: the counting is what is tested here
+    site = tmp / "example.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert cli.main(["build", str(site), "-o", str(tmp / "example.xlsx")]) == 0
+    assert cli.main(["quote", str(site), "--vendor", "Acme", "-o", str(tmp / "copy.xlsx")]) == 0
+    returned = filled((site, tmp / "copy.xlsx"), tmp / "returned.xlsx", {"nodes": (262000, 14, None)})
+    return site, tmp / "example.xlsx", returned
+
+
+def commands(site: Path, built: Path, returned: Path, out: Path) -> dict[str, list[str]]:
+    return {"build": ["build", str(site), "-o", str(out / "b.xlsx")],
+            "risk": ["risk", str(site)],
+            "evaluate": ["evaluate", str(site), "--json"],
+            "quote": ["quote", str(site), "--vendor", "Beta", "-o", str(out / "q.xlsx")],
+            "import-quote": ["import-quote", str(returned), "--site", str(site)],
+            "import-inputs": ["import-inputs", str(built), "--site", str(site)]}
+
+
+SAMPLED = {"build": 1, "risk": 1, "evaluate": 0, "quote": 0, "import-quote": 0, "import-inputs": 0}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", SAMPLED)
+def test_only_a_command_that_shows_a_risk_figure_samples_once(command, returned_copies, tmp_path, monkeypatch):
+    """A million samples made every command take two minutes (import-inputs, which builds twice, four and a half):
+    the risk: section is sampled by build, pdf (the same rendering as build) and risk, once each, and by no other."""
+    original, built, returned = returned_copies
+    site = tmp_path / original.name  # each command its own site file: an import adds to it
+    site.write_bytes(original.read_bytes())
+    draws = []
+    draw = sampling.draw
+    monkeypatch.setattr(sampling, "draw", lambda *args: draws.append(args) or draw(*args))
+    assert cli.main(commands(site, built, returned, tmp_path)[command]) == 0
+    assert len(draws) == SAMPLED[command]
+
+
+def test_a_book_without_its_risk_figures_is_laid_out_as_built_and_never_written(tmp_path):
+    """evaluate's cells and import-inputs' Inputs sheet are the build's: the unsampled book places every line where
+    the sampled one does; a document showing the Summary or the Risk sheet is refused, the engineering copy is not."""
+    from workbook.document import engineering_copy
+    from workbook.excel.layout import plan as layout_of
+    from workbook.models import build_book
+
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = 100
+    site = tmp_path / "example.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    sampled, unsampled = (build_book(load_all(site), risk=risk) for risk in (True, False))
+    assert layout_of(unsampled).cells == layout_of(sampled).cells
+    model = api.Model(load_all(site).site, unsampled, unsampled.evaluate())
+    with pytest.raises(ValueError):
+        api.save(model, tmp_path / "x.xlsx")
+    assert not (tmp_path / "x.xlsx").exists()
+    api.save(model, tmp_path / "engineering.xlsx", engineering_copy(model.book))
+    assert (tmp_path / "engineering.xlsx").exists()
+
+
+def test_samples_past_what_a_minute_draws_are_refused(tmp_path):
+    """The largest allowed value (templates/limits.yaml, with the rate it rests on) keeps a build under a minute;
+    a million, once inside the range, is refused in one line by the build and by the command."""
+    from workbook.risk.section import SETTINGS
+
+    largest = next(s for s in SETTINGS if s.key == "risk.samples").hi
+    assert largest == 200_000
+    data = copy.deepcopy(BASE)
+    data["risk"]["samples"] = largest
+    site = tmp_path / "largest.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert load_all(site).risk.samples == largest  # read, not sampled
+    data["risk"]["samples"] = 1_000_000
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError) as refused:
+        load_all(site)
+    assert (refused.value.key, refused.value.value) == ("risk.samples", 1_000_000)
+    assert_one_line_error(run("build", site, "-o", tmp_path / "x.xlsx"), f"error: {site}")
+    assert "risk.samples" in assert_one_line_error(run("risk", EXAMPLE, "--samples", "1000000"))
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_a_flood_of_repeated_correlations_names_the_first_hundred_and_the_count(tmp_path):
+    """A 1 MB risk: section of 10,600 repeated correlations printed 10,600 lines (1.9 MB): the first 100 problems
+    are printed, then how many there are; the API's error still holds every one."""
+    text = EXAMPLE.read_text()
+    line = '    - {between: [tco.on_demand_price, tco.rent_price_change], rank: -0.4, source: "a pair"}\n'
+    at = text.index("  correlations:\n") + len("  correlations:\n")
+    path = tmp_path / "flood.yaml"
+    path.write_text(text[:at] + line * 10_600 + text[at:])
+    assert path.stat().st_size < 1_000_000  # inside the site file's size limit
+    with pytest.raises(InputError) as refused:
+        load_all(path)
+    assert len(refused.value.errors) == 10_600 and refused.value.key == "risk.correlations[1].between"
+    proc = run("build", path, "-o", tmp_path / "x.xlsx")
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2 and len(lines) == 101 and "10,600 problems" in lines[-1]
+    assert lines[:100] == [f"error: {e}" for e in refused.value.errors[:100]]
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_the_example_of_a_normals_sd_is_a_spread(tmp_path):
+    """The key's own example was shown for its sd: `sd: -0.1` for the rent change, a spread that is refused."""
+    normal = {"distribution": "normal", "mean": -0.1, "sd": -0.07, "low": -0.3, "high": 0.05, "source": SOURCE}
+    with pytest.raises(InputError) as refused:
+        load_all(risk_site(tmp_path, {"inputs": {"tco.rent_price_change": normal}}))
+    assert refused.value.key == "risk.inputs.tco.rent_price_change.sd"
+    example = refused.value.expected.rpartition("e.g. sd: ")[2]
+    assert float(example.split()[0]) > 0

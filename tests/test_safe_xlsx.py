@@ -7,6 +7,7 @@ about. Tests check the refusal's kind, file and key, and that its message is one
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 import re
 import struct
@@ -15,6 +16,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import openpyxl
 import pytest
@@ -314,6 +316,9 @@ def test_refuses_a_member_shorter_than_declared(good: Path, tmp_path: Path) -> N
 
 def test_refuses_a_file_over_the_size_limit(good: Path) -> None:
     refused(good, "too-large", None, limits=Limits(max_file_bytes=1000))
+    size = good.stat().st_size  # one byte over: the two sizes are said apart, not "7.5 kB, over the 7.5 kB"
+    error = refused(good, "too-large", None, limits=Limits(max_file_bytes=size - 1))
+    assert f"{size:,} bytes" in error.problem and f"{size - 1:,} bytes" in error.problem
 
 
 def test_refuses_more_members_than_the_limit(good: Path) -> None:
@@ -321,6 +326,22 @@ def test_refuses_more_members_than_the_limit(good: Path) -> None:
         members = len(zf.namelist())
     refused(good, "too-large", None, limits=Limits(max_members=members - 1))
     assert read_returned(good, ["Quote"], limits=Limits(max_members=members)).sheets
+
+
+def test_counts_the_elements_of_every_part_before_parsing_any_and_refuses_one_over(good: Path, tmp_path: Path) -> None:
+    """The count made in a part's bytes is its elements, exactly for a workbook (no comment holding a '<'): each
+    limit takes the file at its count and refuses one element more, naming the part, then the whole file. A '<'
+    inside a comment counts once more, never less."""
+    with zipfile.ZipFile(good) as zf:
+        counts = {info.filename: sum(1 for _ in ElementTree.iterparse(io.BytesIO(zf.read(info)), events=("start",)))
+                  for info in zf.infolist() if info.filename.endswith((".xml", ".rels"))}
+    biggest, total = max(counts, key=lambda name: counts[name]), sum(counts.values())
+    exact = Limits(max_xml_part_elements=counts[biggest], max_xml_total_elements=total)
+    assert read_returned(good, ["Quote"], limits=exact).cells["Quote"]
+    refused(good, "too-large", biggest, limits=Limits(max_xml_part_elements=counts[biggest] - 1))
+    refused(good, "too-large", None, limits=Limits(max_xml_total_elements=total - 1))
+    commented = edit(good, tmp_path / "commented.xlsx", biggest, lambda xml: xml.replace("?>", "?><!-- <a> -->", 1))
+    refused(commented, "too-large", biggest, limits=exact)
 
 
 # --- zip bombs --------------------------------------------------------------------------------------------------

@@ -50,9 +50,12 @@ class Model:
         return pd.DataFrame(rows).set_index("id")
 
 
-def load(site_path: Path | str) -> Model:
-    loaded = load_all(site_path)  # every file read and validated before any model runs
-    book = build_book(loaded)
+def load(site_path: Path | str, *, risk: bool = True) -> Model:
+    """A site's model, every file read and validated before any model runs. `risk` False: its `risk:` section is
+    not sampled (no risk figure is shown: the model can be evaluated, quoted and read, but not saved as a document
+    with the Summary or the Risk sheet), which a million samples make the build's longest step."""
+    loaded = load_all(site_path)
+    book = build_book(loaded, risk=risk)
     return Model(loaded.site, book, book.evaluate())
 
 
@@ -72,7 +75,7 @@ def _plain(line: Any, v: np.ndarray) -> Any:
     flat = v.reshape(-1)
     if line.is_bool:
         return bool(flat[0]) if flat.size == 1 else [bool(x) for x in flat]
-    out = [None if np.isnan(x) else float(x) for x in flat]
+    out = [float(x) if np.isfinite(x) else None for x in flat]  # JSON has no NaN nor infinity
     return out[0] if len(out) == 1 else out
 
 
@@ -106,27 +109,32 @@ def risk(site_path: Path | str, samples: int | str | None = None, seed: int | st
 
 
 def risk_json(result: RiskResult) -> dict[str, Any]:
-    """`risk --json`: the Risk sheet's figures."""
-    def number(x: float) -> float | None:
-        return None if not np.isfinite(x) else float(x)
-
+    """`risk --json`: the Risk sheet's figures, every figure with no value (NaN, an infinity) as null: JSON has no
+    NaN (Python's json would write it, and other readers refuse it)."""
     table = result.dataframe()
     return {
         "samples": result.samples, "seed": result.seed, "kept": result.kept, "excluded": result.excluded,
-        "probability_buy_wins": result.probability_buy_wins, "expected_shortfall": result.expected_shortfall,
-        "outputs": {k: {c: (number(v) if isinstance(v, float) else v) for c, v in row.items()}
+        "probability_buy_wins": _number(result.probability_buy_wins),
+        "expected_shortfall": _number(result.expected_shortfall),
+        "outputs": {k: {c: (_number(v) if isinstance(v, float) else v) for c, v in row.items()}
                     for k, row in table.to_dict("index").items()},
         "left_out": {stat.line_id: dict(stat.left_out) for stat in result.statistics if stat.left_out},
-        "contributions": [{"input": c.key, "label": c.label, "variance_share": c.share, "rank_correlation": c.rank,
-                           "partial_rank_correlation": c.partial, "source": c.distribution.source}
+        "contributions": [{"input": c.key, "label": c.label, "variance_share": _number(c.share),
+                           "rank_correlation": _number(c.rank), "partial_rank_correlation": _number(c.partial),
+                           "source": c.distribution.source}
                           for c in result.contributions],
-        "variance_explained": number(result.explained),
-        "histogram": [{"from": a, "to": b, "samples": n} for a, b, n in result.histogram],
-        "convergence": [{"samples": c.samples, "probability_buy_wins": c.probability,
-                         "probability_error": c.probability_error, "median": c.median,
-                         "median_error": number(c.median_error)} for c in result.convergence],
-        "correlations": [{"between": [a, b], "rank": t, "in_samples": got} for a, b, t, got in result.achieved],
+        "variance_explained": _number(result.explained),
+        "histogram": [{"from": _number(a), "to": _number(b), "samples": n} for a, b, n in result.histogram],
+        "convergence": [{"samples": c.samples, "probability_buy_wins": _number(c.probability),
+                         "probability_error": _number(c.probability_error), "median": _number(c.median),
+                         "median_error": _number(c.median_error)} for c in result.convergence],
+        "correlations": [{"between": [a, b], "rank": t, "in_samples": _number(got)}
+                         for a, b, t, got in result.achieved],
     }
+
+
+def _number(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
 
 
 def explain(old: Path | str | None, new: Path | str, *, revision: str | None = None,

@@ -4,6 +4,8 @@ which."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import io
 import json
 import os
@@ -24,10 +26,15 @@ def default_output(site: Path) -> Path:
 class Parser(argparse.ArgumentParser):
     """argparse's parser, whose refusal of the command line is one line (`error: python -m workbook explain: the
     following arguments are required: SITE.yaml`), exit status 2, as every other refusal; `-h` still prints the
-    usage."""
+    usage. argparse prints before main installs its escaping streams, so what it prints (an argument it refuses
+    holding ESC ]0;... or a C1 control) is escaped here, the refusal clipped to MAX_LINE characters."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        line = printable(" ".join(f"error: {self.prog}: {message}".split()))
+        self.exit(2, (line if len(line) <= MAX_LINE else line[:MAX_LINE - 3] + "...") + "\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        super()._print_message(printable(message) if message else message, file)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     n.add_argument("--force", action="store_true", help="replace the file if it exists")
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = Printable(out), Printable(err)  # nothing printed can drive the terminal
+    sys.stdout, sys.stderr = Printable(out, "standard output"), Printable(err, "standard error")  # nothing printed
+    # can drive the terminal
     try:
         return _run(args)
     finally:
@@ -121,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """The command, and any failure as one line (each at most MAX_LINE characters) and its exit status."""
+    global _reserve
+    exhausted = False
+    with contextlib.suppress(MemoryError):
+        _reserve = _reserve or bytearray(RESERVE)  # freed by an earlier command of this process that ran out
     try:
         return COMMANDS[args.command](args)
     except BrokenPipeError:
@@ -128,31 +140,54 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_PIPE
         status, line = describe(BrokenPipeError("a pipe to another process closed"))
     except MemoryError:
-        status, line = describe(MemoryError())
-        line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
+        exhausted = True  # said below: here the traceback still holds every frame, and what filled the memory
     except Exception as exc:
         status, line = describe(exc)
-    print("\n".join(t if len(t) <= MAX_LINE else t[:MAX_LINE - 3] + "..." for t in line.split("\n")),
-          file=sys.stderr)
+    if exhausted:
+        _reserve = None  # the memory kept back, so that the line can be made and printed
+        gc.collect()
+        status, line = describe(MemoryError())
+        line = line.replace("error: ", f"error: {_subject(args)}: ", 1)
+    with contextlib.suppress(InputError):  # standard error itself cannot be written: the status says it
+        print("\n".join(t if len(t) <= MAX_LINE else t[:MAX_LINE - 3] + "..." for t in line.split("\n")),
+              file=sys.stderr)
     return status
 
 
 MAX_LINE = 1_000  # characters of one printed failure: every echoed value is clipped far below this already
+RESERVE = 16 * 1024 * 1024  # bytes kept back from the start, freed to say in one line that memory ran out
+_reserve: bytearray | None = bytearray(RESERVE)
 
 
 class Printable(io.TextIOBase):
     """An output stream that writes text with its unprintable characters escaped (yaml_reader.printable): a
     vendor's name, a cell, a file name or a site's text holding ESC sequences is printed as \\x1b..., never obeyed."""
 
-    def __init__(self, stream: Any):
-        self.stream = stream
+    def __init__(self, stream: Any, name: str = "the output"):
+        self.stream, self.name = stream, name
 
     def write(self, text: str) -> int:
-        self.stream.write(printable(text))
+        with self._failing():
+            self.stream.write(printable(text))
         return len(text)
 
     def flush(self) -> None:
-        self.stream.flush()
+        with self._failing():
+            self.stream.flush()
+
+    @contextlib.contextmanager
+    def _failing(self) -> Any:
+        """A stream that cannot be written (a full disk: `evaluate SITE > /dev/full`) is one line, exit 2, not an
+        internal error; what it still buffers goes to /dev/null, so Python's own flush at exit finds nothing to
+        complain of. A reader that closed the pipe is BrokenPipeError, said apart."""
+        try:
+            yield
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+            raise InputError(f"cannot write to {self.name} ({e.strerror or e})") from None
 
     def fileno(self) -> int:
         return int(self.stream.fileno())
@@ -181,7 +216,7 @@ def _stdout_closed() -> bool:
 
 def _subject(args: argparse.Namespace) -> str:
     """The file the command was working on, for a one-line failure that names it."""
-    for name in ("site", "sites", "workbook", "workbooks", "returned", "output"):
+    for name in ("returned", "workbook", "site", "sites", "workbooks", "output"):  # a returned file first
         given = getattr(args, name, None)
         if given:
             return clip(", ".join(map(str, given)) if isinstance(given, list) else str(given))
@@ -296,12 +331,12 @@ def _evaluate(args: argparse.Namespace) -> int:
     from workbook.api import evaluation, load
     from workbook.findings import warnings
 
-    model = load(args.site)
+    model = load(args.site, risk=False)  # no risk figure is printed: the risk: section is not sampled
     for line in warnings(model):
         print(line, file=sys.stderr)
     result = evaluation(model)
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(json.dumps(result, indent=1, allow_nan=False))
         return 0
     for line_id, line in result["lines"].items():
         value = line["value"]
@@ -319,7 +354,7 @@ def _risk(args: argparse.Namespace) -> int:
 
     result = risk(args.site, args.samples, args.seed)
     if args.json:
-        print(json.dumps(risk_json(result), indent=1))
+        print(json.dumps(risk_json(result), indent=1, allow_nan=False))
         return 0
     d = result.decision
     print(f"{result.samples:,} samples (seed {result.seed}), {result.kept:,} kept")
@@ -442,7 +477,7 @@ def _quote(args: argparse.Namespace) -> int:
     out = args.output or Path("outputs") / f"{args.site.stem}-quote{'-' + slug if slug else ''}.xlsx"
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"{out}: -o/--output names the vendor's copy: a file name ending in .xlsx")
-    model = load(args.site)
+    model = load(args.site, risk=False)  # the copy holds no risk figure
     rows = vendor_copy.quote_rows(model.book, model.values)
     asked = vendor_copy.chosen(rows, _names(args.groups, "--groups", vendor_copy.GROUPS, "a group"),
                                _names(args.lines, "--lines", [r.key for r in rows], "a line to quote on this site"))

@@ -8,6 +8,8 @@ from workbook.inputs import InputError, InputErrors
 from workbook.pdf import ExportFailed
 
 EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY, EXIT_LIBREOFFICE = 2, 3, 4, 5
+MAX_PROBLEMS = 100  # lines of problems printed for one file (a new site file lacks 63 keys at most): a flood of
+# 10,000 repeated correlations printed 2 MB
 
 
 class BatchFailed(Exception):
@@ -27,8 +29,12 @@ def describe(exc: Exception) -> tuple[int, str]:
     if isinstance(exc, InputErrors):  # every problem of a site file, one line each, and how many
         files = sorted({str(e.file) for e in exc.errors if e.file is not None})
         where = f" in {files[0]}" if len(files) == 1 else ""
-        lines = [f"error: {e}" for e in exc.errors]
-        return EXIT_INPUT, "\n".join([*lines, f"error: {len(lines)} problems{where}, each on a line above"])
+        lines = [f"error: {e}" for e in exc.errors[:MAX_PROBLEMS]]
+        count = len(exc.errors)
+        if count <= MAX_PROBLEMS:
+            return EXIT_INPUT, "\n".join([*lines, f"error: {count} problems{where}, each on a line above"])
+        return EXIT_INPUT, "\n".join([*lines, f"error: {count:,} problems{where}, the first {MAX_PROBLEMS} on a line "
+                                             f"above each ({count - MAX_PROBLEMS:,} more not shown)"])
     if isinstance(exc, InputError):
         return EXIT_INPUT, f"error: {exc}"
     if isinstance(exc, FormulaError):  # UnitError is a FormulaError too

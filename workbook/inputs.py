@@ -25,7 +25,7 @@ import pint
 
 from workbook.echo import clip, echo
 from workbook.ranges import Range, shown
-from workbook.units import Q_, factor, is_information, unit
+from workbook.units import Q_, described, factor, information_differs, is_information, unit
 from workbook.yaml_reader import YamlError, read_yaml
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -338,8 +338,8 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     if isinstance(raw, int | float):
         if target.dimensionality or is_information(target):  # a count stays a plain number, a size never is
             raise _fail(where, key, raw, "has no unit", spec)
-        if abs(raw) > HUGE:  # before float(), which overflows above 1e308
-            raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} (a typo?)", spec)
+        if abs(raw) > HUGE:  # before float(), which overflows above 1e308; the key's own range first
+            raise _fail(where, key, raw, _outside(spec, raw) or f"is outside {TINY:g} to {HUGE:g} (a typo?)", spec)
         q = Q_(float(raw), "dimensionless")
     elif isinstance(raw, str):
         q = _text_quantity(raw)
@@ -348,20 +348,20 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     else:
         raise _fail(where, key, raw, "is not a number", spec)
     try:
+        if information_differs(q.units, target):  # "16" for bytes is not 16 bits, "128 byte" not 1,024 GPUs
+            raise pint.DimensionalityError(q.units, target)
         mag = float(q.to(target).magnitude)
     except pint.DimensionalityError:
-        found = f"{q.units:~P}" if q.dimensionality else "a pure number"
-        raise _fail(where, key, raw, f"is in {found}, which is not {spec.expect}", spec) from None
+        found = described(q.units)
+        raise _fail(where, key, raw, f"is {found if found == 'a pure number' else 'in ' + found}, which is not "
+                    f"{spec.expect}", spec) from None
     except Exception:
         raise _fail(where, key, raw, "is not a number with a unit", spec) from None
+    outside = _outside(spec, mag)  # the key's own range first (1e400 too): its reason says more than a typo's
+    if outside is not None:
+        raise _fail(where, key, raw, outside, spec)
     if not math.isfinite(mag):
         raise _fail(where, key, raw, "is not a finite number", spec)
-    why = f" ({spec.why})" if spec.why else ""  # the key's own range first: its reason says more than a typo's
-    if spec.bounds.below(mag):
-        bound = "greater than" if spec.lo_open else "at least"
-        raise _fail(where, key, raw, f"must be {bound} {_amount(spec, spec.lo)}{why}", spec)
-    if spec.bounds.above(mag):
-        raise _fail(where, key, raw, f"must be at most {_amount(spec, spec.hi)}{why}", spec)
     if mag != 0 and not TINY <= abs(mag) <= HUGE:
         raise _fail(where, key, raw, f"is outside {TINY:g} to {HUGE:g} {spec.unit} (a typo?)".rstrip(), spec)
     if spec.integer and not float(mag).is_integer():
@@ -369,6 +369,16 @@ def _quantity(raw: Any, spec: Spec, where: Where, key: str) -> float:
     if spec.even and mag % 2 != 0:
         raise _fail(where, key, raw, "is not an even number", spec)
     return mag
+
+
+def _outside(spec: Spec, x: float) -> str | None:
+    """How a value lies outside the key's own range, with the range's reason; None inside it (or for a NaN)."""
+    why = f" ({spec.why})" if spec.why else ""
+    if spec.bounds.below(x):
+        return f"must be {'greater than' if spec.lo_open else 'at least'} {_amount(spec, spec.lo)}{why}"
+    if spec.bounds.above(x):
+        return f"must be at most {_amount(spec, spec.hi)}{why}"
+    return None
 
 
 def parse_value(raw: Any, spec: Spec, where: Where, key: str) -> float | str | tuple[int, int]:

@@ -88,9 +88,11 @@ class Blank:
 
 @dataclass(frozen=True)
 class Entry:
-    """A grid cell of free text the reader fills in: empty, unlocked, stored as text (a vendor's comment)."""
+    """A grid cell of free text the reader fills in: empty, unlocked, stored as text (a vendor's comment), of at
+    most `most` characters (the cell's validation) where that is given."""
 
     key: str
+    most: int | None = None
 
 
 @dataclass

@@ -23,7 +23,7 @@ from workbook.ranges import Range
 from workbook.sheets import INPUTS
 from workbook.yaml_reader import YamlError, read_yaml
 
-MAX_COMMENT = 500  # characters of a vendor's comment kept
+MAX_COMMENT = 500  # characters of a vendor's comment: the copy's cell is validated to it, and a longer one refused
 SECTION = "Vendor quotes"
 
 
@@ -82,6 +82,14 @@ def quote_limits() -> dict[str, Range]:
     return {field: bounds for field, (bounds, _) in _quote_limits().items()}
 
 
+def comment_too_long(text: str) -> str | None:
+    """What is wrong with a vendor's comment (its whitespace folded) for its length, or None: it is kept whole or
+    refused, never cut."""
+    if len(text) <= MAX_COMMENT:
+        return None
+    return f"is a comment of {len(text):,} characters, over the {MAX_COMMENT} a quote keeps; shorten it"
+
+
 def out_of_range(field: str, v: float) -> str | None:
     """What is wrong with a quote's `field` (unit_price, lead_time_weeks) of value v, with the reason of its range,
     or None: one wording for the returned copy's cell and the quotes file's entry."""
@@ -132,9 +140,11 @@ def _entry(path: Path, k: int, entry: Any) -> dict[str, Any]:
         if not isinstance(comment, str):
             raise InputError("is not text", file=path, key=f"{place}.comment", value=comment)
         _text_field(path, f"{place}.comment", comment)
+        comment = " ".join(comment.split())
+        if (problem := comment_too_long(comment)) is not None:
+            raise InputError(problem, file=path, key=f"{place}.comment", value=comment)
         out[str(key)] = Quote(str(entry["vendor"]).strip(), serial(day), day.isoformat(), values[0], values[1],
-                              values[2], " ".join(comment.split())[:MAX_COMMENT], str(entry["file"]),
-                              str(entry["sha256"]))
+                              values[2], comment, str(entry["file"]), str(entry["sha256"]))
     return {"vendor": str(entry["vendor"]).strip(), "lines": out}
 
 

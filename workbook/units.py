@@ -69,6 +69,18 @@ def is_information(u: pint.Unit) -> bool:
     return any(base in ("bit", "byte") for name in names for _, base, _ in ureg.parse_unit_name(name))
 
 
+def information_differs(src: pint.Unit, dst: pint.Unit) -> bool:
+    """Whether one of two units measures information and the other does not: pint converts between them all the
+    same (16 dimensionless is 16 bits, 2 bytes; 128 bytes are 1,024 GPUs), so every conversion of a value given
+    from outside asks this first, as the dimension."""
+    return is_information(src) != is_information(dst)
+
+
+def described(u: pint.Unit) -> str:
+    """A unit as a message names it: "kW", "B", or "a pure number" (a count, a share)."""
+    return f"{u:~P}" if ureg.Quantity(1.0, u).dimensionality or is_information(u) else "a pure number"
+
+
 def power_of_ten(f: float) -> bool:
     """1000, 1e6, 0.001: a factor a formula may show as it is, since it reads plainly."""
     return f > 0 and f == float(f"1e{round(math.log10(f))}")

@@ -44,7 +44,7 @@ from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
 from workbook.models.bom import GROUPS
 from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn, Section
-from workbook.quotes import quote_limits
+from workbook.quotes import MAX_COMMENT, quote_limits
 from workbook.ranges import Range
 from workbook.units import unit as parse_unit
 
@@ -155,7 +155,7 @@ def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteR
         elif isinstance(row, QuoteRow):
             qty, price, lead, total = next(values)
             grid.rows.append([row.key, row.item, row.spec, Fixed(qty), row.unit, Blank(price), Blank(lead),
-                              Entry(row.key), total])
+                              Entry(row.key, MAX_COMMENT), total])
     grid.rows.append([TOTAL_KEY, "Total", "", None, "", None, None, None, lines["total"]])
     book.grids = [cover, grid]
     document = Document("quote", (INSTRUCTIONS_SHEET, QUOTE_SHEET), cover=False, protect=True)

@@ -119,6 +119,10 @@ def _write_row(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout,
             continue
         if isinstance(cell, Entry):
             ws.write_blank(r, c, None, styles.entry)
+            if cell.most is not None:
+                ws.data_validation(r, c, r, c, {
+                    "validate": "length", "criteria": "<=", "value": cell.most, "error_title": "Too long",
+                    "error_message": f"At most {cell.most:,} characters: they are kept whole, or refused."})
             continue
         if isinstance(cell, Fixed | Blank):
             line = cell.line

@@ -50,7 +50,7 @@ from workbook.presentation import Section, Text
 from workbook.risk.analysis import RiskResult
 from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.sheets import SUMMARY
+from workbook.sheets import RISK, SUMMARY
 from workbook.unit_constants import is_constant
 
 FIXED_DATE = datetime(2026, 1, 1)
@@ -75,6 +75,16 @@ def write_book(book: Book, values: dict[str, np.ndarray], site: Site, out: Path,
     return layout
 
 
+def _check_risk_sampled(book: Book, document: Document) -> None:
+    """A book whose risk: section was not sampled (workbook.api.load(..., risk=False)) has no figures for the
+    Summary's odds nor for the Risk sheet: a document holding either is not written (ValueError), never with
+    empty figures."""
+    unsampled = any(isinstance(t, RiskResult) and not t.sampled for t in book.tables)
+    if unsampled and {SUMMARY, RISK} & set(document.sheets):
+        raise ValueError(f"{book.site}: its risk: section was not sampled (load(..., risk=False)): a document with "
+                         "the Summary or the Risk sheet needs its figures; load the site with risk=True")
+
+
 def render_book(book: Book, values: dict[str, np.ndarray], site: Site, document: Document | None = None) -> bytes:
     """The document's .xlsx bytes, rendered in memory (write_book puts them on disk; build -j renders in workers)."""
     buffer = io.BytesIO()
@@ -83,6 +93,7 @@ def render_book(book: Book, values: dict[str, np.ndarray], site: Site, document:
 
 
 def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout, target: io.BytesIO) -> None:
+    _check_risk_sampled(book, layout.document)
     wb = xlsxwriter.Workbook(target, {"strings_to_numbers": False, "strings_to_formulas": False,
                                       "in_memory": True})
     wb.set_properties({

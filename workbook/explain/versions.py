@@ -1,26 +1,26 @@
 """The two versions of a site that a change is explained between: each read and validated as any site file (with
 its quotes and next fleet), and its models defined (no evaluation yet). The old one may be a git revision of the
-same file: the site's folder at that revision (the file, its quotes and its fleets) is read from git into a
-temporary folder, and is evaluated with this tool's catalog and defaults, whose differences are then said."""
+same file: the file, its quotes and the next fleet it names at that revision (nothing else of the repository,
+each file's size checked before it is read) are read from git into a temporary folder, and it is evaluated with
+this tool's catalog and defaults, whose differences are then said (the revision's read as any site file)."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
+import posixpath
 import subprocess
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from workbook.book import Book
-from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, load_site
+from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, InputErrors, load_site
 from workbook.models import Loaded, Models, all_rules, all_specs, complete, define_models, load_all
+from workbook.models.generation_inputs import fleet_name
 from workbook.quotes import quotes_path
+from workbook.yaml_reader import MAX_BYTES, YamlError, parse_yaml, read_yaml
 
 GIT_TIMEOUT = 60  # seconds for one git command: a revision's folder is a few files
 
@@ -68,31 +68,88 @@ def _companions(loaded: Loaded) -> tuple[tuple[str, str], ...]:
 
 
 def at_revision(revision: str, path: Path | str, folder: Path) -> Version:
-    """The site file as it was at a git revision: its folder at that revision written under `folder` (a temporary
-    one the caller removes), then read there. Its name says the revision and its commit."""
+    """The site file as it was at a git revision: the file, its quotes and the next fleet it names, each read from
+    git (its size checked first) into `folder` (a temporary one the caller removes) where the file's folder was,
+    then read there. Nothing else of the repository is read. Its name says the revision and its commit."""
     path = Path(path)
     top, commit = _git_place(revision, path)
-    relative = path.resolve().relative_to(top)
-    archive = _git(top, ["archive", "--format=tar", commit, "--", relative.parent.as_posix() or "."], revision, path)
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder, filter=_files_only)
-    old = folder / relative
-    if old.is_symlink() or not old.is_file():
+    relative = path.resolve().relative_to(top).as_posix()
+    data = _fetch(top, commit, relative, folder, revision, path)
+    if data is None:
         raise InputError("is not a file of that revision", file=path, key="--from", value=revision,
                          expected="a git revision at which the site file exists")
-    v = version(old, f"{path} at {revision} ({commit[:12]})")
-    return dataclasses.replace(v, templates=_templates_at(top, commit))
-
-
-def _files_only(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """tarfile's "data" filter, with every link left out (a link in the repository is never followed out of the
-    temporary folder, and a site file that is a link is not a site file of that revision)."""
-    if member.issym() or member.islnk():
-        return None
+    read = [relative, *(c for c in _companions_named(data, relative)
+                        if _fetch(top, commit, c, folder, revision, path) is not None)]
+    names = {str(folder / r): f"{r} at {revision}" for r in read}  # how messages name the files read
     try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
+        v = version(folder / relative, f"{path} at {revision} ({commit[:12]})")
+    except InputError as e:
+        raise _as_at(e, names) from None
+    companions = tuple((_named_at(name, names), sha) for name, sha in v.companions)
+    return dataclasses.replace(v, templates=_templates_at(top, commit, revision, path), companions=companions)
+
+
+def _named_at(text: str, names: dict[str, str]) -> str:
+    """Text naming files of the temporary folder, naming them as the repository does: `inputs/site.yaml at HEAD~1`
+    (the temporary folder is gone when the text is read)."""
+    for temporary, shown in names.items():
+        text = text.replace(temporary, shown)
+    return text
+
+
+def _as_at(error: InputError, names: dict[str, str]) -> InputError:
+    """A refusal of a file read from the revision, naming it by its repository path at the revision."""
+    if isinstance(error, InputErrors):
+        return InputErrors([_as_at(e, names) for e in error.errors])
+    changes: dict[str, Any] = {}
+    if error.file is not None:
+        changes["file"] = _named_at(str(error.file), names)
+    if error.where is not None:
+        changes["where"] = _named_at(error.where, names)
+    return error.located(**changes)
+
+
+def _companions_named(data: bytes, relative: str) -> list[str]:
+    """The files beside a site file that its book reads (repository paths): its quotes, and the next fleet its
+    generation: section names (where the name is one generation_inputs takes)."""
+    folder = posixpath.dirname(relative)
+    out = [posixpath.join(folder, "quotes", posixpath.basename(posixpath.splitext(relative)[0]) + ".yaml")]
+    try:
+        site = parse_yaml(data, Path(relative))
+    except YamlError:
+        return out  # the site file is refused when it is read, as any
+    generation = site.get("generation") if isinstance(site, dict) else None
+    fleet = generation.get("next_fleet") if isinstance(generation, dict) else None
+    if fleet_name(fleet):
+        out.append(posixpath.normpath(posixpath.join(folder, fleet)))
+    return out
+
+
+def _fetch(top: Path, commit: str, relative: str, folder: Path, revision: str, path: Path) -> bytes | None:
+    """A file of the commit written under `folder` at its repository path; None (nothing written) where the commit
+    has no file there."""
+    data = _blob(top, commit, relative, revision, path)
+    if data is not None:
+        target = folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return data
+
+
+def _blob(top: Path, commit: str, relative: str, revision: str, path: Path) -> bytes | None:
+    """A file's bytes at the commit, its size checked before it is read (a site file, its quotes, a fleet and the
+    templates are each at most yaml_reader.MAX_BYTES); None where the commit has no regular file there (nothing, a
+    folder, a link: a link is never followed, in or out of the repository; a submodule)."""
+    listing = _git(top, ["--literal-pathspecs", "ls-tree", "-l", "-z", commit, "--", relative], revision, path)
+    fields = listing.split(b"\t", 1)[0].split()
+    if len(fields) != 4 or fields[1] != b"blob" or fields[0] not in (b"100644", b"100755"):
         return None
+    size = int(fields[3])
+    if size > MAX_BYTES:
+        raise InputError(f"is {size:,} bytes at that revision, over the {MAX_BYTES:,} a site file may be",
+                         file=f"{relative} at {revision}", key="--from", value=revision,
+                         expected=f"a site, quotes, fleet or template file of at most {MAX_BYTES:,} bytes")
+    return _git(top, ["cat-file", "blob", fields[2].decode()], revision, path)
 
 
 def _git_place(revision: str, path: Path) -> tuple[Path, str]:
@@ -124,21 +181,23 @@ def _run_git(where: Path, args: list[str]) -> subprocess.CompletedProcess[bytes]
     return subprocess.run(["git", "-C", str(where), *args], capture_output=True, timeout=GIT_TIMEOUT, check=False)
 
 
-def _templates_at(top: Path, commit: str) -> tuple[tuple[str, Any, Any], ...]:
+def _templates_at(top: Path, commit: str, revision: str, path: Path) -> tuple[tuple[str, Any, Any], ...]:
     """The catalog and defaults the revision shipped with, where they differ from this tool's (where this tool's
-    templates are in the site's repository: else they are not versioned with the site)."""
+    templates are in the site's repository: else they are not versioned with the site). Each read as the site
+    loader reads a file (its size checked first; no aliases): a revision's template is untrusted input."""
     out = []
     for template in (CATALOG_PATH, DEFAULTS_PATH):
         try:
-            relative = template.resolve().relative_to(top)
+            relative = template.resolve().relative_to(top).as_posix()
         except ValueError:
             return ()
+        shown = f"{relative} at {revision}"
         try:
-            done = _run_git(top, ["show", f"{commit}:{relative.as_posix()}"])
-        except (OSError, subprocess.TimeoutExpired):
-            return ()  # git went away after reading the site: the templates are not compared, as outside the repo
-        then = yaml.safe_load(done.stdout) if done.returncode == 0 else None
-        now = yaml.safe_load(template.read_text(encoding="utf-8"))
+            data = _blob(top, commit, relative, revision, path)
+            then = None if data is None else parse_yaml(data, Path(shown))
+        except YamlError as e:
+            raise InputError(e.problem, file=shown, key=e.key, line=e.line, column=e.column) from None
+        now, _ = read_yaml(template)
         if then != now:
             out.append((template.name, then, now))
     return tuple(out)

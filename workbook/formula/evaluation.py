@@ -553,8 +553,7 @@ def stacked(book: Book, overlays: Sequence[Overlay], base: Overlay | None = None
                     raise OverrideError(key, overlay[key], "is not one value (an overlay holds one per input)",
                                         "one number or quantity")
                 column[row] = v.item()
-        if ranges:
-            check_values(line, column, column)
+        check_values(line, column, column, ranges=ranges)  # finite always; within its range unless ranges is False
         out[key] = column
     return out
 

@@ -182,15 +182,20 @@ def named_parts(site: Site) -> dict[str, str]:
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
 
 
-def build_book(loaded: Loaded) -> Book:
+def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
     """Every line of the site's workbook, defined once; evaluation and rendering both read this. Three steps: the
     models define their lines (and the scenarios their copies); the tornado evaluates the book under each
     estimate's swings (overlays, one batch); then the lines that show results are defined, the Summary (which
-    lists the estimates the tornado ranks first) and the checks, and what the models show is placed."""
+    lists the estimates the tornado ranks first) and the checks, and what the models show is placed. `risk`
+    False: the `risk:` section is not sampled (a command that shows no risk figure: evaluate, quote, the imports);
+    the book is laid out as the build's, but no document showing the Summary or the Risk sheet can be written."""
     book, models = define_models(loaded)
     tornado = decision_tornado(book, models.inputs, models.money)
-    risk = decision_risk(book, loaded.risk, models.money) if loaded.risk is not None else None
-    define_results(book, loaded.site, models, tornado, risk)
+    odds = None
+    if loaded.risk is not None:
+        odds = (decision_risk(book, loaded.risk, models.money) if risk
+                else risk_analysis.unsampled(book, loaded.risk, risk_outputs(models.money)))
+    define_results(book, loaded.site, models, tornado, odds)
     return book
 
 

@@ -128,20 +128,31 @@ def load_upgrade(site: Site, fleet_specs: list[Spec], fleet_rules: list[Any]) ->
 _MISSING: Any = object()
 
 
+def fleet_name(name: Any) -> bool:
+    """Whether `name` may name a next fleet's file: a .yaml file name in the site's folder or below it (as written:
+    _next_site resolves links before it holds the file to the rule)."""
+    return (isinstance(name, str) and ".." not in name and not name.startswith("/")
+            and bool(re.fullmatch(r"[A-Za-z0-9_./-]{1,200}\.ya?ml", name)))
+
+
 def _next_site(site: Site, name: Any, specs: list[Spec], rules: list[Any]) -> Site:
     """The next fleet's site file, beside this one."""
     key = f"{SECTION}.next_fleet"
     expected = "a site file beside this one (power:, fabric:, cooling:), e.g. fleets/b200.yaml"
     if name is _MISSING or name is None:
         raise InputError("is missing", file=site.path, key=key, expected=expected)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_./-]{1,200}\.ya?ml", name) or ".." in name:
+    if not fleet_name(name):
         raise InputError("is not a .yaml file name in this folder or below it", file=site.path, key=key, value=name,
                          expected=expected)
-    path = site.path.parent / name
-    if not path.is_file() or path.resolve() == site.path.resolve():
+    folder = site.path.parent.resolve()
+    path = (folder / name).resolve()  # every link resolved before the rule: a linked folder or file counts where it is
+    if not path.is_relative_to(folder):
+        raise InputError("leads outside this folder (a link to a folder or file elsewhere)", file=site.path, key=key,
+                         value=name, expected=expected)
+    if not path.is_file() or path == site.path.resolve():
         raise InputError("is not a site file beside this one", file=site.path, key=key, value=name,
                          expected=expected)
-    nxt = load_site(path, specs, rules=rules)
+    nxt = load_site(site.path.parent / name, specs, rules=rules)
     if nxt.generation is not None:
         raise InputError("has a generation: section of its own (one upgrade at a time)", file=path, key=SECTION)
     if nxt.risk is not None:

@@ -27,7 +27,7 @@ from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
 from workbook.excel.output import locked, write_all_atomically
 from workbook.inputs import InputError, hidden
-from workbook.quotes import MAX_COMMENT, out_of_range, parse_quotes, quotes_path, read_quotes
+from workbook.quotes import comment_too_long, out_of_range, parse_quotes, quotes_path, read_quotes
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.vendor_copy import (
     COLUMNS,
@@ -82,7 +82,7 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
     if got.sheets != (INSTRUCTIONS_SHEET, QUOTE_SHEET):
         raise QuoteRefused(f"has the sheets {clip(', '.join(got.sheets))}, not the quoting copy's "
                            f"{INSTRUCTIONS_SHEET} and {QUOTE_SHEET}", file=returned, kind="wrong-sheets")
-    model = load(site_path)
+    model = load(site_path, risk=False)  # its bill of materials: no risk figure is read
     everything = quote_rows(model.book, model.values)
     cells = got.cells[QUOTE_SHEET]
     asked = _asked(returned, cells, everything)
@@ -244,13 +244,13 @@ def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow)
                            key=_where(r, LEAD))
     comment = cells.get((r, COMMENT))
     text = " ".join(("" if comment is None or comment.value is None else str(comment.value)).split())
-    problem = hidden(text)
+    problem = hidden(text) or comment_too_long(text)
     if problem is not None:
         raise QuoteRefused(problem, file=file, kind="bad-text", key=_where(r, COMMENT), value=text)
     if price == 0 and not text:
         raise QuoteRefused(f"prices {row.key} at 0 without a comment: say where it is included", file=file,
                            kind="bad-price", key=_where(r, PRICE))
-    return {"unit_price": price, "lead_time_weeks": lead, "quantity": row.qty, "comment": text[:MAX_COMMENT]}
+    return {"unit_price": price, "lead_time_weeks": lead, "quantity": row.qty, "comment": text}
 
 
 def _number(file: Path, cell: Cell | None, where: str, kind: str, expected: str, field: str) -> float | None:

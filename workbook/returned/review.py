@@ -114,7 +114,7 @@ def import_inputs(reviewed: Path | str, site_path: Path | str, today: date | Non
     site = load_site(site_path, all_specs(), rules=all_rules())
     returned = read_returned(reviewed, [INPUTS])
     _check_built_from(reviewed, returned.properties.get("description"), site)
-    book = build_book(complete(site))
+    book = build_book(complete(site), risk=False)  # its Inputs sheet as built; no risk figure is read
     layout = plan(book)
     cells = returned.cells.get(INPUTS)
     if cells is None:
@@ -501,7 +501,7 @@ def _replace_checked(reviewed: Path, site: Site, edited: str, changes: list[Chan
 
 def _check_reads_back(reviewed: Path, edited: Path, changes: list[Change], book: Book) -> None:
     try:
-        new_book = build_book(complete(load_site(edited, all_specs(), rules=all_rules())))
+        new_book = build_book(complete(load_site(edited, all_specs(), rules=all_rules())), risk=False)
     except InputError as e:
         key = f"scenarios.{e.scenario}.{e.key}" if e.scenario else e.key
         cells = next((c.cells for c in changes if c.key == key), ())

@@ -12,8 +12,13 @@ any of it is used:
   stopping as soon as more comes out than it declared: a header that lies cannot make it inflate more;
 - member names, content types and every relationship are checked for macros, outside links and embedded objects;
 - every XML part is scanned for a DTD (in UTF-8, -16 or -32) and every .xml/.rels part is parsed with defusedxml,
-  used or not, since whatever opens the file next would parse it too;
+  used or not, since whatever opens the file next would parse it too, once its elements are counted (in its bytes,
+  before any part is parsed) and found within the limits;
 - only then are the sheets located and the cells of the sheets asked for read.
+
+Every part is parsed element by element (iterparse), each element dropped once read: what is kept is what is read
+(a content type, a relationship, a sheet's name, a cell), never a part's tree, whose objects take tens of times its
+bytes (16 MB of `<a b=""/>` is 1.8 million elements, about 400 MB as a tree).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -48,10 +53,8 @@ _RATIO_FROM = _MB  # the ratio is judged only above this size: small XML parts l
 _MAX_ROW, _MAX_COL = 1_048_576, 16_384  # Excel's grid
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a compound file: a legacy .xls, or any password-protected workbook
 _ABSENT: Any = object()
+Event = tuple[str, Element, int]  # ("start" | "end", the element, its depth: 0 for the root)
 
-# The parts read again after the check of every part (the sheets asked for are parsed again instead: they are big).
-_KEPT = frozenset({"[content_types].xml", "xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedstrings.xml",
-                   "xl/styles.xml", "docprops/core.xml"})
 # A DTD opens entity expansion and external entities; Excel never writes one. Sought in the bytes of every XML part,
 # in each encoding an XML parser may detect, so a part that is never parsed here (nor by us) cannot hide one.
 _DTD_MARK = re.compile(b"|".join(re.escape(mark.encode(codec)) for mark in ("<!DOCTYPE", "<!ENTITY")
@@ -160,6 +163,10 @@ class Limits:
     # part is 1.9 MB and all its XML 7.7 MB (the upgrade example), so these are 8x that.
     max_xml_part_bytes: int = 16 * _MB
     max_xml_total_bytes: int = 64 * _MB
+    # Elements, counted before any part is parsed: 16 MB of empty elements is 1.8 million of them. Our workbooks'
+    # largest part holds 58,313 (the upgrade example's biggest sheet) and a whole workbook 214,169: these are 8x that.
+    max_xml_part_elements: int = 500_000
+    max_xml_total_elements: int = 2_000_000
 
 
 LIMITS = Limits()
@@ -204,9 +211,9 @@ def read_returned(path: Path | str, sheets: Sequence[str], *, limits: Limits = L
             raise pkg.refuse("missing-sheet", f"the workbook has no sheet {_show(missing[0])}; its sheets are {listed}",
                              missing[0])
         strings = _shared_strings(pkg) if sheets else []
-        dates = _date_styles(pkg) if sheets else frozenset()
+        dates = pkg.parsed.get("xl/styles.xml", frozenset())
         cells = {name: _read_sheet(pkg, name, parts[name], strings, dates) for name in dict.fromkeys(sheets)}
-        properties = _properties(pkg)
+        properties = pkg.parsed.get("docprops/core.xml", {})
     return Returned(path, hashlib.sha256(data).hexdigest(), tuple(parts), cells, properties)
 
 
@@ -241,8 +248,8 @@ def _read_bytes(path: Path, limits: Limits) -> bytes:
     with os.fdopen(fd, "rb") as handle:
         data = b"" if size > limits.max_file_bytes else handle.read(limits.max_file_bytes + 1)
     if size > limits.max_file_bytes or len(data) > limits.max_file_bytes:
-        raise UntrustedFile(f"is {_size(max(size, len(data)))}, over the {_size(limits.max_file_bytes)} a returned "
-                            "workbook may be", file=path, kind="too-large")
+        found, limit = _sizes(max(size, len(data)), limits.max_file_bytes)
+        raise UntrustedFile(f"is {found}, over the {limit} a returned workbook may be", file=path, kind="too-large")
     return data
 
 
@@ -272,7 +279,7 @@ class _Package:
         self.file, self.zf, self.limits = file, zf, limits
         self.infos = zf.infolist()
         self.members: dict[str, zipfile.ZipInfo] = {}  # lower-case name -> member; filled by _check_members
-        self.kept: dict[str, Element] = {}
+        self.parsed: dict[str, Any] = {}  # lower-case name -> what was read of the part as it was checked (_READERS)
 
     def refuse(self, kind: str, problem: str, key: str | None = None) -> UntrustedFile:
         return UntrustedFile(problem, file=self.file, kind=kind, key=key)
@@ -315,39 +322,41 @@ class _Package:
                               "expansion or external-entity attack); save it again from Excel", info.filename)
 
     def check_xml(self, info: zipfile.ZipInfo) -> None:
-        """A part checked as `tree` checks it, without keeping its tree where no one reads it (each element
-        dropped as soon as it is parsed, so memory stays that of the bytes): the parts read later are kept."""
-        if _norm(info.filename) in _KEPT:
-            self.tree(info)
-        else:
-            self._parsed(info, keep=False)
+        """A part checked as every part read is (its bytes scanned, then parsed safely, element by element, within
+        the limits), nothing of it kept."""
+        for _ in self.elements(info):
+            pass
 
-    def tree(self, info: zipfile.ZipInfo) -> Element:
-        """A part parsed with defusedxml (no DTD, no entities), after its bytes are scanned; a few are kept."""
-        if (kept := self.kept.get(_norm(info.filename))) is not None:
-            return kept
-        root = self._parsed(info, keep=True)
-        assert root is not None
-        if _norm(info.filename) in _KEPT:
-            self.kept[_norm(info.filename)] = root
-        return root
-
-    def _parsed(self, info: zipfile.ZipInfo, *, keep: bool) -> Element | None:
-        """The part's bytes scanned, then parsed safely: into a tree (`keep`), or element by element, dropped."""
+    def elements(self, info: zipfile.ZipInfo, whole: int | None = None) -> Iterator[Event]:
+        """The part's elements as they are parsed, after its bytes are scanned: ("start" | "end", element, depth
+        from 0 at the root), its attributes there at the start, its text and children at the end. Each element is
+        dropped from its parent once its end has been seen, but an element at depth `whole` keeps its subtree until
+        its own end (a cell with its value and formula): memory is that of the open elements and of one whole
+        element (_check_elements bounds how many there are)."""
         data = self.read(info)
         self.scan(info, data)
+        stack: list[Element] = []
         try:
-            if keep:
-                return SafeET.fromstring(data, forbid_dtd=True)
-            for _, element in SafeET.iterparse(BytesIO(data), events=("end",), forbid_dtd=True):
-                element.clear()
-            return None
+            for event, element in SafeET.iterparse(BytesIO(data), events=("start", "end"), forbid_dtd=True):
+                if event == "start":
+                    stack.append(element)
+                    yield event, element, len(stack) - 1
+                    continue
+                stack.pop()
+                depth = len(stack)
+                yield event, element, depth
+                if depth and (whole is None or depth <= whole):
+                    del stack[-1][-1]  # the element just ended is its parent's last child: dropped with its subtree
         except defusedxml.DefusedXmlException as exc:
             raise self.refuse("xml-attack", f"is refused by the safe XML parser ({type(exc).__name__}: an XML "
                               "entity or DTD attack); save it again from Excel", info.filename) from None
         except (ParseError, ValueError, LookupError) as exc:
             raise self.refuse("bad-xml", f"is not well-formed XML ({_clip(exc)}); save it again from Excel",
                               info.filename) from None
+
+    def children(self, info: zipfile.ZipInfo) -> Iterator[Element]:
+        """The root's children, each whole (attributes, text and children) when given, then dropped."""
+        return (element for event, element, depth in self.elements(info, whole=1) if event == "end" and depth == 1)
 
 
 def _check_members(pkg: _Package) -> None:
@@ -374,8 +383,9 @@ def _check_members(pkg: _Package) -> None:
                 raise pkg.refuse_danger(kind, what, info.filename)
     total = sum(info.file_size for info in pkg.infos)
     if total > limits.max_total_bytes:
-        raise pkg.refuse("zip-bomb", f"its members declare {_size(total)} uncompressed in all, over the "
-                         f"{_size(limits.max_total_bytes)} limit (a zip bomb)")
+        found, limit = _sizes(total, limits.max_total_bytes)
+        raise pkg.refuse("zip-bomb", f"its members declare {found} uncompressed in all, over the {limit} limit (a zip "
+                         "bomb)")
     _check_xml_sizes(pkg)
     for required in ("[Content_Types].xml", "xl/workbook.xml"):
         if pkg.find(required) is None:
@@ -390,19 +400,21 @@ def _check_xml_sizes(pkg: _Package) -> None:
     xml = [info for info in pkg.infos if _norm(info.filename).endswith((".xml", ".rels", ".vml"))]
     for info in xml:
         if info.file_size > limits.max_xml_part_bytes:
-            raise pkg.refuse("too-large", f"is {_size(info.file_size)} of XML, over the "
-                             f"{_size(limits.max_xml_part_bytes)} a returned workbook's part may be", info.filename)
+            found, limit = _sizes(info.file_size, limits.max_xml_part_bytes)
+            raise pkg.refuse("too-large", f"is {found} of XML, over the {limit} a returned workbook's part may be",
+                             info.filename)
     total = sum(info.file_size for info in xml)
     if total > limits.max_xml_total_bytes:
-        raise pkg.refuse("too-large", f"holds {_size(total)} of XML in all, over the "
-                         f"{_size(limits.max_xml_total_bytes)} a returned workbook may")
+        found, limit = _sizes(total, limits.max_xml_total_bytes)
+        raise pkg.refuse("too-large", f"holds {found} of XML in all, over the {limit} a returned workbook may")
 
 
 def _check_declared_size(pkg: _Package, info: zipfile.ZipInfo) -> None:
     """A member that says it inflates past the limits, or by far more than real workbook parts do, is a bomb."""
     limits, size = pkg.limits, info.file_size
     if size > limits.max_member_bytes:
-        raise pkg.refuse("zip-bomb", f"declares {_size(size)} uncompressed, over the {_size(limits.max_member_bytes)} "
+        found, limit = _sizes(size, limits.max_member_bytes)
+        raise pkg.refuse("zip-bomb", f"declares {found} uncompressed, over the {limit} "
                          "limit for one member (a zip bomb)", info.filename)
     if size > _RATIO_FROM and size > limits.max_ratio * max(info.compress_size, 1):
         ratio = size / max(info.compress_size, 1)
@@ -414,13 +426,20 @@ def _check_declared_size(pkg: _Package, info: zipfile.ZipInfo) -> None:
 
 
 def _check_parts(pkg: _Package) -> None:
-    """Every part checked before any is used: content types, then every XML part scanned for a DTD and every .xml
-    and .rels parsed safely (used or not), every relationship checked, every other member inflated (and dropped)."""
+    """Every part checked before any is used: the elements of every XML part counted, content types, then every
+    XML part scanned for a DTD and every .xml and .rels parsed safely (used or not), every relationship checked,
+    every other member inflated (and dropped). What is read of the workbook's own parts is kept (`parsed`); only
+    the sheets asked for are parsed again, for their cells, once they are found."""
+    _check_elements(pkg)
     types = _check_content_types(pkg)
     for info in pkg.infos:
         name = _norm(info.filename)
+        if name == "[content_types].xml":
+            continue  # parsed just above
         if name.endswith(".rels"):
-            _check_relationships(pkg, info, pkg.tree(info))
+            pkg.parsed[name] = _check_relationships(pkg, info)
+        elif name in _READERS:
+            pkg.parsed[name] = _READERS[name](pkg, info)  # what is read of it, read as it is checked: parsed once
         elif name.endswith(".xml"):
             pkg.check_xml(info)
         elif name.endswith(".vml") or _is_xml_type(types.get(name) or types.get(posixpath.splitext(name)[1])):
@@ -429,13 +448,34 @@ def _check_parts(pkg: _Package) -> None:
             pkg.read(info, keep=False)  # inflated all the same: a lying header or a bad CRC anywhere is refused
 
 
+def _check_elements(pkg: _Package) -> None:
+    """The elements of the parts that are parsed (.xml, .rels), counted in their bytes before any is parsed, a part
+    and then all of them: parsing costs microseconds an element, so a flood of small elements inside the byte
+    limits is refused here in a fraction of a second. Every element starts with a '<' that begins no end tag,
+    comment, CDATA section, declaration or processing instruction, and no other '<' may stand in XML's text or
+    attributes: so the count is never below the elements there are (a '<' inside a comment counts as one more)."""
+    limits, total = pkg.limits, 0
+    for info in pkg.infos:
+        if not _norm(info.filename).endswith((".xml", ".rels")):
+            continue
+        data = pkg.read(info)
+        count = data.count(b"<") - data.count(b"</") - data.count(b"<!") - data.count(b"<?")
+        if count > limits.max_xml_part_elements:
+            raise pkg.refuse("too-large", f"holds {count:,} XML elements, over the {limits.max_xml_part_elements:,} "
+                             "a returned workbook's part may (a flood of elements)", info.filename)
+        total += count
+        if total > limits.max_xml_total_elements:
+            raise pkg.refuse("too-large", f"holds over {limits.max_xml_total_elements:,} XML elements in all, over "
+                             "what a returned workbook may (a flood of elements)")
+
+
 def _check_content_types(pkg: _Package) -> dict[str, str]:
     """[Content_Types].xml: refuse types of macros, links and embedded objects. Returns lower-case part names
     (without the leading '/') and extensions (with the dot) -> content type, to find the XML parts by type."""
     info = pkg.find("[Content_Types].xml")
     assert info is not None  # _check_members made sure
     types: dict[str, str] = {}
-    for entry in pkg.tree(info):
+    for entry in pkg.children(info):
         tag, given = _local(entry.tag), entry.get("ContentType") or ""
         content = given.lower()
         if tag == "Default":
@@ -456,12 +496,15 @@ def _is_xml_type(content: str | None) -> bool:
     return content is not None and content.endswith(("+xml", "/xml"))
 
 
-def _check_relationships(pkg: _Package, info: zipfile.ZipInfo, root: Element) -> None:
+def _check_relationships(pkg: _Package, info: zipfile.ZipInfo) -> dict[str | None, str]:
     """Any .rels, wherever: refuse relationships to macros, links and embedded objects, and any target outside the
-    file (TargetMode="External", or a URL or a path for a target): Excel would fetch it, or offer it to a click."""
-    for rel in root:
+    file (TargetMode="External", or a URL or a path for a target): Excel would fetch it, or offer it to a click.
+    Returns each relationship's target by its id."""
+    targets: dict[str | None, str] = {}
+    for rel in pkg.children(info):
         if _local(rel.tag) != "Relationship":
             continue
+        targets[rel.get("Id")] = rel.get("Target") or ""
         kind_of = (rel.get("Type") or "").rstrip("/").rpartition("/")[2].lower()
         target = rel.get("Target") or ""
         if kind_of in _REL_RULES:
@@ -471,36 +514,50 @@ def _check_relationships(pkg: _Package, info: zipfile.ZipInfo, root: Element) ->
             what = (f"a hyperlink to {_show(target)}: hyperlinks to outside addresses are refused too"
                     if kind_of == "hyperlink" else f"a link to {_show(target)}, outside the file")
             raise pkg.refuse_danger("external-link", what, info.filename)
+    return targets
 
 
 def _workbook_sheets(pkg: _Package) -> dict[str, zipfile.ZipInfo]:
     """The workbook's sheets in order, each with its part: xl/workbook.xml lists them, its .rels locates them."""
-    book, rels_name = "xl/workbook.xml", "xl/_rels/workbook.xml.rels"
-    info = pkg.find(book)
-    assert info is not None  # _check_members made sure
-    root = pkg.tree(info)
-    listing = _child(root, "sheets") if _local(root.tag) == "workbook" else None
-    entries = [] if listing is None else [entry for entry in listing if _local(entry.tag) == "sheet"]
+    book, rels_name = "xl/workbook.xml", "xl/_rels/workbook.xml.rels"  # as _norm names them
+    entries = pkg.parsed.get(book, [])
     if not entries:
         raise pkg.refuse("bad-xml", "lists no sheets (expected <workbook> with <sheets><sheet .../>)", book)
-    rels = pkg.find(rels_name)
-    if rels is None:
+    targets = pkg.parsed.get(rels_name)
+    if targets is None:
         raise pkg.refuse("bad-xml", "is missing, so the workbook's sheets cannot be located", rels_name)
-    targets = {rel.get("Id"): rel.get("Target") or "" for rel in pkg.tree(rels) if _local(rel.tag) == "Relationship"}
     sheets: dict[str, zipfile.ZipInfo] = {}
-    for entry in entries:
-        name, rid = entry.get("name"), _namespaced(entry, "id")
+    seen: set[str] = set()
+    for name, rid in entries:
         if not name or rid not in targets:
             raise pkg.refuse("bad-xml", f"has a sheet {_show(name)} without a name or a relationship "
                              f"({_show(rid)}) in {rels_name}", book)
-        if name.lower() in (seen.lower() for seen in sheets):
+        if name.lower() in seen:
             raise pkg.refuse("bad-xml", f"has two sheets named {_show(name)}", book)
+        seen.add(name.lower())
         part = pkg.find(_resolve("xl", targets[rid]))
         if part is None:
             raise pkg.refuse("bad-xml", f"places sheet {_show(name)} at {_show(targets[rid])}, which is not in the "
                              "file", rels_name)
         sheets[name] = part
     return sheets
+
+
+def _sheet_entries(pkg: _Package, info: zipfile.ZipInfo) -> list[tuple[str | None, str | None]]:
+    """Each <sheet>'s name and relationship id, in the first <sheets> of a <workbook> root (none for another root)."""
+    entries: list[tuple[str | None, str | None]] = []
+    book = listing = seen = False
+    for event, element, depth in pkg.elements(info):
+        if depth == 0:
+            book = _local(element.tag) == "workbook"
+        elif not book:
+            continue
+        elif depth == 1 and _local(element.tag) == "sheets":
+            listing = event == "start" and not seen
+            seen = True
+        elif depth == 2 and listing and event == "end" and _local(element.tag) == "sheet":
+            entries.append((element.get("name"), _namespaced(element, "id")))
+    return entries
 
 
 def _resolve(folder: str, target: str) -> str:
@@ -512,46 +569,58 @@ _DATE_FORMATS = frozenset({*range(14, 23), 45, 46, 47})  # the built-in number f
 _LITERAL = re.compile(r'"[^"]*"|\\.|\[[^\]]*\]')  # quoted text, an escaped character, [colour] or [$currency]
 
 
-def _date_styles(pkg: _Package) -> frozenset[int]:
+def _date_styles(pkg: _Package, info: zipfile.ZipInfo) -> frozenset[int]:
     """The cell styles (xl/styles.xml's cellXfs, by index) whose number format shows a date or a time: a built-in
     date format, or a custom code with d, m, y, h or s outside its quoted text and brackets."""
-    info = pkg.find("xl/styles.xml")
-    if info is None:
-        return frozenset()
-    root = pkg.tree(info)
-    codes = {}
-    for group in root:
-        if _local(group.tag) == "numFmts":
-            codes = {el.get("numFmtId", ""): el.get("formatCode", "") for el in group if _local(el.tag) == "numFmt"}
+    codes: dict[str, str] = {}
+    styles: list[tuple[int, str]] = []  # (index in its cellXfs, numFmtId)
+    group, index = "", 0
+    for event, element, depth in pkg.elements(info):
+        if depth == 1 and event == "start":
+            group, index = _local(element.tag), 0
+        elif depth == 2 and event == "end" and group == "numFmts" and _local(element.tag) == "numFmt":
+            codes[element.get("numFmtId", "")] = element.get("formatCode", "")
+        elif depth == 2 and event == "end" and group == "cellXfs" and _local(element.tag) == "xf":
+            styles.append((index, element.get("numFmtId", "0")))
+            index += 1
     out = set()
-    for group in root:
-        if _local(group.tag) != "cellXfs":
-            continue
-        for index, xf in enumerate(el for el in group if _local(el.tag) == "xf"):
-            fmt = xf.get("numFmtId", "0")
-            code = _LITERAL.sub("", codes.get(fmt, "")).lower()
-            if (fmt.isdigit() and int(fmt) in _DATE_FORMATS) or re.search(r"[dmyhs]", code):
-                out.add(index)
+    for index, fmt in styles:
+        code = _LITERAL.sub("", codes.get(fmt, "")).lower()
+        if (fmt.isdigit() and int(fmt) in _DATE_FORMATS) or re.search(r"[dmyhs]", code):
+            out.add(index)
     return frozenset(out)
 
 
+def _strings(pkg: _Package, info: zipfile.ZipInfo) -> list[str] | None:
+    """xl/sharedStrings.xml's strings in order (t="s" cells hold an index into it); None if it is not a table."""
+    strings: list[str] = []
+    table = False
+    for event, element, depth in pkg.elements(info, whole=1):
+        if depth == 0:
+            table = _local(element.tag) == "sst"
+        elif table and depth == 1 and event == "end" and _local(element.tag) == "si":
+            strings.append(_text(element))
+    return strings if table else None
+
+
 def _shared_strings(pkg: _Package) -> list[str]:
-    """xl/sharedStrings.xml's strings in order (t="s" cells hold an index into it); none if the part is absent."""
+    """The shared strings, once a sheet's cells are read: none if the part is absent; refused if it is no table."""
+    strings = pkg.parsed.get("xl/sharedstrings.xml", [])
     info = pkg.find("xl/sharedStrings.xml")
-    if info is None:
-        return []
-    root = pkg.tree(info)
-    if _local(root.tag) != "sst":
+    if strings is None and info is not None:
         raise pkg.refuse("bad-xml", "is not a shared-strings table (expected <sst>)", info.filename)
-    return [_text(item) for item in root if _local(item.tag) == "si"]
+    return strings or []
 
 
-def _properties(pkg: _Package) -> dict[str, str]:
+def _properties(pkg: _Package, info: zipfile.ZipInfo) -> dict[str, str]:
     """The document properties a returned file is identified by, from docProps/core.xml when present."""
-    info = pkg.find("docProps/core.xml")
-    if info is None:
-        return {}
-    return {_local(el.tag): el.text or "" for el in pkg.tree(info) if _local(el.tag) in _PROPERTIES}
+    return {_local(el.tag): el.text or "" for el in pkg.children(info) if _local(el.tag) in _PROPERTIES}
+
+
+# The workbook's own parts, read as they are checked (lower-case names): each function reads what is used of one.
+_READERS: dict[str, Callable[[_Package, zipfile.ZipInfo], Any]] = {
+    "xl/workbook.xml": _sheet_entries, "xl/styles.xml": _date_styles, "xl/sharedstrings.xml": _strings,
+    "docprops/core.xml": _properties}
 
 
 # --- the cells -----------------------------------------------------------------------------------------------------
@@ -559,36 +628,47 @@ def _properties(pkg: _Package) -> dict[str, str]:
 
 def _read_sheet(pkg: _Package, sheet: str, info: zipfile.ZipInfo, strings: list[str],
                 dates: frozenset[int] = frozenset()) -> dict[tuple[int, int], Cell]:
-    """A worksheet's cells that hold something: (row, col) from zero -> Cell. A cell or row without a reference
-    follows the one before it, as the format allows; a cell given twice is refused (which one would count?)."""
-    root = pkg.tree(info)
-    data = _child(root, "sheetData") if _local(root.tag) == "worksheet" else None
-    if data is None:
+    """A worksheet's cells that hold something: (row, col) from zero -> Cell, read cell by cell as the part is
+    parsed (the cells of the first <sheetData>). A cell or row without a reference follows the one before it, as
+    the format allows; a cell given twice is refused (which one would count?)."""
+    cells: dict[tuple[int, int], Cell] = {}
+    row_at = col_at = -1
+    data = seen = in_row = False
+    for event, element, depth in pkg.elements(info, whole=3):
+        tag = _local(element.tag)
+        if depth == 0 and tag != "worksheet":
+            break
+        if depth == 1 and tag == "sheetData":
+            data = event == "start" and not seen
+            seen = True
+        elif depth == 2 and data and event == "start":
+            in_row = tag == "row"
+            if in_row:
+                row_at, col_at = _row_index(pkg, sheet, element, row_at), -1
+        elif depth == 3 and data and in_row and event == "end" and tag == "c":
+            col_at = _read_cell(pkg, sheet, element, (row_at, col_at), cells, strings, dates)
+    if not seen:
         raise pkg.refuse("bad-xml", f"holds sheet {_show(sheet)}, which is not a worksheet (a chart sheet?); expected "
                          "a worksheet with cells", info.filename)
-    cells: dict[tuple[int, int], Cell] = {}
-    row_at = -1
-    for row in data:
-        if _local(row.tag) != "row":
-            continue
-        row_at = _row_index(pkg, sheet, row, row_at)
-        col_at = -1
-        for element in row:
-            if _local(element.tag) != "c":
-                continue
-            ref = element.get("r")
-            at = (row_at, col_at + 1) if ref is None else _position(ref)
-            where = f"{sheet}!{_reference(row_at, col_at + 1) if ref is None else ref}"
-            if at is None or at[1] >= _MAX_COL:
-                raise pkg.refuse("bad-cell", f"is not a cell reference (expected a column A to XFD and a row 1 to "
-                                 f"{_MAX_ROW}, e.g. F7)", where)
-            if at in cells:
-                raise pkg.refuse("bad-cell", "is given twice in the sheet (a forged file?)", where)
-            col_at = at[1]
-            cell = _cell(pkg, element, strings, where, dates)
-            if cell is not None:
-                cells[at] = cell
     return cells
+
+
+def _read_cell(pkg: _Package, sheet: str, element: Element, at_previous: tuple[int, int],
+               cells: dict[tuple[int, int], Cell], strings: list[str], dates: frozenset[int]) -> int:
+    """One <c> of a row into `cells`; returns its column (the next cell without a reference follows it)."""
+    row_at, col_at = at_previous
+    ref = element.get("r")
+    at = (row_at, col_at + 1) if ref is None else _position(ref)
+    where = f"{sheet}!{_reference(row_at, col_at + 1) if ref is None else ref}"
+    if at is None or at[1] >= _MAX_COL:
+        raise pkg.refuse("bad-cell", f"is not a cell reference (expected a column A to XFD and a row 1 to "
+                         f"{_MAX_ROW}, e.g. F7)", where)
+    if at in cells:
+        raise pkg.refuse("bad-cell", "is given twice in the sheet (a forged file?)", where)
+    cell = _cell(pkg, element, strings, where, dates)
+    if cell is not None:
+        cells[at] = cell
+    return at[1]
 
 
 def _row_index(pkg: _Package, sheet: str, row: Element, previous: int) -> int:
@@ -721,6 +801,13 @@ def _show(text: Any, limit: int = 60) -> str:
 def _clip(exc: BaseException, limit: int = 120) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _sizes(n: int, limit: int) -> tuple[str, str]:
+    """A size and the limit it is over, in words that differ: in bytes where rounding would show them equal (not
+    "20.0 MB, over the 20.0 MB")."""
+    shown = _size(n), _size(limit)
+    return shown if shown[0] != shown[1] else (f"{n:,} bytes", f"{limit:,} bytes")
 
 
 def _size(n: int) -> str:

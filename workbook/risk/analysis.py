@@ -112,6 +112,11 @@ class RiskResult:
     def decision(self) -> Statistic:
         return self.statistics[0]
 
+    @property
+    def sampled(self) -> bool:
+        """False for the risk's place in a book without its figures (unsampled): no document may show it."""
+        return self.kept > 0
+
     def dataframe(self) -> Any:
         """The statistics as a pandas table: one row per output (by line id)."""
         import pandas as pd
@@ -163,6 +168,18 @@ def run(book: Book, plan: RiskPlan, outputs: list[str], rules: list[Rule], sampl
         _achieved(plan, drawn, keep),
         explained=explained, read=tuple(line.id for line in needed(book, lines) if line.kind == "input"),
         histogram=histogram(npv), convergence=convergence(npv))
+
+
+def unsampled(book: Book, plan: RiskPlan, outputs: list[str]) -> RiskResult:
+    """The risk's place in the book without its figures, for a command that shows none (evaluate, quote, the
+    imports): what it reads (the inputs recorded on the Inputs sheet beside the Sensitivity table's) and the rows it
+    takes, so the book's layout is the build's; no sample is drawn. Its figures are 0, to be worded as any, and never
+    shown: `sampled` is False, and no document holding them is written (workbook.excel.writer)."""
+    statistics = tuple(Statistic(k, book.lines[k].label, book.lines[k].unit_text, book.lines[k].fmt, 0.0, 0.0,
+                                 (0.0,) * len(PERCENTILES), 0.0, 0) for k in outputs)
+    lines = [*outputs, *(c.id for c in validity_checks(book))]  # what run evaluates, and so what it reads
+    read = tuple(line.id for line in needed(book, lines) if line.kind == "input")
+    return RiskResult(plan, plan.samples, plan.seed, 0, {}, statistics, 0.0, 0.0, (), (), (), read)
 
 
 def _excluded(book: Book, drawn: dict[str, np.ndarray], rules: list[Rule], validity: list[Any],
@@ -262,9 +279,12 @@ def convergence(npv: np.ndarray) -> tuple[Convergence, ...]:
 
 
 def partial_rank_correlations(inputs: list[np.ndarray], output: np.ndarray) -> list[float]:
-    """Each input's partial rank correlation with the output, every other input's ranks held: from the inverse P
-    of the rank correlation matrix of the inputs and the output, -P[i, y] / sqrt(P[i, i] P[y, y]). An input that
-    does not vary (or an output that does not) has 0."""
+    """Each input's partial rank correlation with the output, every other input's ranks held: the correlation of
+    what is left of the input's ranks and of the output's once each is regressed on the other inputs' ranks,
+    worked from their rank correlation matrix R (the pair's block less R_pair,others R_others^-1 R_others,pair).
+    An input that does not vary (or an output that does not) has 0 and is left out of every regression. Where
+    the output's ranks are the input's own (one input, or the others explaining the rest) the answer is +1 or
+    -1 with the sign of their relation; the inverse of the whole matrix, singular there, gave -1 for +1."""
     from scipy import stats
 
     varies = [k for k, x in enumerate(inputs) if np.ptp(x) > 0]
@@ -272,20 +292,29 @@ def partial_rank_correlations(inputs: list[np.ndarray], output: np.ndarray) -> l
     if not varies or np.ptp(output) == 0:
         return out
     ranked = np.column_stack([stats.rankdata(inputs[k]) for k in varies] + [stats.rankdata(output)])
-    p = np.linalg.pinv(np.corrcoef(ranked, rowvar=False))
+    r = np.corrcoef(ranked, rowvar=False)
     y = len(varies)
     for j, k in enumerate(varies):
-        out[k] = float(np.clip(-p[j, y] / np.sqrt(p[j, j] * p[y, y]), -1.0, 1.0))
+        pair, others = [j, y], [i for i in range(y) if i != j]
+        left = r[np.ix_(pair, pair)]
+        if others:
+            across = r[np.ix_(pair, others)]
+            left = left - across @ np.linalg.pinv(r[np.ix_(others, others)]) @ across.T
+        scale = np.sqrt(left[0, 0] * left[1, 1])
+        out[k] = float(np.clip(left[0, 1] / scale, -1.0, 1.0)) if scale > 1e-12 else 0.0
     return out
 
 
 def _achieved(plan: RiskPlan, drawn: dict[str, np.ndarray],
               keep: np.ndarray) -> tuple[tuple[str, str, float, float], ...]:
-    """Each correlation asked for, beside the rank correlation the kept samples carry."""
+    """Each correlation asked for, beside the rank correlation the kept samples carry (NaN where an input takes one
+    value in every kept sample: no correlation is defined, and scipy would warn of a constant input)."""
     from scipy import stats
 
-    return tuple((c.first, c.second, c.rank,
-                  float(stats.spearmanr(drawn[c.first][keep], drawn[c.second][keep]).statistic))
+    def carried(a: np.ndarray, b: np.ndarray) -> float:
+        return math.nan if np.ptp(a) == 0 or np.ptp(b) == 0 else float(stats.spearmanr(a, b).statistic)
+
+    return tuple((c.first, c.second, c.rank, carried(drawn[c.first][keep], drawn[c.second][keep]))
                  for c in plan.correlations)
 
 

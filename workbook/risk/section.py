@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ from workbook.inputs import (
     Site,
     Spec,
     did_you_mean,
+    example_for,
+    expected_value,
     hidden,
     load_defaults,
     parse_value,
@@ -36,6 +39,7 @@ from workbook.inputs import (
     with_limits,
 )
 from workbook.units import is_offset
+from workbook.yaml_reader import MAX_DIGITS
 
 SECTION = "risk"
 KEY = f"{SECTION}.inputs"
@@ -131,7 +135,8 @@ def read(site: Site, specs: list[Spec]) -> RiskPlan | None:
                                        key=clip(f"{SECTION}.{k}"), value=raw[k]))
     samples, seed = (_setting(site, raw, spec, problems) for spec in SETTINGS)
     inputs = _inputs(site, raw.get("inputs"), {s.key: s for s in specs}, problems)
-    correlations = _correlations(site, raw.get("correlations"), inputs, problems)
+    given = {str(k) for k in raw["inputs"]} if isinstance(raw.get("inputs"), dict) else set()
+    correlations = _correlations(site, raw.get("correlations"), inputs, problems, given)
     raise_all(problems)
     return RiskPlan(int(samples), int(seed), tuple(inputs), correlations, path)
 
@@ -145,9 +150,14 @@ def _setting(site: Site, raw: dict[Any, Any], spec: Spec, problems: list[InputEr
         return 0.0
 
 
-def setting(raw: Any, spec: Spec, where: Any) -> float:
-    """The number of samples or the seed (a SETTINGS spec), from the section or the command line, checked."""
-    if isinstance(raw, str) and raw.strip().lstrip("-").isdigit():
+def setting(raw: Any, spec: Spec, where: Path | str) -> float:
+    """The number of samples or the seed (a SETTINGS spec), from the section or the command line, checked. A
+    whole number written in ASCII digits is read as one (exactly, where a float would round a seed); anything else
+    as any value is (a superscript ², which str.isdigit takes and int refuses, is not a number)."""
+    if isinstance(raw, str) and re.fullmatch(r"\s*-?[0-9]+\s*", raw):
+        if len(raw.strip().lstrip("-")) > MAX_DIGITS:  # Python refuses to read more than 4,300 digits
+            raise InputError(f"has more than {MAX_DIGITS:,} digits", file=where, key=spec.key, value=raw,
+                             expected=expected_value(spec))
         raw = int(raw)
     return float(parse_value(raw, spec, where, spec.key))
 
@@ -229,9 +239,21 @@ def _param(site: Site, spec: Spec, name: str, raw: Any, where: str) -> float:
     if name == "sigma":
         return float(parse_value(raw, SIGMA, site.path, key))
     if name == "sd":
-        spread = dataclasses.replace(spec, lo=0, lo_open=True, hi=None, why="", expect=f"a spread of {spec.expect}")
+        spread = dataclasses.replace(spec, key=f"{spec.key}.sd", lo=0, lo_open=True, hi=None, why="",
+                                     expect=f"a spread of {spec.expect}", example=_spread_example(spec))
         return float(parse_value(raw, spread, site.path, key))
     return float(parse_value(raw, spec, site.path, key))
+
+
+def _spread_example(spec: Spec) -> str:
+    """An example of a normal's sd for this input, as its own example is written: a tenth of that example's size, in
+    its unit (0.01 for a rent change of -0.1 a year; the input's example itself may be negative, a spread never)."""
+    number, _, unit_text = example_for(spec)[0].partition(" ")
+    try:
+        size = abs(float(number)) / 10
+    except ValueError:
+        size = 0.0
+    return f"{size or 0.1:g}{' ' + unit_text if unit_text else ''}"
 
 
 def _ordered(site: Site, spec: Spec, kind: str, p: dict[str, float], entry: dict[Any, Any], where: str) -> None:
@@ -278,8 +300,10 @@ def _choices(site: Site, spec: Spec, entry: dict[Any, Any], where: str) -> tuple
     return xs, ws
 
 
-def _correlations(site: Site, raw: Any, inputs: list[Distribution],
-                  problems: list[InputError]) -> tuple[Correlation, ...]:
+def _correlations(site: Site, raw: Any, inputs: list[Distribution], problems: list[InputError],
+                  given: set[str]) -> tuple[Correlation, ...]:
+    """The correlations; one problem per entry at fault, but none for an entry naming an input whose distribution
+    was refused (`given` but not among `inputs`: its own problem says why)."""
     if raw is None:
         return ()
     key = f"{SECTION}.correlations"
@@ -288,11 +312,16 @@ def _correlations(site: Site, raw: Any, inputs: list[Distribution],
         problems.append(InputError("is not a list", file=site.path, key=key, value=raw, expected=expected))
         return ()
     varied = [d.key for d in inputs]
+    refused = given - set(varied)
     out: list[Correlation] = []
+    seen: set[tuple[str, str]] = set()
     for k, entry in enumerate(raw):
-        where = f"{key}[{k}]"
+        pair = entry.get("between") if isinstance(entry, dict) else None
+        if isinstance(pair, list) and not refused.isdisjoint(x for x in pair if isinstance(x, str)):
+            continue
         try:
-            out.append(_correlation(site, entry, where, varied, expected, {(c.first, c.second) for c in out}))
+            out.append(_correlation(site, entry, f"{key}[{k}]", varied, expected, seen))
+            seen.add((out[-1].first, out[-1].second))
         except InputError as e:
             problems.append(e)
     if out and not problems:
