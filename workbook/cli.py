@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from workbook.echo import clip, printable
-from workbook.failures import EXIT_VERIFY, describe
+from workbook.failures import EXIT_MODEL, EXIT_VERIFY, describe
 from workbook.inputs import InputError, hidden
 
 
@@ -40,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="sites built at once, one process each (default: the number of CPUs)")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
+    b.add_argument("--strict", action="store_true",
+                   help="exit 3 when a check fails (the workbook is still written): for CI")
     p = sub.add_parser("pdf", help="build the workbook of one or more site files and export each to PDF "
                                     "(LibreOffice), the PDF beside the workbook")
     p.add_argument("sites", nargs="+", type=Path, metavar="SITE.yaml")
@@ -208,7 +210,7 @@ def _build(args: argparse.Namespace) -> int:
     write_all_atomically([(out, b.data) for b, out in zip(built, outs, strict=True)])
     for b, out in zip(built, outs, strict=True):
         _wrote(out, b)
-    return 0
+    return EXIT_MODEL if args.strict and not all(b.checks_pass for b in built) else 0
 
 
 def _pdf(args: argparse.Namespace) -> int:
@@ -294,22 +296,22 @@ def _wrote(out: Path, built: Any) -> None:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from workbook.api import evaluation, load
+    from workbook.excel.figure_text import figure
     from workbook.findings import warnings
+    from workbook.formula.line import message_at
 
     model = load(args.site)
     for line in warnings(model):
         print(line, file=sys.stderr)
-    result = evaluation(model)
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(json.dumps(evaluation(model), indent=1))
         return 0
-    for line_id, line in result["lines"].items():
-        value = line["value"]
-        if isinstance(value, list):  # a row of periods: its first and last, and how many
-            shown = f"{_short(value[0])} .. {_short(value[-1])} ({len(value)} periods)"
-        else:
-            shown = _short(value)
-        print(f"{line_id:40} {shown:>16} {line['unit']:12} {line['label']}")
+    for line in model.book.lines.values():
+        if line.kind == "input":
+            continue
+        value = model.values[line.id]
+        shown = figure(line, value, message_at(line, model.values))
+        print(f"{line.id:40} {shown:>22}  {line.label}")
     return 0
 
 
@@ -324,13 +326,13 @@ def _risk(args: argparse.Namespace) -> int:
     d = result.decision
     print(f"{result.samples:,} samples (seed {result.seed}), {result.kept:,} kept")
     print(f"probability that buying wins: {result.probability_buy_wins:.1%}")
-    print(f"expected shortfall of buying (mean NPV advantage in the worst 10%): {result.expected_shortfall:,.0f} USD")
-    print(f"base case NPV advantage {d.base:,.0f} USD, at percentile {d.base_percentile:.1%}")
-    print(f"{'output':32} {'unit':10} {'base':>12} {'mean':>12} " + " ".join(f"{f'P{p}':>12}" for p in PERCENTILES))
+    print(f"expected shortfall of buying (mean NPV advantage in the worst 10%): {_money(result.expected_shortfall)}")
+    print(f"base case NPV advantage {_money(d.base)}, at percentile {d.base_percentile:.1%}")
+    print(f"{'output':32} {'unit':10} {'base':>11} {'mean':>11} " + " ".join(f"{f'P{p}':>11}" for p in PERCENTILES))
     for stat in result.statistics:
-        shown = (lambda v: f"{v:.1%}" if v == v else "n/a") if stat.unit == "%" else _short
-        figures = " ".join(f"{shown(v):>12}" for v in (stat.base, stat.mean, *stat.percentiles))
-        print(f"{stat.line_id:32} {stat.unit:10} {figures}")
+        figures = " ".join(f"{_statistic(stat, v):>11}" for v in (stat.base, stat.mean, *stat.percentiles))
+        unit = "MUSD" if stat.unit == "USD" else stat.unit
+        print(f"{stat.line_id:32} {unit:10} {figures}")
     for stat in result.statistics:
         for why, count in stat.left_out:
             print(f"{stat.line_id}: {count:,} of the {result.kept:,} samples kept have {why} (not in its percentiles)")
@@ -388,6 +390,27 @@ def _groups(given: list[str], site: Path) -> dict[str, list[str]]:
 
 def _short(value: object) -> str:
     return f"{value:,.6g}" if isinstance(value, float) else str(value)
+
+
+def _money(usd: float) -> str:
+    """Money as the sheets show a single figure: MUSD from 1 million (two decimals here), kUSD from 10,000."""
+    from workbook.excel.figure_text import number
+    from workbook.excel.formats import money, money_scale, scaled_unit
+
+    scale = money_scale(abs(usd), series=False)
+    return f"{number(money(scale), usd, money=True)} {scaled_unit('USD', scale)}"
+
+
+def _statistic(stat: Any, value: float) -> str:
+    """A risk statistic as its row shows it, its unit in a column of its own: money in MUSD (two decimals), a
+    share as a percentage ("never" above 100% for a break-even), else by its format."""
+    from workbook.excel.figure_text import number
+
+    if value != value:
+        return "n/a"
+    if stat.unit == "USD":
+        return f"{value / 1e6:,.2f}"
+    return number(stat.fmt.replace("never (over 100%)", "never"), value)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -467,13 +490,12 @@ def _issue_date(text: str | None) -> Any:
 
 def _names(text: str, option: str, known: Any, what: str) -> list[str]:
     """A comma-separated list of names, each one of `known` (one-line refusal naming the option and the name)."""
-    import difflib
+    from workbook.inputs import did_you_mean
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     for name in names:
         if name not in known:
-            close = difflib.get_close_matches(name, list(known), n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hint = did_you_mean(name, list(known))
             raise InputError(f"{option}: {name!r} is not {what}{hint}", expected=f"one of {', '.join(known)}"
                              if len(known) <= 10 else "a key of the BOM sheet's Line column with a quantity")
     return names
