@@ -52,6 +52,11 @@ def step_of(bridge: Bridge, name: str) -> dict[str, float]:
     return {o.id: bridge.step(name, o.id) for o in bridge.outputs}
 
 
+def step_named(bridge: Bridge, key: str) -> str:
+    """The name of the step that holds the difference of `key` (a step per input is named by its label)."""
+    return next(g.name for g in bridge.groups if key in g.differences)
+
+
 def change(bridge: Bridge) -> dict[str, float]:
     return {o.id: o.new - o.old for o in bridge.outputs}
 
@@ -189,7 +194,8 @@ def test_named_groups_and_their_order_do_not_change_the_steps(folder: Path, exam
     for name in given:
         assert step_of(forward, name) == pytest.approx(step_of(backward, name), rel=1e-12, abs=1e-9)
     by_input = explain(example, new, by_input=True)
-    assert {g.name for g in by_input.groups} == {"tco.utilisation", "power.gpus", "power.pue"}
+    keys = ("tco.utilisation", "power.gpus", "power.pue")
+    assert {g.name for g in by_input.groups} == {by_input.new.book.lines[k].label for k in keys}  # by label
     assert_sums(forward)
     assert_sums(by_input)
 
@@ -225,21 +231,23 @@ def test_a_quote_imported_is_its_price_and_its_lead_time_checkable_by_hand(quote
     price's; the lead time moves no capex. By section, one step (the quotes') holds the whole change. Removing the
     quote again gives the same steps negated."""
     by_input = explain(*quoted, by_input=True)
-    price, lead = "bom.quote_nodes_price", "bom.quote_nodes_lead"
+    price_key, lead_key = "bom.quote_nodes_price", "bom.quote_nodes_lead"
+    price, lead = (step_named(by_input, k) for k in (price_key, lead_key))
     assert [g.name for g in by_input.groups] == [price, lead]
+    assert price == by_input.new.book.lines[price_key].label  # a step is named by its input's label
     assert by_input.step(price, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
     assert by_input.step(lead, "bom.total") == 0
     assert by_input.step(price, "tco.npv_advantage") > 0 > by_input.step(lead, "tco.npv_advantage")
     assert_sums(by_input)
     by_section = explain(*quoted)
     assert [g.name for g in by_section.groups] == ["Vendor quotes (example.yaml)"]
-    assert set(by_section.groups[0].differences) >= {price, lead, "bom.quote_nodes_qty", "quotes.nodes"}
+    assert set(by_section.groups[0].differences) >= {price_key, lead_key, "bom.quote_nodes_qty", "quotes.nodes"}
     assert step_of(by_section, by_section.groups[0].name) == pytest.approx(change(by_section), rel=1e-9, abs=1e-6)
     back = explain(quoted[1], quoted[0], by_input=True)
-    assert step_of(back, price) == pytest.approx({k: -v for k, v in step_of(by_input, price).items()}, rel=1e-9,
-                                                 abs=1e-6)
+    assert step_of(back, step_named(back, price_key)) == pytest.approx(
+        {k: -v for k, v in step_of(by_input, price).items()}, rel=1e-9, abs=1e-6)
     kinds = {(d.kind, d.key) for d in by_section.differences}
-    assert ("quote", "quotes.nodes") in kinds and ("input", price) in kinds
+    assert ("quote", "quotes.nodes") in kinds and ("input", price_key) in kinds
 
 
 def test_a_quote_and_an_input_share_the_change_by_shapley(folder: Path, quoted: tuple[Path, Path]) -> None:

@@ -33,14 +33,19 @@ def failing_checks(model: Any) -> list[tuple[str, str]]:
 
 
 def _figures(model: Any, check_id: str) -> str:
-    """The values of the lines a check compares (those its rule reads directly, but the method's constants)."""
+    return check_figures(model.book, model.values, check_id)
+
+
+def check_figures(book: Any, values: dict[str, Any], check_id: str) -> str:
+    """The values of the lines a check compares (those its rule reads directly, but the method's constants), as the
+    sheet shows them: `Contracted utility feed 4.02 MW; Utility power available at the site 4 MW`. `values` holds
+    those lines (an evaluation of the check with its dependencies, or every line's)."""
     from workbook.excel.figure_text import figure
     from workbook.formula.line import message_at
     from workbook.unit_constants import is_constant
 
-    book = model.book
-    read = [book.lines[k] for k in reads(book.lines[check_id]) if not is_constant(book.lines[k])]
-    return "; ".join(f"{line.label} {figure(line, model.values[line.id], message_at(line, model.values))}"
+    read = [book.lines[k] for k in reads(book.lines[check_id]) if not is_constant(book.lines[k]) and k in values]
+    return "; ".join(f"{line.label} {figure(line, values[line.id], message_at(line, values))}"
                      for line in read[:MOST_FIGURES])
 
 

@@ -37,14 +37,20 @@ class Confirm:
     note: str
 
 
+def master_checks(book: Book, aside: tuple[str, ...] = ()) -> list[Line]:
+    """The checks the master check ANDs: every check but the Sensitivity section's and those of the `aside`
+    scenarios (define_checks says why)."""
+    skip = tuple(f"scenario.{name}." for name in aside)
+    return [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)
+            and line.section != SENSITIVITY]
+
+
 def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
     """The master check: every check of every model and scenario defined so far, one TRUE/FALSE, FALSE where one of
     them is an error. The Sensitivity sheet's check that its build-time table is current stays out of it (a notice:
     an input edited to explore leaves every live figure right; workbook.sensitivity.current_check), and so do the
     checks of the `aside` scenarios (built in to price something, not the site's own plans: the month of delay)."""
-    skip = tuple(f"scenario.{name}." for name in aside)
-    checks = [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)
-              and line.section != SENSITIVITY]
+    checks = master_checks(book, aside)
     s = book.sheet(CHECKS, "checks")
     s.section("All checks")
     return s.calc("all_pass", "All checks pass", "TRUE/FALSE", false_on_error(all_(*checks)),
