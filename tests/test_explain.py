@@ -538,3 +538,57 @@ def test_no_difference_is_said(example: Path) -> None:
     bridge = explain(example, example)
     assert bridge.groups == () and not bridge.differences
     assert any("no difference" in n for n in bridge.notes)
+
+
+def test_a_check_that_flips_is_named_with_both_figures(folder: Path, example: Path) -> None:
+    """Doubling the GPUs takes the contracted feed from 2.15 to 4.27 MW against the 3 MW the site has: the feed
+    check and the master check flip to FAILS, each said with the figures it compares in both versions."""
+    doubled = example_with(folder, "doubled", risk=False, **{"power.gpus": 2048})
+    bridge = explain(example, doubled)
+    flipped = {f.id: f for f in bridge.flips}
+    assert {"checks.all_pass", "power.feed_within_site"} <= set(flipped)
+    feed = flipped["power.feed_within_site"]
+    assert (feed.old, feed.new) == (True, False)
+    assert "Contracted utility feed 2.15 MW" in feed.old_figures and "Contracted utility feed 4.27 MW" in \
+        feed.new_figures
+    text = lines(bridge)
+    assert any(line.startswith("  Contracted feed fits the site's available power: passes -> FAILS (") for line in text)
+    assert as_json(bridge)["checks_that_change"][0]["check"] == "checks.all_pass"
+
+
+def test_figures_are_shown_at_their_outputs_decimals() -> None:
+    from workbook.explain.bridge import Output
+    from workbook.explain.report import figure
+
+    be = Output("tco.break_even_utilisation", "Break-even utilisation", "%", '[>1]"never (over 100%)";0.0%', 0, 0)
+    assert figure(0.924, be) == "92.4%" and figure(1.2, be) == "never (over 100%)"
+    assert figure(-0.00004, be, signed=True) == "0.0 pp" and figure(-0.043, be, signed=True) == "-4.3 pp"
+    kw = Output("power.it_load", "IT load", "kW", "#,##0.00", 0, 0)
+    assert figure(1380.2110, kw, signed=True) == "+1,380.21 kW"
+
+
+@pytest.mark.slow
+def test_a_sampled_bridge_carries_each_steps_standard_error_to_the_workbook(folder: Path, example: Path) -> None:
+    """Thirteen inputs changed, a step each: more than the 12 computed exactly, so the steps are estimated from
+    sampled orders, and the Changes workbook lists each step's standard error below the bridge table."""
+    keys = ["tco.utilisation", "tco.on_demand_price", "tco.electricity_price", "tco.residual_value",
+            "tco.cost_of_capital", "tco.staff_fte", "tco.colo_price", "tco.rent_extras", "tco.fit_out_capex",
+            "tco.switch_price", "tco.cable_price", "tco.idle_power_share", "tco.transceiver_price"]
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data.pop("risk", None)
+    changes = {k: None for k in keys}
+    for k in keys:
+        section, key = k.split(".")
+        entry = data[section][key]
+        value = entry["value"] if isinstance(entry, dict) else entry
+        changed = f"{float(str(value).split()[0]) * 1.1:g}" + ("" if " " not in str(value) else
+                                                              " " + str(value).split(" ", 1)[1])
+        changes[k] = changed
+        data[section][key] = changed
+    many = folder / "thirteen.yaml"
+    many.write_text(yaml.safe_dump(data, sort_keys=False))
+    bridge = explain(example, many, by_input=True)
+    assert not bridge.attribution.exact and len(bridge.groups) == 13
+    ws = openpyxl.load_workbook(io.BytesIO(changes_workbook(bridge)))[BRIDGE]
+    labels = [c.value for c in ws["A"] if isinstance(c.value, str)]
+    assert sum(label.endswith(": standard error (sampled orders)") for label in labels) == 13
