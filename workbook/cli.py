@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="sites built at once, one process each (default: the number of CPUs)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
+    p.add_argument("--monthly", action="store_true",
+                   help="also print the monthly detail (Cash flows, Scenarios, the upgrade's plans) to "
+                        "<site>-monthly.pdf (default: the pack only; the monthly rows are in the workbook)")
     e = sub.add_parser("evaluate", help="evaluate a site in Python and print every calculated line")
     e.add_argument("site", type=Path, metavar="SITE.yaml")
     e.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
@@ -228,7 +231,7 @@ def _pdf(args: argparse.Namespace) -> int:
     built = _render(args)  # every site validated first: a bad site is said the same with or without LibreOffice
     exports: list[tuple[Path, bytes]] = []  # (the PDF's path, the workbook bytes that print it)
     for b, pdf in zip(built, pdfs, strict=True):
-        exports.extend(pdf_exports(pdf, b.data, b.appendix))
+        exports.extend(pdf_exports(pdf, b.data, b.appendix, monthly=args.monthly))
     names = [pdf.name for pdf, _ in exports]
     for pdf, _ in exports:
         if names.count(pdf.name) > 1:
