@@ -96,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
                    "BOM sheet's Line column shows them)")
     q.add_argument("--date", default=None, metavar="YYYY-MM-DD", help="the copy's issue date, its one date "
                    "(default: today, UTC); the same inputs and date give the same file")
+    q.add_argument("--draft", action="store_true", help="a draft for review, DRAFT on every page, which may leave "
+                   "the buyer's company, contact and response deadline to be agreed (a copy is issued only with them)")
     q.add_argument("-o", "--output", type=Path, help="output .xlsx; default outputs/<site>-quote[-<vendor>].xlsx")
     iq = sub.add_parser("import-quote", help="read a vendor's returned quoting copy (untrusted) and add its prices "
                                              "and lead times to the site's quotes file, for the next build")
@@ -469,14 +471,21 @@ def _quote(args: argparse.Namespace) -> int:
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"{out}: -o/--output names the vendor's copy: a file name ending in .xlsx")
     model = load(args.site)
+    lacking = vendor_copy.unissued(model)
+    if lacking and not args.draft:
+        raise InputError(f"{'is' if len(lacking) == 1 else 'are'} to be agreed: a request for quotation is issued "
+                         "only with the buyer's company, contact and response deadline; give them under bom:, or "
+                         "write a draft with --draft", file=args.site, key=", ".join(lacking),
+                         expected="each under bom:, e.g. " + ", ".join(f"{k.split('.')[1]}: {s.example}"
+                                                                for k, s in vendor_copy.term_specs(lacking)))
     rows = vendor_copy.quote_rows(model.book, model.values)
     asked = vendor_copy.chosen(rows, _names(args.groups, "--groups", vendor_copy.GROUPS, "a group"),
                                _names(args.lines, "--lines", [r.key for r in rows], "a line to quote on this site"))
     if not asked:
         raise InputError(f"--groups {args.groups}: no line of this site to quote in these groups",
                          expected=f"one of {', '.join(sorted({r.group for r in rows}))}")
-    write_atomically(out, vendor_copy.render(model, vendor or "(vendor)", issued, asked))
-    print(f"wrote {out} ({len(asked)} lines to quote)")
+    write_atomically(out, vendor_copy.render(model, vendor or "(vendor)", issued, asked, args.draft))
+    print(f"wrote {out} ({len(asked)} lines to quote{'; DRAFT, not for return' if args.draft else ''})")
     return 0
 
 

@@ -128,7 +128,8 @@ class Spec:
     optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
     date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
     text: int = 0  # words of at most this many characters (a node's name, an address): shown, in no formula
-    starts: tuple[str, ...] = ()  # a text that must begin with one of these words (an Incoterms rule)
+    starts: tuple[str, ...] = ()  # a text that must begin with one of these words, then more (an Incoterms rule)
+    alone: tuple[str, ...] = ()  # texts allowed as they are, in place of a date or of starts' words ("to be agreed")
 
     @property
     def bounds(self) -> Range:
@@ -405,8 +406,9 @@ def hidden(text: str) -> str | None:
 
 def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
     """A text value (a site file is untrusted): one line of at most spec.text characters, no control or format
-    characters, beginning with one of spec.starts where given; a date text is a date written YYYY-MM-DD or one of
-    spec.starts."""
+    characters, one of spec.alone or else beginning with one of spec.starts (where given) followed by more words
+    (an Incoterms rule is followed by its named place); a date text is a date written YYYY-MM-DD or one of
+    spec.alone."""
     if isinstance(raw, datetime.date) and spec.date:
         raw = raw.isoformat()
     if not isinstance(raw, str):
@@ -419,10 +421,13 @@ def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
         raise _fail(where, key, raw, problem, spec)
     if len(text) > spec.text:
         raise _fail(where, key, raw, f"is longer than {spec.text} characters", spec)
-    if spec.date:  # a date, or one of the words (e.g. "to be agreed")
-        if text not in spec.starts:
-            _date(text, spec, where, key)
-    elif spec.starts and not any(text == w or text.startswith(w + " ") for w in spec.starts):
+    if text in spec.alone:  # e.g. "to be agreed"
+        return text
+    if spec.date:
+        _date(text, spec, where, key)
+    elif spec.starts and text in spec.starts:
+        raise _fail(where, key, raw, f"is {text} alone, without the named place that follows it", spec)
+    elif spec.starts and not any(text.startswith(w + " ") for w in spec.starts):
         raise _fail(where, key, raw, f"does not begin with one of {', '.join(spec.starts)}", spec)
     return text
 
