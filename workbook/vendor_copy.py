@@ -101,7 +101,7 @@ class QuoteRow:
 
 def quote_rows(book: Book, values: dict[str, np.ndarray]) -> list[QuoteRow]:
     """The BOM's priced lines with a quantity above zero, as built, in its groups' order; a cable's spec says its
-    length class."""
+    length class, a term licence's its years of cover."""
     rows = []
     for item, qty, length in book.bom.rows:
         n = float(values[qty.id].reshape(-1)[0])
@@ -110,6 +110,9 @@ def quote_rows(book: Book, values: dict[str, np.ndarray]) -> list[QuoteRow]:
         spec = item.spec
         if length is not None:
             spec = f"{spec}, {float(values[length.id].reshape(-1)[0]):g} m length class"
+        cover = book.bom.covers.get(item.key)
+        if cover is not None:
+            spec = f"{spec}, for {float(values[cover.id].reshape(-1)[0]):g} years of cover"
         rows.append(QuoteRow(item.key, item.group, item.label, spec, n, item.unit))
     return rows
 
