@@ -286,3 +286,32 @@ def example_with(tmp: Path, name: str, *, risk: bool = True, **values: Any) -> P
     path = tmp / f"{name}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
+
+
+def too_wide(path: Path) -> list[str]:
+    """Every number cell whose figure, as its number format shows it at its font (Carlito's widths), is wider
+    than its column: what a spreadsheet shows as ### on screen and on paper. Merged cells (a span of columns) and
+    text are left out: text overflows or wraps, a number does not."""
+    from openpyxl.utils import get_column_letter
+
+    from workbook.excel.figure_text import number
+    from workbook.excel.text_width import room, text_points
+
+    formulas, values = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
+    out = []
+    for ws in formulas.worksheets:
+        merged = {(r, c) for rng in ws.merged_cells.ranges for r in range(rng.min_row, rng.max_row + 1)
+                  for c in range(rng.min_col, rng.max_col + 1)}
+        widths = {c: dim.width for dim in ws.column_dimensions.values() if dim.min is not None
+                  for c in range(dim.min, dim.max + 1)}
+        for row in values[ws.title].iter_rows():
+            for cell in row:
+                x, fmt = cell.value, ws.cell(cell.row, cell.column).number_format
+                if isinstance(x, bool) or not isinstance(x, int | float) or fmt == "General" or \
+                        (cell.row, cell.column) in merged:
+                    continue
+                shown = number(fmt, float(x))
+                width = widths.get(cell.column, 8.43)
+                if text_points(shown, cell.font.sz or 10, bool(cell.font.b)) > room(width):
+                    out.append(f"'{ws.title}'!{get_column_letter(cell.column)}{cell.row}: {shown!r} in {width:g}")
+    return out

@@ -165,7 +165,7 @@ def test_evaluate_json_schema_and_cells(good: Path) -> None:
     proc = run("evaluate", EXAMPLE, "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"site", "lines"}
+    assert set(data) == {"site", "values", "lines"}
     assert data["site"] == BASE["site"]
     assert isinstance(data["lines"], dict) and len(data["lines"]) >= 40
 

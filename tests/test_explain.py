@@ -53,6 +53,11 @@ def step_of(bridge: Bridge, name: str) -> dict[str, float]:
     return {o.id: bridge.step(name, o.id) for o in bridge.outputs}
 
 
+def step_named(bridge: Bridge, key: str) -> str:
+    """The name of the step that holds the difference of `key` (a step per input is named by its label)."""
+    return next(g.name for g in bridge.groups if key in g.differences)
+
+
 def change(bridge: Bridge) -> dict[str, float]:
     return {o.id: o.new - o.old for o in bridge.outputs}
 
@@ -190,7 +195,8 @@ def test_named_groups_and_their_order_do_not_change_the_steps(folder: Path, exam
     for name in given:
         assert step_of(forward, name) == pytest.approx(step_of(backward, name), rel=1e-12, abs=1e-9)
     by_input = explain(example, new, by_input=True)
-    assert {g.name for g in by_input.groups} == {"tco.utilisation", "power.gpus", "power.pue"}
+    keys = ("tco.utilisation", "power.gpus", "power.pue")
+    assert {g.name for g in by_input.groups} == {by_input.new.book.lines[k].label for k in keys}  # by label
     assert_sums(forward)
     assert_sums(by_input)
 
@@ -226,21 +232,23 @@ def test_a_quote_imported_is_its_price_and_its_lead_time_checkable_by_hand(quote
     price's; the lead time moves no capex. By section, one step (the quotes') holds the whole change. Removing the
     quote again gives the same steps negated."""
     by_input = explain(*quoted, by_input=True)
-    price, lead = "bom.quote_nodes_price", "bom.quote_nodes_lead"
+    price_key, lead_key = "bom.quote_nodes_price", "bom.quote_nodes_lead"
+    price, lead = (step_named(by_input, k) for k in (price_key, lead_key))
     assert [g.name for g in by_input.groups] == [price, lead]
+    assert price == by_input.new.book.lines[price_key].label  # a step is named by its input's label
     assert by_input.step(price, "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01, rel=1e-12)
     assert by_input.step(lead, "bom.total") == 0
     assert by_input.step(price, "tco.npv_advantage") > 0 > by_input.step(lead, "tco.npv_advantage")
     assert_sums(by_input)
     by_section = explain(*quoted)
     assert [g.name for g in by_section.groups] == ["Vendor quotes (example.yaml)"]
-    assert set(by_section.groups[0].differences) >= {price, lead, "bom.quote_nodes_qty", "quotes.nodes"}
+    assert set(by_section.groups[0].differences) >= {price_key, lead_key, "bom.quote_nodes_qty", "quotes.nodes"}
     assert step_of(by_section, by_section.groups[0].name) == pytest.approx(change(by_section), rel=1e-9, abs=1e-6)
     back = explain(quoted[1], quoted[0], by_input=True)
-    assert step_of(back, price) == pytest.approx({k: -v for k, v in step_of(by_input, price).items()}, rel=1e-9,
-                                                 abs=1e-6)
+    assert step_of(back, step_named(back, price_key)) == pytest.approx(
+        {k: -v for k, v in step_of(by_input, price).items()}, rel=1e-9, abs=1e-6)
     kinds = {(d.kind, d.key) for d in by_section.differences}
-    assert ("quote", "quotes.nodes") in kinds and ("input", price) in kinds
+    assert ("quote", "quotes.nodes") in kinds and ("input", price_key) in kinds
 
 
 def test_a_quote_and_an_input_share_the_change_by_shapley(folder: Path, quoted: tuple[Path, Path]) -> None:
@@ -605,3 +613,57 @@ def test_from_a_revision_a_refusal_names_the_file_at_the_revision(tmp_path: Path
         explain(None, repo / "inputs" / "site.yaml", revision="HEAD~1")
     assert (refused.value.file, refused.value.key) == (Path("inputs/site.yaml at HEAD~1"), "power.gpus")
     assert "workbook-explain-" not in str(refused.value)
+
+
+def test_a_check_that_flips_is_named_with_both_figures(folder: Path, example: Path) -> None:
+    """Doubling the GPUs takes the contracted feed from 2.15 to 4.27 MW against the 3 MW the site has: the feed
+    check and the master check flip to FAILS, each said with the figures it compares in both versions."""
+    doubled = example_with(folder, "doubled", risk=False, **{"power.gpus": 2048})
+    bridge = explain(example, doubled)
+    flipped = {f.id: f for f in bridge.flips}
+    assert {"checks.all_pass", "power.feed_within_site"} <= set(flipped)
+    feed = flipped["power.feed_within_site"]
+    assert (feed.old, feed.new) == (True, False)
+    assert "Contracted utility feed 2.15 MW" in feed.old_figures and "Contracted utility feed 4.27 MW" in \
+        feed.new_figures
+    text = lines(bridge)
+    assert any(line.startswith("  Contracted feed fits the site's available power: passes -> FAILS (") for line in text)
+    assert as_json(bridge)["checks_that_change"][0]["check"] == "checks.all_pass"
+
+
+def test_figures_are_shown_at_their_outputs_decimals() -> None:
+    from workbook.explain.bridge import Output
+    from workbook.explain.report import figure
+
+    be = Output("tco.break_even_utilisation", "Break-even utilisation", "%", '[>1]"never (over 100%)";0.0%', 0, 0)
+    assert figure(0.924, be) == "92.4%" and figure(1.2, be) == "never (over 100%)"
+    assert figure(-0.00004, be, signed=True) == "0.0 pp" and figure(-0.043, be, signed=True) == "-4.3 pp"
+    kw = Output("power.it_load", "IT load", "kW", "#,##0.00", 0, 0)
+    assert figure(1380.2110, kw, signed=True) == "+1,380.21 kW"
+
+
+@pytest.mark.slow
+def test_a_sampled_bridge_carries_each_steps_standard_error_to_the_workbook(folder: Path, example: Path) -> None:
+    """Thirteen inputs changed, a step each: more than the 12 computed exactly, so the steps are estimated from
+    sampled orders, and the Changes workbook lists each step's standard error below the bridge table."""
+    keys = ["tco.utilisation", "tco.on_demand_price", "tco.electricity_price", "tco.residual_value",
+            "tco.cost_of_capital", "tco.staff_fte", "tco.colo_price", "tco.rent_extras", "tco.fit_out_capex",
+            "tco.switch_price", "tco.cable_price", "tco.idle_power_share", "tco.transceiver_price"]
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data.pop("risk", None)
+    changes = {k: None for k in keys}
+    for k in keys:
+        section, key = k.split(".")
+        entry = data[section][key]
+        value = entry["value"] if isinstance(entry, dict) else entry
+        changed = f"{float(str(value).split()[0]) * 1.1:g}" + ("" if " " not in str(value) else
+                                                              " " + str(value).split(" ", 1)[1])
+        changes[k] = changed
+        data[section][key] = changed
+    many = folder / "thirteen.yaml"
+    many.write_text(yaml.safe_dump(data, sort_keys=False))
+    bridge = explain(example, many, by_input=True)
+    assert not bridge.attribution.exact and len(bridge.groups) == 13
+    ws = openpyxl.load_workbook(io.BytesIO(changes_workbook(bridge)))[BRIDGE]
+    labels = [c.value for c in ws["A"] if isinstance(c.value, str)]
+    assert sum(label.endswith(": standard error (sampled orders)") for label in labels) == 13

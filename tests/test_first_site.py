@@ -134,7 +134,8 @@ def test_a_build_prints_each_failing_check_with_its_rule(tmp_path: Path) -> None
     assert proc.returncode == 0 and out.exists(), proc.stderr
     assert proc.stdout.splitlines()[1:] == [
         "  check FAILS: Contracted feed fits the site's available power: [Contracted utility feed] <= "
-        "[Utility power available at the site]"]
+        "[Utility power available at the site] (Contracted utility feed 2.15 MW; Utility power available at the "
+        "site 2 MW)"]
     assert re.fullmatch(rf"wrote {re.escape(str(out))} \(\d+ lines; checks FAIL\)", proc.stdout.splitlines()[0])
 
 
@@ -151,7 +152,8 @@ def test_the_failing_checks_are_those_the_master_check_reads(tmp_path: Path) -> 
     model = load(site(tmp_path / "s.yaml", {"power.site_available_power": "2 MW"}))
     assert findings.failing_checks(model) == [(
         "Contracted feed fits the site's available power",
-        "[Contracted utility feed] <= [Utility power available at the site]")]
+        "[Contracted utility feed] <= [Utility power available at the site] (Contracted utility feed 2.15 MW; "
+        "Utility power available at the site 2 MW)")]
     assert findings.failing_checks(load(EXAMPLE)) == []
 
 

@@ -31,10 +31,10 @@ NOT_PRINTED = ["Delay scenario", "Delay scenario by year"]  # the built-in delay
 
 @pytest.fixture(scope="module")
 def printed(libreoffice: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`pdf` on a copy of the example in a fresh folder: the folder."""
+    """`pdf --monthly` on a copy of the example in a fresh folder: the folder."""
     cwd = tmp_path_factory.mktemp("printed")
     (cwd / "example.yaml").write_text(EXAMPLE.read_text())
-    proc = run("pdf", "example.yaml", cwd=cwd)
+    proc = run("pdf", "example.yaml", "--monthly", cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     assert "wrote outputs/example.xlsx (" in proc.stdout and "wrote outputs/example.pdf" in proc.stdout
     assert "wrote outputs/example-monthly.pdf" in proc.stdout
@@ -45,6 +45,27 @@ def test_pdf_writes_the_workbook_and_its_pdf_beside_it(printed: Path) -> None:
     assert sorted(p.name for p in (printed / "outputs").iterdir()) == ["example-monthly.pdf", "example.pdf",
                                                                      "example.xlsx"]
     assert (printed / "outputs" / "example.pdf").read_bytes().startswith(b"%PDF-")
+
+
+def test_the_cover_gives_each_sheets_first_page_in_the_pack(printed: Path) -> None:
+    """The Cover's index says on which page each printed sheet begins: the page the PDF prints it on."""
+    counts = pages_by_sheet(printed / "outputs" / "example.pdf")
+    first, page = {}, 1
+    for title, n in counts.items():
+        first[title] = page
+        page += n
+    cover = openpyxl.load_workbook(printed / "outputs" / "example.xlsx")["Cover"]
+    said = {row[0].value: row[1].value for row in cover.iter_rows(max_col=2) if isinstance(row[1].value, str)
+            and row[1].value.startswith("page ")}
+    assert said and {t: int(text.split(":")[0].split()[1]) for t, text in said.items()} == {
+        t: first[t] for t in said}
+
+
+def test_without_monthly_the_pack_alone_is_printed(libreoffice: str, tmp_path: Path) -> None:
+    (tmp_path / "example.yaml").write_text(EXAMPLE.read_text())
+    proc = run("pdf", "example.yaml", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == ["example.pdf", "example.xlsx"]
 
 
 def test_the_workbook_is_the_one_build_writes(printed: Path, tmp_path: Path) -> None:

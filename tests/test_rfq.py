@@ -18,11 +18,13 @@ from tests.conftest import EXAMPLE
 from workbook.api import load
 from workbook.cli import main
 from workbook.inputs import InputError
+from workbook.models.bom_terms import TERMS as TERM_SPECS
 from workbook.quotes import quotes_path
 from workbook.vendor_copy import COMMENT, INSTRUCTIONS_SHEET, KEY, LEAD, PRICE, QUOTE_SHEET, quote_rows
 
 FIRST = 5  # openpyxl's row of a grid's first row (1-based): title, note, blank, header
-TERMS = {"delivery_site": "Hall 2, 1 Example Road, 60314 Frankfurt am Main", "delivery_country": "Germany",
+TERMS = {"buyer_company": "Example Compute GmbH", "project": "Frankfurt H100 cluster, phase 1",
+         "delivery_site": "Hall 2, 1 Example Road, 60314 Frankfurt am Main", "delivery_country": "Germany",
          "required_by": "2027-03-01", "response_deadline": "2026-12-18",
          "buyer_contact": "J. Smith, procurement, j.smith@example.com", "incoterms": "DAP Frankfurt am Main",
          "payment_terms": "30% with order, 70% net 30 days after delivery"}
@@ -30,9 +32,17 @@ DATE = "2026-12-04"
 
 
 def with_bom(text: str, lines: dict[str, Any]) -> str:
-    """The site file's text with keys added under bom: (a text as a YAML double-quoted scalar: JSON's escapes)."""
+    """The site file's text with keys given under bom: (a text as a YAML double-quoted scalar: JSON's escapes), in
+    place of the site's own."""
     added = "".join(f"  {k}: {json.dumps(v)}\n" for k, v in lines.items())
-    return text.replace("\nbom:\n", f"\nbom:\n{added}", 1)
+    return without_terms(text, list(lines)).replace("\nbom:\n", f"\nbom:\n{added}", 1)
+
+
+def without_terms(text: str, keys: list[str] | None = None) -> str:
+    """The site file's text without these keys under bom: (default: every term of the request)."""
+    for key in keys if keys is not None else [t.key.split(".")[1] for t in TERM_SPECS]:
+        text = re.sub(rf"(?m)^  {key}: .*\n", "", text)
+    return text
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +117,8 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
     assert rows["Buyer contact (questions and the returned file)"] == TERMS["buyer_contact"]
     assert rows["Delivery terms (Incoterms 2020 rule and named place)"] == "DAP Frankfurt am Main"
     assert rows["Payment terms"] == TERMS["payment_terms"]
+    assert (rows["Buyer (company)"], rows["Project"]) == (TERMS["buyer_company"], TERMS["project"])
+    assert "Status" not in rows  # an issued copy, not a draft
     assert rows["Quote validity"] == "At least 90 days from the date of your quote"
     for label in ("Unit price", "Shipping", "Support", "Lead time", "Comment", "Locked cells", "Returning it"):
         assert len(rows[label]) > 40, label
@@ -114,12 +126,13 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
 
 @pytest.mark.slow
 def test_the_terms_default_to_to_be_agreed(tmp_path: Path) -> None:
-    """A site that gives no terms: each says "to be agreed" on the copy (the defaults' words)."""
+    """A site that gives no terms: each says "to be agreed" on a draft copy (the defaults' words)."""
     site = tmp_path / "example.yaml"
-    shutil.copy(EXAMPLE, site)
-    rows = cover(copy(site, tmp_path / "c.xlsx", "Acme Networks"))
+    site.write_text(without_terms(EXAMPLE.read_text()))
+    rows = cover(copy(site, tmp_path / "c.xlsx", "Acme Networks", "--draft"))
     for label in ("Delivery site (address)", "Delivery country", "Required on site by", "Quotes due by",
-                  "Payment terms", "Delivery terms (Incoterms 2020 rule and named place)"):
+                  "Payment terms", "Delivery terms (Incoterms 2020 rule and named place)", "Buyer (company)",
+                  "Project"):
         assert rows[label] == "to be agreed", label
 
 
@@ -156,6 +169,10 @@ BAD_TERMS = [
     ("buyer_contact", "J. Smith\x07", "control or format character U+0007"),
     ("delivery_site", "Hall 2\u202e niaM ma trufknarF", "control or format character U+202E"),
     ("incoterms", "FOO Frankfurt", "does not begin with one of EXW"),
+    ("incoterms", "DAP", "is DAP alone, without the named place that follows it"),
+    ("incoterms", "FOB  ", "is FOB alone, without the named place that follows it"),
+    ("buyer_company", "y" * 101, "is longer than 100 characters"),
+    ("project", "Phase 1\u202e", "control or format character U+202E"),
     ("required_by", "2027-13-01", "2027-13-01"),
     ("delivery_country", 42, "is not text"),
     ("payment_terms", "   ", "is empty"),
@@ -342,3 +359,73 @@ def test_a_tampered_subset_is_refused(attack: str, site: Path, tmp_path: Path,
     assert err.count("\n") == 1 and path.name in err, err
     assert ("heading row was written in" if attack == "heading-written" else "rows were added") in err, err
     assert not quotes_path(mine).exists()
+
+
+# ---------------------------------------------------------------- a copy that can be returned (issue 44, item 5)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dropped", [("buyer_contact", "response_deadline"), ("buyer_company",),
+                                     ("response_deadline",)])
+def test_a_copy_is_not_issued_without_who_asks_and_by_when(dropped: tuple[str, ...], tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A site that leaves the buyer's company, contact or response deadline to be agreed: quote exits 2 with one
+    line naming the file and exactly the terms missing (and --draft), and writes nothing."""
+    site = tmp_path / "site.yaml"
+    site.write_text(without_terms(with_bom(EXAMPLE.read_text(), TERMS), list(dropped)))
+    out = tmp_path / "c.xlsx"
+    assert main(["quote", str(site), "--vendor", "Acme", "--date", DATE, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {site}: ") and "--draft" in err, err
+    named = set(re.findall(r"bom\.[a-z_]+", err.split(": ")[2]))
+    assert named == {f"bom.{k}" for k in dropped}, err
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_a_draft_says_draft_on_every_page_and_is_not_imported(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """--draft writes the copy without the terms: every sheet's page header says DRAFT (so every printed page),
+    its titles say DRAFT, its first rows say which terms are to be agreed; its reference is not the issued
+    copy's, and import-quote refuses it filled in, writing nothing."""
+    site = tmp_path / "site.yaml"
+    site.write_text(without_terms(EXAMPLE.read_text()))
+    out = tmp_path / "draft.xlsx"
+    assert main(["quote", str(site), "--vendor", "Acme", "--date", DATE, "--draft", "-o", str(out)]) == 0
+    assert "DRAFT" in capsys.readouterr().out
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == [INSTRUCTIONS_SHEET, QUOTE_SHEET]
+    for ws in wb:
+        assert ws.oddHeader.center.text.startswith("DRAFT"), ws.title
+        assert "DRAFT" in ws.cell(1, 1).value, ws.title
+    status = cover(out)["Status"]
+    assert status.startswith("DRAFT") and "Buyer (company)" in status and "Quotes due by" in status, status
+    filled = fill(out, tmp_path / "draft-q.xlsx", {"nodes": (265000, 12)})
+    assert main(["import-quote", str(filled), "--site", str(site)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "draft" in err, err
+    assert not quotes_path(site).exists()
+
+
+@pytest.mark.slow
+def test_a_draft_of_a_complete_site_is_still_a_draft(site: Path, tmp_path: Path) -> None:
+    """--draft on a site with every term: DRAFT on each page, no term listed as missing, another reference."""
+    draft = copy(site, tmp_path / "d.xlsx", "Acme Networks", "--draft")
+    issued = copy(site, tmp_path / "i.xlsx", "Acme Networks")
+    rows = cover(draft)
+    assert rows["Status"].startswith("DRAFT: for review, not issued.")
+    assert rows["Reference"] != cover(issued)["Reference"]
+    assert all(ws.oddHeader.center.text is None for ws in openpyxl.load_workbook(issued))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["example.yaml", "b200-liquid-build.yaml", "gb200-nvl72-colo.yaml",
+                                  "h100-10k-build.yaml", "example-b200-upgrade.yaml"])
+def test_the_example_sites_issue_their_copies(name: str, tmp_path: Path) -> None:
+    """Every example site sets its terms: `quote inputs/<site>` issues a copy (no DRAFT), with the buyer's company,
+    project and contact, a due date, and an Incoterms rule with its place."""
+    out = copy(EXAMPLE.parent / name, tmp_path / "c.xlsx", "Acme")
+    rows = cover(out)
+    assert "Status" not in rows
+    assert "to be agreed" not in {rows[t.label] for t in TERM_SPECS}, rows
+    assert len(rows["Delivery terms (Incoterms 2020 rule and named place)"].split()) >= 2

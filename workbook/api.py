@@ -92,7 +92,12 @@ def evaluation(model: Model) -> dict[str, Any]:
             "unit": line.unit_text,
             "cell": layout.address(line.id),
         }
-    return {"site": model.site.name, "lines": lines}
+    return {"site": model.site.name, "values": JSON_VALUES, "lines": lines}
+
+
+JSON_VALUES = ("each value as its cell holds it, in its line's unit: a share as a fraction (0.75 is 75%), money in "
+               "USD (not the kUSD or MUSD the sheet shows), a date as days since 1899-12-30; null where the cell shows "
+               "words")
 
 
 def risk(site_path: Path | str, samples: int | str | None = None, seed: int | str | None = None) -> RiskResult:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from workbook.echo import clip, printable
-from workbook.failures import EXIT_VERIFY, describe
+from workbook.failures import EXIT_MODEL, EXIT_VERIFY, describe
 from workbook.inputs import InputError, hidden
 
 
@@ -47,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="sites built at once, one process each (default: the number of CPUs)")
     b.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
+    b.add_argument("--strict", action="store_true",
+                   help="exit 3 when a check fails (the workbook is still written): for CI")
     p = sub.add_parser("pdf", help="build the workbook of one or more site files and export each to PDF "
                                     "(LibreOffice), the PDF beside the workbook")
     p.add_argument("sites", nargs="+", type=Path, metavar="SITE.yaml")
@@ -56,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="sites built at once, one process each (default: the number of CPUs)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr while several sites build (default: when stderr is a terminal)")
+    p.add_argument("--monthly", action="store_true",
+                   help="also print the monthly detail (Cash flows, Scenarios, the upgrade's plans) to "
+                        "<site>-monthly.pdf (default: the pack only; the monthly rows are in the workbook)")
     e = sub.add_parser("evaluate", help="evaluate a site in Python and print every calculated line")
     e.add_argument("site", type=Path, metavar="SITE.yaml")
     e.add_argument("--json", action="store_true", help="print JSON (the default is a table)")
@@ -98,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                    "BOM sheet's Line column shows them)")
     q.add_argument("--date", default=None, metavar="YYYY-MM-DD", help="the copy's issue date, its one date "
                    "(default: today, UTC); the same inputs and date give the same file")
+    q.add_argument("--draft", action="store_true", help="a draft for review, DRAFT on every page, which may leave "
+                   "the buyer's company, contact and response deadline to be agreed (a copy is issued only with them)")
     q.add_argument("-o", "--output", type=Path, help="output .xlsx; default outputs/<site>-quote[-<vendor>].xlsx")
     iq = sub.add_parser("import-quote", help="read a vendor's returned quoting copy (untrusted) and add its prices "
                                              "and lead times to the site's quotes file, for the next build")
@@ -243,7 +250,7 @@ def _build(args: argparse.Namespace) -> int:
     write_all_atomically([(out, b.data) for b, out in zip(built, outs, strict=True)])
     for b, out in zip(built, outs, strict=True):
         _wrote(out, b)
-    return 0
+    return EXIT_MODEL if args.strict and not all(b.checks_pass for b in built) else 0
 
 
 def _pdf(args: argparse.Namespace) -> int:
@@ -261,7 +268,7 @@ def _pdf(args: argparse.Namespace) -> int:
     built = _render(args)  # every site validated first: a bad site is said the same with or without LibreOffice
     exports: list[tuple[Path, bytes]] = []  # (the PDF's path, the workbook bytes that print it)
     for b, pdf in zip(built, pdfs, strict=True):
-        exports.extend(pdf_exports(pdf, b.data, b.appendix))
+        exports.extend(pdf_exports(pdf, b.data, b.appendix, monthly=args.monthly))
     names = [pdf.name for pdf, _ in exports]
     for pdf, _ in exports:
         if names.count(pdf.name) > 1:
@@ -329,22 +336,22 @@ def _wrote(out: Path, built: Any) -> None:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from workbook.api import evaluation, load
+    from workbook.excel.figure_text import figure
     from workbook.findings import warnings
+    from workbook.formula.line import message_at
 
     model = load(args.site, risk=False)  # no risk figure is printed: the risk: section is not sampled
     for line in warnings(model):
         print(line, file=sys.stderr)
-    result = evaluation(model)
     if args.json:
-        print(json.dumps(result, indent=1, allow_nan=False))
+        print(json.dumps(evaluation(model), indent=1, allow_nan=False))
         return 0
-    for line_id, line in result["lines"].items():
-        value = line["value"]
-        if isinstance(value, list):  # a row of periods: its first and last, and how many
-            shown = f"{_short(value[0])} .. {_short(value[-1])} ({len(value)} periods)"
-        else:
-            shown = _short(value)
-        print(f"{line_id:40} {shown:>16} {line['unit']:12} {line['label']}")
+    for line in model.book.lines.values():
+        if line.kind == "input":
+            continue
+        value = model.values[line.id]
+        shown = figure(line, value, message_at(line, model.values))
+        print(f"{line.id:40} {shown:>22}  {line.label}")
     return 0
 
 
@@ -359,13 +366,13 @@ def _risk(args: argparse.Namespace) -> int:
     d = result.decision
     print(f"{result.samples:,} samples (seed {result.seed}), {result.kept:,} kept")
     print(f"probability that buying wins: {result.probability_buy_wins:.1%}")
-    print(f"expected shortfall of buying (mean NPV advantage in the worst 10%): {result.expected_shortfall:,.0f} USD")
-    print(f"base case NPV advantage {d.base:,.0f} USD, at percentile {d.base_percentile:.1%}")
-    print(f"{'output':32} {'unit':10} {'base':>12} {'mean':>12} " + " ".join(f"{f'P{p}':>12}" for p in PERCENTILES))
+    print(f"expected shortfall of buying (mean NPV advantage in the worst 10%): {_money(result.expected_shortfall)}")
+    print(f"base case NPV advantage {_money(d.base)}, at percentile {d.base_percentile:.1%}")
+    print(f"{'output':32} {'unit':10} {'base':>11} {'mean':>11} " + " ".join(f"{f'P{p}':>11}" for p in PERCENTILES))
     for stat in result.statistics:
-        shown = (lambda v: f"{v:.1%}" if v == v else "n/a") if stat.unit == "%" else _short
-        figures = " ".join(f"{shown(v):>12}" for v in (stat.base, stat.mean, *stat.percentiles))
-        print(f"{stat.line_id:32} {stat.unit:10} {figures}")
+        figures = " ".join(f"{_statistic(stat, v):>11}" for v in (stat.base, stat.mean, *stat.percentiles))
+        unit = "MUSD" if stat.unit == "USD" else stat.unit
+        print(f"{stat.line_id:32} {unit:10} {figures}")
     for stat in result.statistics:
         for why, count in stat.left_out:
             print(f"{stat.line_id}: {count:,} of the {result.kept:,} samples kept have {why} (not in its percentiles)")
@@ -425,6 +432,27 @@ def _short(value: object) -> str:
     return f"{value:,.6g}" if isinstance(value, float) else str(value)
 
 
+def _money(usd: float) -> str:
+    """Money as the sheets show a single figure: MUSD from 1 million (two decimals here), kUSD from 10,000."""
+    from workbook.excel.figure_text import number
+    from workbook.excel.formats import money, money_scale, scaled_unit
+
+    scale = money_scale(abs(usd), series=False)
+    return f"{number(money(scale), usd, money=True)} {scaled_unit('USD', scale)}"
+
+
+def _statistic(stat: Any, value: float) -> str:
+    """A risk statistic as its row shows it, its unit in a column of its own: money in MUSD (two decimals), a
+    share as a percentage ("never" above 100% for a break-even), else by its format."""
+    from workbook.excel.figure_text import number
+
+    if value != value:
+        return "n/a"
+    if stat.unit == "USD":
+        return f"{value / 1e6:,.2f}"
+    return number(stat.fmt.replace("never (over 100%)", "never"), value)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from workbook.verify import ENGINES, installed_engines, verify_files
 
@@ -478,14 +506,21 @@ def _quote(args: argparse.Namespace) -> int:
     if out.suffix.lower() != ".xlsx":
         raise InputError(f"{out}: -o/--output names the vendor's copy: a file name ending in .xlsx")
     model = load(args.site, risk=False)  # the copy holds no risk figure
+    lacking = vendor_copy.unissued(model)
+    if lacking and not args.draft:
+        raise InputError(f"{'is' if len(lacking) == 1 else 'are'} to be agreed: a request for quotation is issued "
+                         "only with the buyer's company, contact and response deadline; give them under bom:, or "
+                         "write a draft with --draft", file=args.site, key=", ".join(lacking),
+                         expected="each under bom:, e.g. " + ", ".join(f"{k.split('.')[1]}: {s.example}"
+                                                                for k, s in vendor_copy.term_specs(lacking)))
     rows = vendor_copy.quote_rows(model.book, model.values)
     asked = vendor_copy.chosen(rows, _names(args.groups, "--groups", vendor_copy.GROUPS, "a group"),
                                _names(args.lines, "--lines", [r.key for r in rows], "a line to quote on this site"))
     if not asked:
         raise InputError(f"--groups {args.groups}: no line of this site to quote in these groups",
                          expected=f"one of {', '.join(sorted({r.group for r in rows}))}")
-    write_atomically(out, vendor_copy.render(model, vendor or "(vendor)", issued, asked))
-    print(f"wrote {out} ({len(asked)} lines to quote)")
+    write_atomically(out, vendor_copy.render(model, vendor or "(vendor)", issued, asked, args.draft))
+    print(f"wrote {out} ({len(asked)} lines to quote{'; DRAFT, not for return' if args.draft else ''})")
     return 0
 
 
@@ -502,13 +537,12 @@ def _issue_date(text: str | None) -> Any:
 
 def _names(text: str, option: str, known: Any, what: str) -> list[str]:
     """A comma-separated list of names, each one of `known` (one-line refusal naming the option and the name)."""
-    import difflib
+    from workbook.inputs import did_you_mean
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     for name in names:
         if name not in known:
-            close = difflib.get_close_matches(name, list(known), n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            hint = did_you_mean(name, list(known))
             raise InputError(f"{option}: {name!r} is not {what}{hint}", expected=f"one of {', '.join(known)}"
                              if len(known) <= 10 else "a key of the BOM sheet's Line column with a quantity")
     return names

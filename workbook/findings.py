@@ -17,16 +17,40 @@ def _first(value: Any) -> Any:
     return value.reshape(-1)[0]
 
 
+MOST_FIGURES = 4  # the figures a failing check's line gives: the lines its rule compares
+
+
 def failing_checks(model: Any) -> list[tuple[str, str]]:
     """(label, rule in words) of each check the master check reads that is FALSE, in the Checks sheet's order.
     The rule is the check's note: the model's words, else the condition with each line's label
-    (workbook.book.in_words)."""
+    (workbook.book.in_words); then the figures it compares, as the sheet shows them (4.02 MW against 4 MW)."""
     book, values = model.book, model.values
     master = book.lines.get(MASTER)
     if master is None:
         return []
-    return [(book.lines[i].label, book.lines[i].note) for i in reads(master)
+    return [(book.lines[i].label, _with_figures(book.lines[i].note, _figures(model, i))) for i in reads(master)
             if book.lines[i].kind == "check" and not bool(_first(values[i]))]
+
+
+def _figures(model: Any, check_id: str) -> str:
+    return check_figures(model.book, model.values, check_id)
+
+
+def check_figures(book: Any, values: dict[str, Any], check_id: str) -> str:
+    """The values of the lines a check compares (those its rule reads directly, but the method's constants), as the
+    sheet shows them: `Contracted utility feed 4.02 MW; Utility power available at the site 4 MW`. `values` holds
+    those lines (an evaluation of the check with its dependencies, or every line's)."""
+    from workbook.excel.figure_text import figure
+    from workbook.formula.line import message_at
+    from workbook.unit_constants import is_constant
+
+    read = [book.lines[k] for k in reads(book.lines[check_id]) if not is_constant(book.lines[k]) and k in values]
+    return "; ".join(f"{line.label} {figure(line, values[line.id], message_at(line, values))}"
+                     for line in read[:MOST_FIGURES])
+
+
+def _with_figures(rule: str, figures: str) -> str:
+    return f"{rule} ({figures})" if rule and figures else rule or figures
 
 
 def failing_lines(failing: list[tuple[str, str]], most: int = MOST_SHOWN) -> list[str]:

@@ -17,6 +17,7 @@ import math
 import operator
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -127,7 +128,8 @@ class Spec:
     optional: bool = False  # may be absent: the model then uses another line (e.g. the annual PUE -> the design PUE)
     date: bool = False  # a calendar date (2026-12-01), stored as a spreadsheet date: days since 1899-12-30
     text: int = 0  # words of at most this many characters (a node's name, an address): shown, in no formula
-    starts: tuple[str, ...] = ()  # a text that must begin with one of these words (an Incoterms rule)
+    starts: tuple[str, ...] = ()  # a text that must begin with one of these words, then more (an Incoterms rule)
+    alone: tuple[str, ...] = ()  # texts allowed as they are, in place of a date or of starts' words ("to be agreed")
 
     @property
     def bounds(self) -> Range:
@@ -414,8 +416,9 @@ def hidden(text: str) -> str | None:
 
 def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
     """A text value (a site file is untrusted): one line of at most spec.text characters, no control or format
-    characters, beginning with one of spec.starts where given; a date text is a date written YYYY-MM-DD or one of
-    spec.starts."""
+    characters, one of spec.alone or else beginning with one of spec.starts (where given) followed by more words
+    (an Incoterms rule is followed by its named place); a date text is a date written YYYY-MM-DD or one of
+    spec.alone."""
     if isinstance(raw, datetime.date) and spec.date:
         raw = raw.isoformat()
     if not isinstance(raw, str):
@@ -428,10 +431,13 @@ def _words(raw: Any, spec: Spec, where: Where, key: str) -> str:
         raise _fail(where, key, raw, problem, spec)
     if len(text) > spec.text:
         raise _fail(where, key, raw, f"is longer than {spec.text} characters", spec)
-    if spec.date:  # a date, or one of the words (e.g. "to be agreed")
-        if text not in spec.starts:
-            _date(text, spec, where, key)
-    elif spec.starts and not any(text == w or text.startswith(w + " ") for w in spec.starts):
+    if text in spec.alone:  # e.g. "to be agreed"
+        return text
+    if spec.date:
+        _date(text, spec, where, key)
+    elif spec.starts and text in spec.starts:
+        raise _fail(where, key, raw, f"is {text} alone, without the named place that follows it", spec)
+    elif spec.starts and not any(text.startswith(w + " ") for w in spec.starts):
         raise _fail(where, key, raw, f"does not begin with one of {', '.join(spec.starts)}", spec)
     return text
 
@@ -563,10 +569,22 @@ def with_limits(specs: list[Spec]) -> list[Spec]:
     return out
 
 
-def did_you_mean(key: str, known: list[str]) -> str:
-    """The hint " (did you mean X?)" for the closest known spelling, or no hint."""
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
+def closest(key: str, known: Iterable[str]) -> str | None:
+    """The known name a typed one most likely means: the shortest that contains it (HGX-H200 -> HGX-H200-Supermicro,
+    not the nearer spelling DGX-H100), for three characters or more; else the closest spelling; else None."""
+    names = [str(k) for k in known]
+    typed = str(key).lower()
+    holding = sorted((n for n in names if len(typed) >= 3 and typed in n.lower() and n.lower() != typed), key=len)
+    if holding:
+        return holding[0]
+    close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(key: str, known: Iterable[str]) -> str:
+    """The hint " (did you mean X?)" for the name meant (closest), or no hint."""
+    meant = closest(key, known)
+    return f" (did you mean {meant}?)" if meant else ""
 
 
 TOP_LEVEL = {"site", "description", "catalog", "scenarios", "generation", "quotes", "risk"}  # read by their own modules
@@ -579,11 +597,22 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     """Read and validate a site file against the specs and cross-key rules of every model. Every problem is
     found in one read: raises the InputError of a single problem, or InputErrors naming them all (a file that
     cannot be read as YAML, or is not a mapping, is one problem)."""
+    site, problems = read_site(path, specs, catalog_path, rules)
+    raise_all(problems)
+    assert site is not None
+    return site
+
+
+def read_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_PATH,
+              rules: list[Rule] | tuple[Rule, ...] = ()) -> tuple[Site | None, list[InputError]]:
+    """The site as far as it reads, and every problem of it (its scenarios' keys, values and rules among them), so
+    a caller can add the problems of what it reads next (the risk: section) and report all at once. The site is
+    None where the file is no mapping."""
     path = Path(path)
     data, raw_bytes = _read_yaml(path)
     if not isinstance(data, dict):
-        raise InputError("is not a mapping", file=path,
-                         expected="a mapping with site:, catalog: and one section per model")
+        return None, [InputError("is not a mapping", file=path,
+                                 expected="a mapping with site:, catalog: and one section per model")]
     problems: list[InputError] = []
     by_key = {s.key: s for s in specs}
     given, faulty = _given(data, path, by_key, problems)
@@ -594,10 +623,47 @@ def load_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     values = _resolve(specs, by_key, given, defaults, unresolved, path, bool(data.get("catalog")), problems)
     problems.extend(broken_rules(path, values, rules))
     scenarios, description = _scenarios(data, path, problems), _description(data, path, problems)
-    raise_all(problems)
-    return Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
+    problems.extend(scenario_problems(path, scenarios, values, by_key, rules))
+    site = Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
                 data.get("generation"), catalog_parts(data.get("catalog"), catalog), data.get("quotes"),
                 data.get("risk"))
+    return site, problems
+
+
+SCENARIO_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+def scenario_problems(path: Path, scenarios: dict[Any, Any], values: dict[str, Value], by_key: dict[str, Spec],
+                      rules: list[Rule] | tuple[Rule, ...]) -> list[InputError]:
+    """Each scenario's problems, found with the file's others: a name that is no name, a change that is no
+    mapping, a key that is no live input of this site (with the one meant), a value its input refuses, a rule
+    between keys it breaks (with the base values of the keys it does not change)."""
+    live = [k for k in values if k in by_key and not (by_key[k].choices or by_key[k].structural or by_key[k].text)]
+    out: list[InputError] = []
+    for name, changes in scenarios.items():
+        where = f"{path}: scenarios.{clip(name)}"
+        if not isinstance(name, str) or not SCENARIO_NAME.match(name):
+            out.append(InputError(f"{echo(name)} is not a scenario name", file=path, key="scenarios",
+                                  expected="lowercase letters, digits and _, e.g. low_utilisation"))
+            continue
+        if not isinstance(changes, dict) or not changes:
+            out.append(InputError("is empty" if isinstance(changes, dict) else "is not a mapping", file=path,
+                                  key=f"scenarios.{name}", value=changes, scenario=name,
+                                  expected="a mapping of input key to value, e.g. tco.utilisation: 0.4"))
+            continue
+        changed = dict(values)
+        for key, raw in changes.items():
+            if key not in live:
+                out.append(InputError(f"not a live input of this site{did_you_mean(str(key), live)}", file=path,
+                                      where=where, key=clip(key), scenario=name))
+                continue
+            try:
+                value, source = split_value(raw)
+                changed[key] = Value(parse_value(value, by_key[key], where, key), clip(value), source)
+            except InputError as e:
+                out.append(e.located(file=path, where=where, key=key, scenario=name))
+        out.extend(broken_rules(where, changed, [r for r in rules if r[0] in changes or r[2] in changes]))
+    return out
 
 
 def _given(data: dict[Any, Any], path: Path, by_key: dict[str, Spec],

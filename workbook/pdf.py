@@ -97,13 +97,14 @@ def printing_only(data: bytes, printed: Callable[[str], bool]) -> bytes:
     return out.getvalue()
 
 
-def exports(pdf: Path, data: bytes, appendix: Sequence[str]) -> list[tuple[Path, bytes]]:
+def exports(pdf: Path, data: bytes, appendix: Sequence[str], monthly: bool = True) -> list[tuple[Path, bytes]]:
     """The PDFs of one workbook, each with the workbook bytes that print it: the reviewer's pack at `pdf` (every
-    sheet but the appendix's), and the monthly appendix beside it when there is one."""
-    monthly = set(appendix) - set(NOT_PRINTED)
-    out = [(pdf, printing_only(data, lambda title: title not in monthly and title not in NOT_PRINTED))]
-    if monthly:
-        out.append((appendix_path(pdf), printing_only(data, lambda title: title in monthly)))
+    sheet but the appendix's), and, where `monthly` is asked for and the workbook has monthly sheets, the monthly
+    appendix beside it (the monthly detail belongs in the workbook: the command prints it only on request)."""
+    sheets = set(appendix) - set(NOT_PRINTED)
+    out = [(pdf, printing_only(data, lambda title: title not in sheets and title not in NOT_PRINTED))]
+    if sheets and monthly:
+        out.append((appendix_path(pdf), printing_only(data, lambda title: title in sheets)))
     return out
 
 

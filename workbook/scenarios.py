@@ -8,19 +8,25 @@ scenario recalculates live in the workbook, from one definition of every formula
 
 from __future__ import annotations
 
-import difflib
-import re
-
 from workbook.book import Book
-from workbook.echo import clip, echo
+from workbook.echo import clip
 from workbook.formula.expr import YEARS, Node
 from workbook.formula.line import Line
-from workbook.inputs import InputError, Rule, Site, Spec, Value, check_rules, parse_value, split_value
+from workbook.inputs import (
+    InputError,
+    Rule,
+    Site,
+    Spec,
+    Value,
+    check_rules,
+    did_you_mean,
+    parse_value,
+    scenario_problems,
+    split_value,
+)
 from workbook.sheets import INPUTS
 from workbook.sheets import SCENARIOS as SHEET
 from workbook.sheets import SCENARIOS_YEARLY as YEARLY_SHEET
-
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 
 def lines_used(node: Node) -> set[str]:
@@ -38,15 +44,11 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
     by_key = {s.key: s for s in specs}
     base = [line for line in book.lines.values()]
     out: dict[str, dict[str, Line]] = {}
+    problems = scenario_problems(site.path, site.scenarios, dict(site.values), by_key, rules)
+    if problems:  # a site file's are found when it is read (load_site); a scenario given here is checked alike
+        raise problems[0]
     for name, changes in site.scenarios.items():
         where = f"{site.path}: scenarios.{clip(name)}"
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise InputError(f"{echo(name)} is not a scenario name", file=site.path, key="scenarios",
-                             expected="lowercase letters, digits and _, e.g. low_utilisation")
-        if not isinstance(changes, dict) or not changes:
-            raise InputError("is empty" if isinstance(changes, dict) else "is not a mapping", file=site.path,
-                             key=f"scenarios.{name}", value=changes, scenario=name,
-                             expected="a mapping of input key to value, e.g. tco.utilisation: 0.4")
         mapping: dict[str, Line] = {}
         values = dict(site.values)
         builder = book.sheet(INPUTS, f"scenario.{name}", group=f"Scenario: {name}")
@@ -54,8 +56,7 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
             line = book.lines.get(key)
             if line is None or line.kind != "input" or key not in by_key:
                 known = [k for k, v in book.lines.items() if v.kind == "input" and k in by_key]
-                close = difflib.get_close_matches(str(key), known, n=1)
-                hint = f" (did you mean {close[0]}?)" if close else ""
+                hint = did_you_mean(str(key), known)
                 raise InputError(f"not a live input of this site{hint}", file=site.path, where=where, key=clip(key),
                                  scenario=name)
             if book.calendar is not None and key in book.calendar.inputs:

@@ -32,7 +32,7 @@ from workbook.book import Book
 from workbook.excel import formats as formats_
 from workbook.formula.evaluation import evaluate, non_finite_cases, stacked
 from workbook.formula.functions import all_
-from workbook.formula.line import PERCENT, Line
+from workbook.formula.line import BREAK_EVEN, BREAK_EVEN_SHORT, PERCENT, Line
 from workbook.inputs import Rule, Spec, rule_holds
 from workbook.sheets import INPUTS
 from workbook.sheets import SENSITIVITY as SHEET
@@ -247,8 +247,8 @@ def break_even_facts(book: Book, spec: Spec, output: Line, beside: Line, what: s
         said = (f"The {what} at which the {result} is 0 (base case: {base:+.1%} a year): above it buying is "
                 f"ahead, below it renting.")
     return [
-        Fact(beside.label, beside.unit_text, beside.fmt,
-             "Live: the formula on the TCO sheet (this cell refers to it).", line=beside),
+        Fact(beside.label, beside.unit_text, BREAK_EVEN_SHORT if beside.fmt == BREAK_EVEN else beside.fmt,
+             "Live: the formula on the TCO sheet (this cell refers to it); never: above 100%.", line=beside),
         Fact(f"Break-even {what} (build-time value)", "%/year", "+0.00%;-0.00%;0.00%",
              f"{said} Found at build time by bisection over {span}, every other input as built: rebuild the "
              f"workbook to refresh it.", value="none" if root is None else root),
@@ -363,10 +363,12 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
 
 
 def _level_format(line: Line) -> str:
-    """A result's value in a case: money in MUSD (the header says so), a percentage as its line shows it, any
-    other with its negatives in parentheses."""
+    """A result's value in a case: money in MUSD (the header says so), a break-even above 100% as never (short: the
+    column is narrow), a percentage as its line shows it, any other with its negatives in parentheses."""
     if line.unit_text == "USD":
         return formats_.money(",,")
+    if line.fmt == BREAK_EVEN:
+        return BREAK_EVEN_SHORT
     return formats_.negatives_in_parentheses(line.fmt)
 
 

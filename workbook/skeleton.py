@@ -70,9 +70,8 @@ def choose(catalog: dict[str, Any], gpu: str, node: str, parts: dict[str, str]) 
 
 
 def _hint(name: str, options: list[str]) -> str:
-    """A "did you mean": an option the name begins (H200 -> H200-SXM), else the closest spelling."""
-    starts = [o for o in options if o.lower().startswith(name.lower())]
-    return f" (did you mean {starts[0]}?)" if len(starts) == 1 else did_you_mean(name, options)
+    """A "did you mean": the option that holds the name (H200 -> H200-SXM), else the closest spelling."""
+    return did_you_mean(name, options)
 
 
 def skeleton(site_name: str, choice: dict[str, str], models: list[ModuleType],

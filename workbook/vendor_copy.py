@@ -15,6 +15,11 @@ site's name, over the vendor, the date and the lines of this copy, shown as 12 h
 holding a subset cannot make another copy's reference; import-quote makes it again from the site as it is now
 and refuses a copy whose reference, vendor, date or lines do not match.
 
+A copy is issued only with the buyer's company, the buyer contact and the date quotes are due
+(workbook.models.bom_terms.REQUIRED); `quote --draft` writes one without them, for review: every page of each of
+its sheets carries DRAFT in its header, its first sheet says so and which terms are missing, and its reference
+is not an issued copy's (import-quote refuses it).
+
 The copy is a small book of its own, written by the same grid writer as the BOM sheet: each quantity is an
 input line shown as a locked value, each price and lead time an input line left blank for the vendor, each
 line total a formula line (quantity x unit price) defined once, in Python, like every other formula.
@@ -38,11 +43,12 @@ from workbook.book import Book
 from workbook.document import Document
 from workbook.excel.grids import write_grids
 from workbook.excel.layout import plan
-from workbook.excel.pages import PAPERS
+from workbook.excel.pages import MARGIN_HEADER, PAPERS
 from workbook.excel.styles import Styles
 from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
 from workbook.models.bom import GROUPS
+from workbook.models.bom_terms import TERMS, missing
 from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn, Section
 from workbook.quotes import MAX_COMMENT, quote_limits
 from workbook.ranges import Range
@@ -60,7 +66,10 @@ COLUMNS = [GridColumn("Line", 26), GridColumn("Item", 32, wrap=True), GridColumn
            GridColumn("Lead time (weeks from order)", 12, wrap=True), GridColumn("Comment", 36, wrap=True),
            GridColumn("Line total (USD)", 16)]
 # the request sheet: what is asked, on what terms, and how to answer (labels in column 0, the words in column 1)
-REFERENCE, VENDOR, ISSUED = "Reference", "Vendor", "Issued"
+REFERENCE, VENDOR, ISSUED, STATUS = "Reference", "Vendor", "Issued", "Status"
+DRAFT = "DRAFT"
+# a draft's page header: the sheet's name, DRAFT in bold in the middle, the page number (as styles.PAGE_HEADER)
+DRAFT_HEADER = '&L&A&C&"-,Bold"DRAFT: not issued, not for return&R&P / &N'
 HOW = [
     ("Unit price", "In US dollars per unit, excluding taxes, on the delivery terms above. Leave it empty for a line "
                    "you do not supply; a price of 0 needs a comment saying where the line is included."),
@@ -92,7 +101,7 @@ class QuoteRow:
 
 def quote_rows(book: Book, values: dict[str, np.ndarray]) -> list[QuoteRow]:
     """The BOM's priced lines with a quantity above zero, as built, in its groups' order; a cable's spec says its
-    length class."""
+    length class, a term licence's its years of cover."""
     rows = []
     for item, qty, length in book.bom.rows:
         n = float(values[qty.id].reshape(-1)[0])
@@ -101,6 +110,9 @@ def quote_rows(book: Book, values: dict[str, np.ndarray]) -> list[QuoteRow]:
         spec = item.spec
         if length is not None:
             spec = f"{spec}, {float(values[length.id].reshape(-1)[0]):g} m length class"
+        cover = book.bom.covers.get(item.key)
+        if cover is not None:
+            spec = f"{spec}, for {float(values[cover.id].reshape(-1)[0]):g} years of cover"
         rows.append(QuoteRow(item.key, item.group, item.label, spec, n, item.unit))
     return rows
 
@@ -125,29 +137,44 @@ def layout(rows: Sequence[QuoteRow]) -> list[QuoteRow | str]:
 
 
 def reference(site_name: str, everything: Sequence[QuoteRow], vendor: str, issued: datetime.date,
-              keys: Sequence[str]) -> str:
-    """The copy's reference (see the module's docstring): RFQ-XXXX-XXXX-XXXX."""
+              keys: Sequence[str], draft: bool = False) -> str:
+    """The copy's reference (see the module's docstring): RFQ-XXXX-XXXX-XXXX; a draft's is another than the issued
+    copy's of the same lines."""
     bom = json.dumps([site_name, [[r.key, r.item, r.spec, r.qty, r.unit] for r in everything]])
-    message = json.dumps([vendor, issued.isoformat(), list(keys)])
+    message = json.dumps([vendor, issued.isoformat(), list(keys), *([DRAFT] if draft else [])])
     digest = hmac.new(hashlib.sha256(bom.encode()).digest(), message.encode(), hashlib.sha256).hexdigest()
     short = digest[:12].upper()
     return f"RFQ-{short[:4]}-{short[4:8]}-{short[8:]}"
 
 
-def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteRow] | None = None) -> bytes:
+def unissued(model: Any) -> list[str]:
+    """The site-file keys of the terms a copy is not issued without (bom_terms.REQUIRED) that the site leaves "to
+    be agreed"."""
+    return [t.key for t in missing(model.book.bom.terms)]
+
+
+def term_specs(keys: Sequence[str]) -> list[tuple[str, Any]]:
+    """The terms' specs (key, Spec) of these site-file keys, for what a refusal expects of each."""
+    return [(t.key, t) for t in TERMS if t.key in keys]
+
+
+def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteRow] | None = None,
+           draft: bool = False) -> bytes:
     """The vendor's copy of a loaded model's bill of materials, as .xlsx bytes: `rows` (quote_rows, or a subset
-    of them, `chosen`), every line by default; `issued` is its one date."""
+    of them, `chosen`), every line by default; `issued` is its one date; a draft says DRAFT on every page (the
+    caller refuses to issue a copy that is not a draft while unissued(model) names a term)."""
     everything = quote_rows(model.book, model.values)
     rows = list(everything if rows is None else rows)
-    ref = reference(model.site.name, everything, vendor, issued, [r.key for r in rows])
+    ref = reference(model.site.name, everything, vendor, issued, [r.key for r in rows], draft)
     book = Book(ref)
     book.sheets[INSTRUCTIONS_SHEET] = []  # first: the sheets' order is the order they are made in
     lines = _quote_lines(book, rows)
-    cover = Grid(INSTRUCTIONS_SHEET, "Request for quotation", f"Reference {ref}, issued {issued.isoformat()}",
+    title = f"Request for quotation ({DRAFT})" if draft else "Request for quotation"
+    cover = Grid(INSTRUCTIONS_SHEET, title, f"Reference {ref}, issued {issued.isoformat()}",
                  [GridColumn("Request", 30, wrap=True), GridColumn("Details", 96, wrap=True)],
-                 _cover_rows(model, ref, vendor, issued, rows))
-    grid = Grid(QUOTE_SHEET, "Quote", f"Reference {ref}: fill the yellow cells (unit price, lead time, comment).",
-                COLUMNS)
+                 _cover_rows(model, ref, vendor, issued, rows, draft))
+    grid = Grid(QUOTE_SHEET, f"Quote ({DRAFT})" if draft else "Quote",
+                f"Reference {ref}: fill the yellow cells (unit price, lead time, comment).", COLUMNS)
     values = iter(lines["rows"])
     for row in layout(rows):
         if isinstance(row, str) and row != TOTAL_KEY:
@@ -159,18 +186,25 @@ def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteR
     grid.rows.append([TOTAL_KEY, "Total", "", None, "", None, None, None, lines["total"]])
     book.grids = [cover, grid]
     document = Document("quote", (INSTRUCTIONS_SHEET, QUOTE_SHEET), cover=False, protect=True)
-    return _write(book, book.evaluate(), document, vendor, issued)
+    return _write(book, book.evaluate(), document, vendor, issued, draft)
 
 
 def _cover_rows(model: Any, ref: str, vendor: str, issued: datetime.date,
-                rows: Sequence[QuoteRow]) -> list[Any]:
-    """The request: who and what, the site's terms, the validity asked for, how to answer."""
+                rows: Sequence[QuoteRow], draft: bool = False) -> list[Any]:
+    """The request: who and what (a draft's status first), the site's terms, the validity asked for, how to
+    answer."""
     bom = model.book.bom
     days = float(model.values["bom.quote_validity"].reshape(-1)[0])
     asked = [GROUPS[g].split(":")[0] for g in GROUPS if any(r.group == g for r in rows)]
-    out: list[Any] = [Section("The request"), [REFERENCE, ref], [VENDOR, vendor], [ISSUED, issued.isoformat()],
-                      ["Lines to quote", f"{len(rows)} lines on the Quote sheet: {', '.join(asked)}"],
-                      Section("Delivery and commercial terms")]
+    out: list[Any] = [Section("The request")]
+    if draft:
+        lacking = [t.label for t in missing(bom.terms)]
+        why = f"; {', '.join(lacking)}: to be agreed" if lacking else ""
+        out.append([STATUS, f"{DRAFT}: for review, not issued{why}. Do not return it: a quote on a draft is not "
+                            "imported."])
+    out += [[REFERENCE, ref], [VENDOR, vendor], [ISSUED, issued.isoformat()],
+            ["Lines to quote", f"{len(rows)} lines on the Quote sheet: {', '.join(asked)}"],
+            Section("Delivery and commercial terms")]
     out += [[term.label, term.text] for term in bom.terms]
     out += [["Quote validity", f"At least {days:g} days from the date of your quote"],
             ["Currency", "US dollars (USD), excluding taxes"], Section("How to quote")]
@@ -204,11 +238,12 @@ def _input(line_id: str, label: str, unit_text: str, value: float, fmt: str, bou
 
 
 def _write(book: Book, values: dict[str, np.ndarray], document: Document, vendor: str,
-           issued: datetime.date) -> bytes:
+           issued: datetime.date, draft: bool) -> bytes:
     buffer = io.BytesIO()
     wb = xlsxwriter.Workbook(buffer, {"strings_to_numbers": False, "strings_to_formulas": False,
                                       "in_memory": True})
-    wb.set_properties({"title": "Request for quotation", "author": "", "company": "", "comments": "",
+    title = f"Request for quotation ({DRAFT})" if draft else "Request for quotation"
+    wb.set_properties({"title": title, "author": "", "company": "", "comments": "",
                        "created": datetime.datetime.combine(issued, datetime.time())})  # its one date
     wb.set_calc_mode("auto")
     styles = Styles(wb, unlock_inputs=True)
@@ -217,5 +252,7 @@ def _write(book: Book, values: dict[str, np.ndarray], document: Document, vendor
     for title, sl in layout_.sheets.items():
         ws = wb.add_worksheet(title)
         write_grids(wb, ws, styles, layout_, sl.grids, values, vendor, paper)
+        if draft:  # on every printed page of every sheet, over the page plan's own header
+            ws.set_header(DRAFT_HEADER, {"margin": MARGIN_HEADER})
     wb.close()
     return buffer.getvalue()

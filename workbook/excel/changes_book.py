@@ -100,6 +100,10 @@ def _bridge_sheet(wb: Any, ws: Any, styles: Styles, bridge: Bridge, paper: str) 
               ("Change (new - old)", [o.new - o.old for o in outputs], True, styles.bold_wrap),
               ("Steps' sum - change (0 up to rounding)", [_residual(bridge, oi) for oi in range(len(outputs))],
                True, styles.text)]
+    error = bridge.attribution.error
+    if error is not None:  # an estimated bridge: each step's standard error, as its header says
+        table += [(f"{g.name}: standard error (sampled orders)", [float(error[gi, oi]) for oi in range(len(outputs))],
+                   True, styles.text) for gi, g in enumerate(bridge.groups)]
     for k, (label, values, step, style) in enumerate(table):
         r = head + 1 + k
         ws.write_string(r, 0, label, style)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import xlsxwriter
 
 from workbook import __version__, sheets
 from workbook.excel import formats
@@ -65,11 +64,12 @@ HOW_TO_READ = [
 ]
 
 
-def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Layout, paper: Paper,
-                headline: list[tuple[Line, np.ndarray]] | None = None) -> None:
-    """`headline`: lines repeated under the title (the answer), each a live reference (=its name) to its row, so
-    the pack's first page answers the decision."""
-    ws: Any = wb.add_worksheet(COVER)
+def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Paper,
+                headline: list[tuple[Line, np.ndarray]] | None = None, values: dict[str, np.ndarray] | None = None,
+                odds: str | None = None) -> None:
+    """The Cover, written once every other sheet is planned (its index gives each sheet's first page in the pack).
+    `headline`: the answer and its figures, repeated under the title, each a live reference (=its name) to its row,
+    so the pack's first page decides; `odds`: the risk's probability that buying wins (a build-time value)."""
     tall: dict[int, float] = {0: TITLE_HEIGHT}  # rows taller than one line of text
     ws.set_column(0, 0, 58)  # the longest setting's label whole
     ws.set_column(1, 1, TEXT_WIDTH)
@@ -83,14 +83,18 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ]
     for setting in (s for s in layout.settings if s.shapes):
         rows.append((setting.label, f"{setting.value} ({_origin(setting.source)})"))
-    r = max(2, _headline(ws, styles, headline or [], 1))  # under the title, where a blank row was: the answer
+    r = max(2, _headline(ws, styles, headline or [], 1, values))  # under the title: the answer and its figures
+    if odds is not None:
+        ws.write(r, 0, "Probability that buying wins (Risk sheet; a build-time value)", styles.bold_top)
+        ws.write_string(r, 1, odds, styles.text)
+        r += 1
     for label, text in rows:
         ws.write(r, 0, label, styles.bold_top)
         tall[r] = _wrapped(ws, r, text, styles)
         r += 1
     r += 1
     ws.write(r, 0, "How to read", styles.bold_top)
-    for line in HOW_TO_READ:
+    for line in [*HOW_TO_READ, _printed(layout)]:
         tall[r] = _wrapped(ws, r, line, styles)
         r += 1
     r += 1
@@ -99,30 +103,62 @@ def write_cover(wb: xlsxwriter.Workbook, styles: Styles, site: Site, layout: Lay
     ws.write_string(r + 1, 1, "Check TRUE", styles.wb.add_format({**styles.base, "bg_color": "#C6EFCE"}))
     ws.write_string(r + 2, 1, "Check FALSE", styles.wb.add_format({**styles.base, "bg_color": "#FFC7CE"}))
     r += 4
-    ws.write(r, 0, "Sheets", styles.bold)
+    ws.write(r, 0, "Sheets (page in this pack)", styles.bold)
     r += 1
-    link = _link(styles)
-    for title in layout.sheets:
-        if title == sheets.DELAY_YEARLY:  # named on the delay scenario's own row
-            continue
+    index = [t for t in layout.sheets if t != sheets.DELAY_YEARLY]  # named on the delay scenario's own row
+    heights = [tall.get(k, ROW_HEIGHT) for k in range(r + len(index) + 1)]
+    rows_at = {}
+    for k, title in enumerate(index):
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
-        where = APPENDIX if title in layout.appendix and title not in sheets.NOT_PRINTED else ""
-        ws.write_url(r, 0, f"internal:'{title}'!A1", link, string=title)
-        tall[r] = _wrapped(ws, r, purpose + where, styles)
-        r += 1
-    heights = [tall.get(k, ROW_HEIGHT) for k in range(r + 1)]
+        heights[r + k] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(purpose + APPENDIX, TEXT_WIDTH) + 2.25)
+        rows_at[title] = (r + k, purpose)
     layout.pages[COVER] = plan = plan_pages(paper, [58, TEXT_WIDTH], heights)
+    first = first_pages(layout, plan.pages)
+    link = _link(styles)
+    for title, (row, purpose) in rows_at.items():
+        at = f"page {first[title]}: " if title in first else ""
+        where = APPENDIX if title in layout.appendix and title not in sheets.NOT_PRINTED else ""
+        ws.write_url(row, 0, f"internal:'{title}'!A1", link, string=title)
+        _wrapped(ws, row, at + purpose + where, styles)
     apply(ws, paper, plan)
 
 
-def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], r: int) -> int:
-    """The headline's rows from `r`, each =its line's name in the number format of its row (the answer's sentence);
-    returns the next row."""
+def first_pages(layout: Layout, cover_pages: int) -> dict[str, int]:
+    """Each sheet's first page in the reviewer's pack (the Cover first, then every sheet the pack prints, in order,
+    each as many pages as its plan): what the Cover's index says."""
+    out, page = {}, cover_pages + 1
+    for title in layout.sheets:
+        if title in sheets.NOT_PRINTED or title in layout.appendix or title not in layout.pages:
+            continue
+        out[title] = page
+        page += layout.pages[title].pages
+    return out
+
+
+def _printed(layout: Layout) -> str:
+    """What the pack prints and what it leaves to the workbook (the monthly detail)."""
+    monthly = [t for t in layout.sheets if t in layout.appendix and t not in sheets.NOT_PRINTED]
+    if not monthly:
+        return "The PDF prints every sheet but the delay scenario's."
+    return (f"The PDF prints the yearly and single-value sheets; the monthly detail ({', '.join(monthly)}) is in "
+            "the workbook, and printed only on request (python -m workbook pdf --monthly, a year a page across).")
+
+
+def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], r: int,
+              values: dict[str, np.ndarray] | None = None) -> int:
+    """The headline's rows from `r`, each =its line's name in the number format of its row (the answer's sentence,
+    a figure with its unit); returns the next row."""
     for line, value in headline:
-        ws.write(r, 0, line.label, styles.bold_top)
         shown = formats.shown(line, value)
-        fmt = styles.sentence_value(shown.fmt) if formats.worded(line.fmt) else styles.value(shown.fmt, line.kind)
-        write_formula(ws, r, 1, f"={line.name}", fmt, cached(line, value))
+        unit = "" if formats.worded(line.fmt) or line.is_bool or not shown.unit else f" ({shown.unit})"
+        ws.write(r, 0, line.label + unit, styles.bold_top)
+        if line.is_bool:
+            fmt = styles.value(line.fmt, "check")
+        elif formats.worded(line.fmt):
+            fmt = styles.sentence_value(shown.fmt)
+        else:
+            fmt = styles.value(shown.fmt, line.kind)
+        write_formula(ws, r, 1, f"={line.name}", fmt, cached(line, value, values=values))
         r += 1
     return r
 

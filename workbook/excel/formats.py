@@ -160,3 +160,12 @@ def negatives_in_parentheses(fmt: str) -> str:
         return fmt
     d, percent = len(m.group("dec") or ""), bool(m.group("pct"))
     return plain(d, percent, grouped=bool(m.group("group")) or (not percent and d == 0))
+
+
+def odds_shown(p: float) -> str:
+    """A probability to the whole percent, never rounded to a certainty it is not: 0.3% is <1%, 99.6% is >99%."""
+    if 0 < p < 0.01:
+        return "<1%"
+    if 0.99 < p < 1:
+        return ">99%"
+    return f"{p:.0%}"

@@ -24,7 +24,7 @@ from workbook.excel.pages import (
 )
 from workbook.excel.styles import Styles
 from workbook.excel.tables import lines_height
-from workbook.formula.line import COUNT
+from workbook.formula.line import BREAK_EVEN_SHORT, COUNT
 from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
 from workbook.risk.drivers import METHOD
 
@@ -38,7 +38,7 @@ RANK = "+0.00;-0.00;0.00"
 MEAN = "#,##0.0"  # a whole-number input's mean (13 months would hide 12.9)
 
 
-NEVER = '[>1]"never";0.0%'  # a break-even utilisation above 100% (the TCO sheet's words, short enough for a column)
+NEVER = BREAK_EVEN_SHORT  # a break-even utilisation above 100% (the TCO sheet's words, short enough for a column)
 
 
 def _shown(stat: Statistic) -> tuple[str, str]:

@@ -49,8 +49,8 @@ from workbook.inputs import Site
 from workbook.presentation import Section, Text
 from workbook.risk.analysis import RiskResult
 from workbook.sheets import CHECKS as CHECKS_SHEET
+from workbook.sheets import COVER, RISK, SUMMARY
 from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.sheets import RISK, SUMMARY
 from workbook.unit_constants import is_constant
 
 FIXED_DATE = datetime(2026, 1, 1)
@@ -107,9 +107,7 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     document = layout.document
     styles = Styles(wb, unlock_inputs=document.protect)
     paper = paper_of(site)
-    if document.cover:
-        headline = [(line, values[line.id]) for line in book.headline if line.id in layout.cells]
-        write_cover(wb, styles, site, layout, paper, headline)
+    cover = wb.add_worksheet(COVER) if document.cover else None  # first in the pack; written once all are planned
     sheets = {}
     for title, sl in layout.sheets.items():
         ws = wb.add_worksheet(title)
@@ -134,6 +132,12 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         _size_and_print(ws, layout, title, paper, values)
         if document.protect:
             ws.protect()
+    if cover is not None:
+        headline = [(line, values[line.id]) for line in book.headline if line.id in layout.cells]
+        risk = next((t for t in book.tables if isinstance(t, RiskResult)), None)
+        odds = None if risk is None else (f"{formats.odds_shown(risk.probability_buy_wins)} of {risk.samples:,} "
+                                          "samples of the risk: section's ranges")
+        write_cover(cover, styles, site, layout, paper, headline, values, odds)
     add_charts(wb, sheets, layout, values)
     wb.close()
 

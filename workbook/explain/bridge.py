@@ -50,6 +50,44 @@ class Output:
 
 
 @dataclass(frozen=True)
+class Flip:
+    """A check that passes in one version and fails in the other, with the figures it compares in each."""
+
+    id: str
+    label: str
+    old: bool
+    new: bool
+    old_figures: str
+    new_figures: str
+
+
+MASTER = "checks.all_pass"
+
+
+def flips(old: Version, new: Version) -> tuple[Flip, ...]:
+    """Every check of both versions (the master check's and the rest, in the new book's order) whose TRUE/FALSE
+    differs, with the figures each compares (workbook.findings)."""
+    from workbook.findings import check_figures
+    from workbook.models.summary import master_checks
+    from workbook.models.tco import DELAY_SCENARIO
+
+    ids = [k for k, line in new.book.lines.items() if line.kind == "check" and k in old.book.lines]
+    a = evaluate(old.book, {}, ids, strict=False, with_dependencies=True)
+    b = evaluate(new.book, {}, ids, strict=False, with_dependencies=True)
+    out = []
+    for k in ids:
+        was, now = bool(scalar(a[k])), bool(scalar(b[k]))
+        if was != now:
+            out.append(Flip(k, new.book.lines[k].label, was, now, check_figures(old.book, a, k),
+                            check_figures(new.book, b, k)))
+    master = [all(bool(scalar(v[c.id])) for c in master_checks(version.book, (DELAY_SCENARIO,)) if c.id in v)
+              for version, v in ((old, a), (new, b))]
+    if master[0] != master[1]:
+        out.insert(0, Flip(MASTER, "All checks pass (the master check)", master[0], master[1], "", ""))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class Group:
     """A step of the bridge: the differences it holds, the inputs it puts in (none for the structural step)."""
 
@@ -69,6 +107,7 @@ class Bridge:
     steps: np.ndarray  # groups x outputs, in each output's unit
     attribution: shapley.Attribution
     notes: tuple[str, ...] = field(default=())
+    flips: tuple[Flip, ...] = ()  # the checks that pass in one version and fail in the other
 
     @property
     def method(self) -> str:
@@ -122,7 +161,7 @@ def explain(old: Version, new: Version, groups: Mapping[str, Sequence[str]] | No
             game = dataclasses.replace(game, switch=len(chosen) - 1)
     attribution = shapley.attribute(len(chosen), lambda masks: _overlay_rows(game, chosen, masks, ids), seed=seed)
     return Bridge(old, new, tuple(diffs), tuple(chosen), outputs, attribution.values, attribution,
-                  tuple(_notes(old, new, diffs)))
+                  tuple(_notes(old, new, diffs)), flips(old, new))
 
 
 @dataclass(frozen=True)
@@ -220,7 +259,10 @@ def _sorted(diffs: list[Difference], old: Version, new: Version,
 def _members(placed: list[Difference], structural: list[Difference], named: Mapping[str, Sequence[str]],
              by_input: bool) -> dict[str, list[Difference]]:
     """Each step's differences: a named group's (the first group naming a key takes it), then by section (input)."""
-    sections = {d.section for d in placed} | {d.key for d in placed} | {STRUCTURE, OTHER}
+    labels = [d.label for d in placed]
+    step = {d.key: d.label if labels.count(d.label) == 1 and d.label not in {x.section for x in placed} else d.key
+            for d in placed}  # a step per input is named by its label (by its key where two share one)
+    sections = {d.section for d in placed} | {d.key for d in placed} | set(step.values()) | {STRUCTURE, OTHER}
     members: dict[str, list[Difference]] = {name: [] for name in named}
     for name, keys in named.items():
         if name in sections:
@@ -232,7 +274,7 @@ def _members(placed: list[Difference], structural: list[Difference], named: Mapp
                                else "names no input that differs between the two versions")
     for d in placed:
         name = next((n for n, keys in named.items() if any(_matches(d.key, k) for k in keys)), None)
-        members.setdefault(name or (d.key if by_input else d.section), []).append(d)
+        members.setdefault(name or (step[d.key] if by_input else d.section), []).append(d)
     for name, keys in named.items():
         if not members[name]:
             raise InputError("holds only inputs an earlier --group holds", key=f"--group {name}",

@@ -12,15 +12,20 @@ from workbook.explain.diff import QUOTE, Difference
 
 
 def figure(value: float, o: Output, signed: bool = False) -> str:
-    """A value of an output as its line shows it: a share in % (a step in percentage points), money in whole USD,
-    else to the line format's decimals (a step to two more: a step smaller than the line shows is not 0)."""
+    """A value of an output as its line shows it, to the line's decimals: a share in % (a step in percentage points),
+    money in whole USD, a break-even above 100% as never; a step that rounds to nothing is 0, never -0.0."""
     if not math.isfinite(value):
         return "n/a"
-    sign = "+" if signed else ""
+    if o.unit == "%" and not signed and '"never' in o.fmt and value > 1:
+        return "never (over 100%)"
+    shown = formats.decimals(o.fmt.split(";")[-1]) if o.unit != "USD" else 0
+    x = value * 100 if o.unit == "%" else value
+    text = f"{x:{'+' if signed else ''},.{shown}f}"
+    if float(text.replace(",", "")) == 0:
+        text = text.lstrip("+-")
     if o.unit == "%":
-        return f"{value * 100:{sign},.2f} {'pp' if signed else '%'}"
-    shown = 0 if o.unit == "USD" else formats.decimals(o.fmt) + (2 if signed else 0)  # a step to two more
-    return f"{value:{sign},.{shown}f} {o.unit}"
+        return f"{text} pp" if signed else f"{text}%"
+    return f"{text} {o.unit}"
 
 
 def lines(bridge: Bridge, *, sources: bool = True) -> list[str]:
@@ -29,7 +34,19 @@ def lines(bridge: Bridge, *, sources: bool = True) -> list[str]:
     out += [f"note: {n}" for n in bridge.notes]
     out.append(f"{len(bridge.differences)} difference(s), in the Inputs sheet's order:")
     out += [f"  {t}" for d in bridge.differences for t in difference_lines(d, sources)]
-    return out + bridge_lines(bridge)
+    return out + flip_lines(bridge) + bridge_lines(bridge)
+
+
+def flip_lines(bridge: Bridge) -> list[str]:
+    """Each check that passes in one version and fails in the other, with the figures it compares in each."""
+    if not bridge.flips:
+        return ["no check changes: each passes (or fails) in both versions"]
+    out = [f"{len(bridge.flips)} check(s) change:"]
+    for f in bridge.flips:
+        state = {True: "passes", False: "FAILS"}
+        figures = f" ({f.old_figures} -> {f.new_figures})" if f.old_figures or f.new_figures else ""
+        out.append(f"  {f.label}: {state[f.old]} -> {state[f.new]}{figures}")
+    return out
 
 
 def bridge_lines(bridge: Bridge) -> list[str]:
@@ -67,6 +84,8 @@ def as_json(bridge: Bridge) -> dict[str, Any]:
                   "other_files": {name: sha for name, sha in v.companions}}
            for side, v in (("old", bridge.old), ("new", bridge.new))},
         "notes": list(bridge.notes),
+        "checks_that_change": [{"check": f.id, "label": f.label, "old": f.old, "new": f.new,
+                                "old_figures": f.old_figures, "new_figures": f.new_figures} for f in bridge.flips],
         "method": bridge.method,
         "exact": bridge.attribution.exact,
         "differences": [{"kind": d.kind, "key": d.key, "label": d.label, "unit": d.unit, "old": d.old, "new": d.new,

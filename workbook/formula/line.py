@@ -37,6 +37,8 @@ COUNT = "#,##0"
 NUMBER = "#,##0.00"
 PERCENT = "0.0%"
 BOOL = "BOOLEAN"
+BREAK_EVEN = '[>1]"never (over 100%)";0.0%'  # a break-even utilisation above 100% is never reached: said so
+BREAK_EVEN_SHORT = '[>1]"never";0.0%'  # the same in a table's narrow column (its note says never is over 100%)
 
 
 @dataclass(eq=False)

@@ -21,7 +21,7 @@ from typing import Any
 from workbook import scenarios, sensitivity, sheets, unit_constants
 from workbook.book import Book
 from workbook.formula.line import Line
-from workbook.inputs import InputError, Rule, Site, Spec, load_site
+from workbook.inputs import InputError, InputErrors, Rule, Site, Spec, raise_all, read_site
 from workbook.models import (
     bom,
     cooling,
@@ -120,19 +120,33 @@ class Loaded:
     risk: risk_section.RiskPlan | None = None  # the `risk:` section's input distributions, where it has one
 
 
-def complete(site: Site) -> Loaded:
-    """What a validated site's book needs besides the site file, read now: its upgrade's next fleet, its quotes."""
+def complete(site: Site, risk: risk_section.RiskPlan | None = None) -> Loaded:
+    """What a validated site's book needs besides the site file, read now: its upgrade's next fleet, its quotes (and
+    its risk plan, where the caller has not read it with the site)."""
     engineering = [spec for m in ENGINEERING for spec in m.INPUTS]
     upgrade = load_upgrade(site, engineering, [r for m in ENGINEERING for r in getattr(m, "RULES", [])])
     if upgrade is not None:
         site = dataclasses.replace(site, values={**site.values, **upgrade.values})
     unit_constants.constants()  # the conversion constants' file, read once a process, before any formula needs it
-    return Loaded(site, upgrade, chosen_quotes(site), risk_section.read(site, all_specs()))
+    plan = risk if risk is not None else risk_section.read(site, all_specs())
+    return Loaded(site, upgrade, chosen_quotes(site), plan)
 
 
 def load_all(site_path: Path | str) -> Loaded:
-    """Read and validate a site file and everything its book is defined from."""
-    return complete(load_site(site_path, all_specs(), rules=all_rules()))
+    """Read and validate a site file and everything its book is defined from. The site file's problems, its
+    scenarios' and its risk: section's are found in one pass and reported together."""
+    site, problems = read_site(site_path, all_specs(), rules=all_rules())
+    plan = None
+    if site is not None:
+        try:
+            plan = risk_section.read(site, all_specs())
+        except InputErrors as e:
+            problems += list(e.errors)
+        except InputError as e:
+            problems.append(e)
+    raise_all(problems)
+    assert site is not None
+    return complete(site, plan)
 
 
 def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,

@@ -69,6 +69,9 @@ INPUTS = with_limits([
          "", "a part number and spec as text of at most 200 characters",
          '"NVIDIA MMA4Z00-NS-FLT, 800G twin-port OSFP 2x400G SR4, multimode, 50 m, flat top"', text=200,
          optional=True),
+    Spec("bom.nic_spec", "Compute NIC: its part number and spec, as a vendor quotes a spare", "",
+         "a part number and spec as text of at most 200 characters",
+         '"NVIDIA ConnectX-7 MCX75310AAS-NEAT: single-port 400G OSFP, PCIe 5.0 x16"', text=200, optional=True),
     Spec("bom.storage_port_transceiver_price", "Price per single-port transceiver at a storage endpoint", "USD",
          **_USD),
     Spec("bom.single_mode_cable_price", "Price per single-mode fibre cable", "USD", **_USD),
@@ -121,6 +124,7 @@ class BomOut:
     terms: tuple[Term, ...] = ()
     used: dict[str, tuple[Line, Line]] = field(default_factory=dict)  # priced line key -> (unit price used, lead)
     quoted: dict[str, tuple[Line, ...]] = field(default_factory=dict)  # quoted key -> its price, lead, qty, date
+    covers: dict[str, Line] = field(default_factory=dict)  # a term licence's key -> its years of cover
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,7 @@ class _Sheet:
     rows: list[tuple[Item, Line, Line | None]]
     capex: dict[str, list[_Priced]]
     support: list[_Priced]
+    covers: dict[str, Line] = field(default_factory=dict)
 
 
 def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut, oob: OobOut,
@@ -172,7 +177,7 @@ def define(scope: Scope, i: AllInputs, power: PowerOut, fabric: FabricOut, cooli
     used = {x.item.key: (x.used, x.lead) for x in [*(p for ps in sheet.capex.values() for p in ps), *sheet.support]}
     quoted = {k: tuple(quoted_line(quote_inputs, k, f) for f in QUOTE_FIELDS) for k in quotes}
     return BomOut(total, variance, lead, months, support, tuple(sheet.rows), Presented(grids=(grid, table)), request,
-                  used, quoted)
+                  used, quoted, dict(sheet.covers))
 
 
 NOTE = ("Every quantity is a live formula on the model line it comes from (its name in the formula bar); unit "
@@ -208,6 +213,12 @@ def _add(s: SheetBuilder, b: Inputs, item: Item, quotes: dict[str, Quote], q: An
     """One item's row, and where its price adds up."""
     qty, length, priced = _row(s, b, item, quotes.get(item.key), q, sheet.grid)
     sheet.rows.append((item, qty, length))
+    if item.cover is not None:  # a term licence: the years it covers, below it (the vendor's copy names them)
+        sheet.covers[item.key] = cover = s.calc(f"{item.key}_cover", f"{item.label}: years of cover",
+                                                "years of cover", item.cover, item.cover_why, fmt=COUNT)
+        sheet.grid.rows.append([f"{item.key}_cover", f"{item.label}: years of cover", "the term each licence is "
+                                "for", cover, "years of cover", None, item.cover_why, None, "", None, None, None,
+                                None])
     if priced is not None:
         (sheet.support if item.recurring else sheet.capex[item.group]).append(priced)
 

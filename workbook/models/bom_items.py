@@ -47,6 +47,8 @@ class Item:
     recurring: bool = False
     tally: tuple[str, ...] = ()
     shipped: bool = True  # equipment: shipped and supported (a software licence is neither)
+    cover: Any = None  # a term licence's years of cover (a node), shown below it and named in its spec
+    cover_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -146,9 +148,11 @@ def _network(i: Any, m: Models, part: Callable[[str, str], str], s: SheetBuilder
                     "appliance (NVIDIA UFM Enterprise appliance class), 1U, installed as a high-availability pair",
                     b.fabric_managers, "appliances", "the site's choice (Inputs)", b.fabric_manager_price))
     out.append(Item("fabric_manager_licences", "network", "Fabric manager software licences", "fabric manager "
-                    "software licence (NVIDIA UFM Enterprise class) per managed host, for the years of support "
-                    "cover asked for below", f.hosts * flag(b.fabric_managers > 0), "licences",
-                    "fabric hosts (Fabric), where the site has fabric managers", b.licence_price, shipped=False))
+                    "software licence (NVIDIA UFM Enterprise class) per managed host, a term licence",
+                    f.hosts * flag(b.fabric_managers > 0), "licences",
+                    "fabric hosts (Fabric), where the site has fabric managers", b.licence_price, shipped=False,
+                    cover=ceil(t.useful_life / Const(1, "fyear")),
+                    cover_why="the useful life in whole years (TCO), as the support lines' years of cover"))
     out += _optics(i, f, part)
     out += _cables(s, i, m, table)
     out.append(Item("oob_cables", "network", "Out-of-band copper cables", "Cat6 patch cable, RJ45, 1-5 m",
@@ -160,10 +164,11 @@ def _host_optic(b: Inputs, fi: Inputs) -> str:
     """The host-side transceiver: the part the node's catalog entry names, else its spec in full."""
     named = b.words("node_transceiver_spec")
     links = first(fi.links_per_node_optic)
-    generic = (f"transceiver for the node's NIC cages (the NIC's form factor), {'twin-port, ' if links > 1 else ''}"
-               f"{links:g} x "
-               f"{first(fi.nic_speed):g} Gbit/s SR4, multimode, {first(fi.optic_reach):g} m, flat top (host side), "
-               f"{first(fi.node_optic_power):g} W")
+    cage = ("twin-port OSFP (800G class, as NVIDIA MMA4Z00-NS-FLT)" if links > 1 else
+            "single-port OSFP (as NVIDIA MMA4Z00-NS400) for an OSFP NIC, QSFP112 (as NVIDIA MMA1Z00-NS400) for a "
+            "QSFP112 NIC: quote the one that fits the node's NIC")
+    generic = (f"{cage}, {links:g} x {first(fi.nic_speed):g} Gbit/s SR4, multimode, {first(fi.optic_reach):g} m, "
+               f"host side, {first(fi.node_optic_power):g} W")
     return named or generic
 
 
@@ -265,10 +270,11 @@ def _storage(t: Inputs, storage: ReliabilityOut | None, parts: dict[str, str]) -
 def _spares(i: Any, spares: tuple[Spare, ...], parts: dict[str, str], longest: Any) -> list[Item]:
     """Spares per part type: the Reliability sheet's held counts at the part's own budget price, each with the
     spec of the part it replaces (a spare fibre cable: the host-leaf multimode cable of the longest class)."""
-    node = parts.get("node", "a GPU node")
-    p, fi = i.power, i.fabric
+    node = parts.get("node", "a GPU node").split(";")[0].strip()  # its name and make-up, not its ratings
+    p, fi, b = i.power, i.fabric, i.bom
     specs = {
-        "nic": f"{first(fi.nic_speed):g} Gbit/s network adapter, as installed in the GPU node: {node}",
+        "nic": b.words("nic_spec") or f"{first(fi.nic_speed):g} Gbit/s network adapter, as installed in the GPU "
+                                      f"node: {node}",
         "cable": MULTIMODE_FIBRE,
         "psu": f"{first(p.psu_rating):g} kW power supply, as installed in the GPU node: {node}",
         "fan": f"fan module, as installed in the GPU node: {node}",

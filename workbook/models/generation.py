@@ -26,6 +26,7 @@ from workbook.formula.functions import (
     all_,
     all_over,
     any_,
+    at_most,
     flag,
     floor,
     largest,
@@ -720,5 +721,38 @@ def summarise(s: SheetBuilder, out: GenerationOut) -> Presented:
                f"Upgrade, {what}: largest single job (one fabric), deepest fall")
         s.show(plan.cost_per_compute, f"upgrade_{name}_cost_per_compute",
                f"Upgrade, {what}: cost per unit of delivered compute")
+    choice = _decision(s, out)
     return Presented(charts=(Chart(s.title, "Delivered compute by month, each plan (H100-equivalents)", "line",
-                                   list(out.compute_rows), y_title="H100-equivalents", x_title="month"),))
+                                   list(out.compute_rows), y_title="H100-equivalents", x_title="month"),),
+                     headline=choice)
+
+
+def _decision(s: SheetBuilder, out: GenerationOut) -> tuple[Line, ...]:
+    """The upgrade's answer: the option (a plan, or moving) with the least cost per unit of delivered compute among
+    those that fit, named by a number format over its place in the list; then each option's cost per unit (the
+    Cover repeats them). Live: a failing check or a changed price moves the choice."""
+    options = [*out.plans.items(), ("move", out.move)]
+    s.section("The upgrade's answer: the option that fits at the least cost per unit of delivered compute")
+    worst = s.calc("upgrade_worst_cost", "The dearest option's cost per unit of delivered compute",
+                   "USD/H100-eq-month", max_(*(p.cost_per_compute for _, p in options)), fmt="#,##0.00")
+    scores = [s.calc(f"upgrade_{name}_score", f"Upgrade, {name}: its cost per unit if it fits, else above every option",
+                     "USD/H100-eq-month", where(p.fits, p.cost_per_compute, worst * 2), fmt="#,##0.00")
+              for name, p in options]
+    best = s.calc("upgrade_best_cost", "The least cost per unit of delivered compute of an option that fits",
+                  "USD/H100-eq-month", min_(*scores), fmt="#,##0.00")
+    taken: list[Line] = []
+    for k, (name, _) in enumerate(options):
+        earlier = added(taken) if taken else Const(0)
+        taken.append(s.calc(f"upgrade_{name}_chosen", f"Upgrade, {name}: the option chosen (1)", "count",
+                            flag(at_most(scores[k], best)) * (1 - earlier), "the first option at the least cost",
+                            fmt=COUNT))
+    words = ";".join(f'[={k}]"{name.replace("_", " ")}"' for k, (name, _) in enumerate(options[:2], start=1))
+    last = options[2][0].replace("_", " ") if len(options) == 3 else "option"
+    fmt = f'{words};"{last}"' if len(options) == 3 else "0"
+    chosen = s.calc("upgrade_choice", "The upgrade's answer: the option that fits at the least cost per unit",
+                    "count", where(any_(*(p.fits for _, p in options)), added([(k + 1) * t for k, t in
+                                                                                 enumerate(taken)]), 0),
+                    "the option at the least cost per unit of delivered compute among those whose checks pass "
+                    f"(0: none fits); {', '.join(f'{k}: {n}' for k, (n, _) in enumerate(options, start=1))}",
+                    fmt=fmt)
+    return (chosen, *(p.cost_per_compute for _, p in options))

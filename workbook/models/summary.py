@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbook.book import Book, SheetBuilder
+from workbook.excel.formats import odds_shown
 from workbook.formula.functions import all_, false_on_error, only_if
 from workbook.formula.line import BOOL, Line
 from workbook.inputs import Site
@@ -37,14 +38,20 @@ class Confirm:
     note: str
 
 
+def master_checks(book: Book, aside: tuple[str, ...] = ()) -> list[Line]:
+    """The checks the master check ANDs: every check but the Sensitivity section's and those of the `aside`
+    scenarios (define_checks says why)."""
+    skip = tuple(f"scenario.{name}." for name in aside)
+    return [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)
+            and line.section != SENSITIVITY]
+
+
 def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
     """The master check: every check of every model and scenario defined so far, one TRUE/FALSE, FALSE where one of
     them is an error. The Sensitivity sheet's check that its build-time table is current stays out of it (a notice:
     an input edited to explore leaves every live figure right; workbook.sensitivity.current_check), and so do the
     checks of the `aside` scenarios (built in to price something, not the site's own plans: the month of delay)."""
-    skip = tuple(f"scenario.{name}." for name in aside)
-    checks = [line for line in book.lines.values() if line.kind == "check" and not line.id.startswith(skip)
-              and line.section != SENSITIVITY]
+    checks = master_checks(book, aside)
     s = book.sheet(CHECKS, "checks")
     s.section("All checks")
     return s.calc("all_pass", "All checks pass", "TRUE/FALSE", false_on_error(all_(*checks)),
@@ -65,12 +72,13 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     answer = s.calc("answer", "The answer", "USD", only_if(valid, tco.npv_advantage, NOT_VALID), fmt=ANSWER)
     s.show(t.reserved_share, "rent_in_force", "Renting as the site rents: share of the GPUs reserved (at most the "
                                                "utilisation; the rest on demand)")
+    shown = {}
     for line in tco.answer_figures:
         if line.is_bool:  # a TRUE/FALSE statement shows as it is (no message in a TRUE/FALSE cell)
-            s.show(line)
+            shown[line.id] = s.show(line)
         else:
-            s.calc(line.id.replace(".", "_"), line.label, line.unit_text, only_if(valid, line, NOT_VALID),
-                   fmt=line.fmt)
+            shown[line.id] = s.calc(line.id.replace(".", "_"), line.label, line.unit_text,
+                                    only_if(valid, line, NOT_VALID), fmt=line.fmt)
     for line in (t.utilisation, t.on_demand_price, t.reserved_price):
         s.show(line)
     s.show(t.tax_rate, "tax_rate_shown", "Tax rate (0: no tax modelled, after-tax figures equal pre-tax ones)")
@@ -79,7 +87,7 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
     if risk is not None:
         _odds(s, risk)
     s.section("The master check")
-    s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
+    master = s.calc("all_checks_pass", "All checks pass (see Checks)", "TRUE/FALSE", all_pass, fmt=BOOL)
     _confirm(s, confirm)
     s.section("The cluster and its power")
     for key, line in (("gpus", power.gpus), ("nodes", power.nodes), ("racks", power.racks),
@@ -90,8 +98,11 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
                       ("gpu_share", power.gpu_share)):
         s.show(line, key)
     pie = _power_split(s, power)
-    # the answer is the pack's first page too: the Cover repeats it under its title, live
-    return s, Presented(charts=(*_decision_charts(t, tco), pie), headline=(answer,))
+    # the answer is the pack's first page too: the Cover repeats it and its figures under its title, live
+    cover = [shown[line.id] for line in (tco.npv_advantage, tco.npv_advantage_on_demand, tco.npv_advantage_committed,
+                                         tco.owned_cost_per_gpu_hour, tco.rented_cost_per_gpu_hour,
+                                         tco.break_even_utilisation, tco.irr_buy)]
+    return s, Presented(charts=(*_decision_charts(t, tco), pie), headline=(answer, *cover, master))
 
 
 NOT_VALID = "n/a: a check these figures rest on fails (see the validity checks below)"
@@ -115,18 +126,9 @@ def _odds(s: SheetBuilder, risk: Any) -> None:
     d = risk.decision
     p10, p50, p90 = (d.percentiles[k] for k in (1, 2, 3))
     s.section(f"The odds (Risk sheet: {risk.samples:,} samples of the risk: section's ranges; build-time values)")
-    s.text(f"Probability that buying wins (NPV advantage above 0): {_odds_shown(risk.probability_buy_wins)}.")
+    s.text(f"Probability that buying wins (NPV advantage above 0): {odds_shown(risk.probability_buy_wins)}.")
     s.text(f"NPV advantage of buying, P10 to P90: {p10 / 1e6:+,.1f} to {p90 / 1e6:+,.1f} MUSD (P50 {p50 / 1e6:+,.1f}; "
            f"base case {d.base / 1e6:+,.1f}, at P{round(d.base_percentile * 100)}).")
-
-
-def _odds_shown(p: float) -> str:
-    """A probability to the whole percent, never rounded to a certainty it is not: 0.3% is <1%, 99.6% is >99%."""
-    if 0 < p < 0.01:
-        return "<1%"
-    if 0.99 < p < 1:
-        return ">99%"
-    return f"{p:.0%}"
 
 
 def _confirm(s: SheetBuilder, confirm: list[Confirm]) -> None:

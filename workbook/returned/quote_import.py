@@ -32,6 +32,7 @@ from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.vendor_copy import (
     COLUMNS,
     COMMENT,
+    DRAFT,
     INSTRUCTIONS_SHEET,
     ISSUED,
     ITEM,
@@ -42,6 +43,7 @@ from workbook.vendor_copy import (
     QUOTE_SHEET,
     REFERENCE,
     SPEC,
+    STATUS,
     TOTAL,
     UNIT,
     VENDOR,
@@ -140,7 +142,7 @@ def _vendor(returned: Path, given: str | None, on_cover: str) -> str:
 
 def _cover(cells: dict[tuple[int, int], Cell]) -> dict[str, str]:
     """The request sheet's reference, vendor and issue date, by their labels in its first column."""
-    out = {REFERENCE: "", VENDOR: "", ISSUED: ""}
+    out = {REFERENCE: "", VENDOR: "", ISSUED: "", STATUS: ""}
     for (r, c), cell in sorted(cells.items()):
         label = _text(cell)
         if c == 0 and label in out and not out[label]:
@@ -150,7 +152,11 @@ def _cover(cells: dict[tuple[int, int], Cell]) -> dict[str, str]:
 
 def _check_reference(file: Path, site_path: Path, cover: dict[str, str], site_name: str,
                      everything: list[QuoteRow], asked: list[QuoteRow]) -> None:
-    """The reference on the cover is the one this site, the cover's vendor and date and the copy's lines make."""
+    """The reference on the cover is the one this site, the cover's vendor and date and the copy's lines make; a
+    draft is not a request (its reference is no issued copy's either)."""
+    if cover[STATUS].startswith(DRAFT):
+        raise QuoteRefused("is a draft (quote --draft), not an issued request for quotation: a quote is taken only "
+                           "on an issued copy", file=file, kind="reference", key=f"{INSTRUCTIONS_SHEET}!{STATUS}")
     try:
         issued = datetime.date.fromisoformat(cover[ISSUED])
     except ValueError:

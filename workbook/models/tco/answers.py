@@ -23,7 +23,7 @@ from workbook.formula.functions import (
     total,
     where,
 )
-from workbook.formula.line import BOOL, COUNT, PERCENT, Line
+from workbook.formula.line import BOOL, BREAK_EVEN, COUNT, PERCENT, Line
 from workbook.models.base import Inputs
 from workbook.models.tco.inputs import PER_GPU_HOUR, USD
 from workbook.models.tco.owning import Capex, Owning, Running
@@ -31,7 +31,6 @@ from workbook.models.tco.renting import Rent, Renting
 from workbook.models.tco.returns import Search, proven_irr
 from workbook.models.tco.schedule import MONTH, Schedule
 
-BREAK_EVEN = '[>1]"never (over 100%)";0.0%'  # a break-even utilisation above 100% is never reached: said so
 NO_SERVICE = "no month in service within the timeline"
 NO_HOURS = "no GPU-hours used in the timeline (utilisation 0, or no month in service)"
 CURVE_POINTS = 10  # utilisation points on the cost curve: step, 2 x step, ...
