@@ -342,6 +342,9 @@ def reliability_section(draw: Any, gpus: int | None) -> dict[str, Any]:
         s["service_level"] = draw(ratio(0.5, 0.9999))
         s["repair_turnaround"] = draw(qty(0, 365, "days"))
         s["fan_redundancy"] = draw(st.integers(0, 3))
+        if draw(st.booleans()):  # an elastic job drops a replica of any size (more than the job's: the whole job)
+            s["job_kind"] = "elastic"
+            s["replica_gpus"] = draw(st.integers(1, 2_048))
         if draw(st.booleans()):
             s["spare_unit"] = "host"
             s["spare_unit_price"] = draw(qty(0, 1e6, "USD"))

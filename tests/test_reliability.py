@@ -261,8 +261,10 @@ def test_spare_nodes_at_the_service_level(example: Model) -> None:
     (the 0.78 hardware share is not applied: these categories are hardware). Pipeline mean (Little's law) 0.36 x 14
     days = 5.04 nodes; at a 95% fill rate the stock is the binomial 95% quantile over the 128 installed nodes (9)
     plus one: 10. Hot pool ROUNDUP(0.36 a day x 24 h) = 1. A spare leaf switch is held, so a leaf's 32 nodes are
-    no domain; the rack's 4 are the buffer: 10 + 1 + 4 = 15 spare nodes, held since waiting 14 days idles the job's
-    1,024 x 2.99 = 3,061.76 USD an hour: 1,028,751 USD > a node's 270,000."""
+    no domain; the rack's 4 are the buffer: 10 + 1 + 4 = 15 spare nodes. One 14-day wait idles the job's 1,024 x
+    2.99 = 3,061.76 USD an hour: 1,028,751 USD. Held, since with none the synchronous job waits whenever one of its
+    128 nodes is in repair: 1 - (1 - 5.04 / 128)^128 = 99.4% of the time, 1,018 GPUs idle on average x 2.99 x 60
+    months of 730 h = 133.3 MUSD over the life, against 15 x 270,000 = 4.05 MUSD."""
     assert v(example, "reliability.node_per_day") == pytest.approx(NODE_PER_DAY, rel=1e-12)
     mean = NODE_PER_DAY * 14
     assert v(example, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12) and round(mean, 2) == 5.04
@@ -273,7 +275,11 @@ def test_spare_nodes_at_the_service_level(example: Model) -> None:
     assert v(example, "reliability.correlated_buffer") == 4
     assert v(example, "reliability.node_reserve") == 10 + 1 + 4
     assert v(example, "reliability.job_value_per_hour") == pytest.approx(1024 * 2.99, rel=1e-12)
-    assert v(example, "reliability.node_wait_cost") == pytest.approx(14 * 24 * 1024 * 2.99, rel=1e-12)
+    assert v(example, "reliability.node_wait_one") == pytest.approx(14 * 24 * 1024 * 2.99, rel=1e-12)
+    idle = (1 - (1 - mean / 128) ** 128) * 1024
+    assert v(example, "reliability.node_idle_gpus") == pytest.approx(idle, rel=1e-12) and round(idle) == 1018
+    assert v(example, "reliability.node_wait_cost") == pytest.approx(idle * 2.99 * 60 * 730, rel=1e-12)
+    assert v(example, "reliability.node_stock_cost") == 15 * 270_000
     assert v(example, "reliability.node_hold") == 1 and v(example, "reliability.node_held") == 15
     assert v(example, "bom.spare_node_qty") == 15 and v(example, "bom.spare_node_cost") == 15 * 270_000
 
@@ -292,15 +298,19 @@ def test_the_mean_alone_runs_out_about_half_the_time(example: Model) -> None:
 
 def test_cheap_parts_are_priced_by_what_they_idle(example: Model) -> None:
     """With a spare node to restart on, a missing NIC, transceiver or cable idles one host (a DGX: 8 GPUs) for the
-    7-day lead time: 8 x 2.99 x 168 = 4,018.56 USD, more than each part costs, so each is held at its stock:
-    transceivers (compute, storage and in-band) 3,320 x 1% a year / 365 x 7 = 0.637 in the pipeline -> 3; NICs from
-    the paper's rate, 7 /
-    21,233,664 x 1,024 x 24 x 7 = 0.0567 -> 2. A power supply of a 4+2 set idles the node only if another of its 5
-    fails in the week: 5 x 2% x 7 / 365 = 0.19%, 7.71 USD of waiting < 1,000: none held; fans likewise. A leaf switch
-    takes its 32 nodes: 32 x 8 x 2.99 x 168 = 128,594 USD > 30,000: held (65 switches: 48 compute, 9 storage, 8
-    in-band; x 2% x 7 / 365 -> 1)."""
-    assert v(example, "reliability.nic_wait_cost") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+    7-day lead time: 8 x 2.99 x 168 = 4,018.56 USD a wait. Over the 60-month life the expected waiting is the parts
+    awaited at once (the pipeline's mean) x 8 GPUs x 2.99 x 43,800 h, against the stock at its price: transceivers
+    (compute, storage and in-band) 3,320 x 1% a year / 365 x 7 = 0.637 in the pipeline -> a stock of 3, 667,081 USD
+    of waiting > 3,000: held; NICs from the paper's rate, 7 / 21,233,664 x 1,024 x 24 x 7 = 0.0567 -> 2, 59,418 USD >
+    3,000: held. A power supply of a 4+2 set idles the node only if another of its 5 fails in the week: 5 x 2% x 7 /
+    365 = 0.19%; 768 x 2% x 7 / 365 = 0.295 awaited x 8 x 0.19% x 2.99 x 43,800 = 592 USD < 2 x 1,000: none held.
+    Fans of N+1 sets: 1,536 x 2% x 7 / 365 = 0.589 awaited x 8 x (11 x 2% x 7 / 365 = 0.42%) x 2.99 x 43,800 = 2,604
+    USD > 3 x 300: held. A leaf switch takes its 32 nodes: 32 x 8 x 2.99 x 168 = 128,594 USD a wait; held (65
+    switches: 48 compute, 9 storage, 8 in-band; x 2% x 7 / 365 -> 1)."""
+    assert v(example, "reliability.nic_wait_one") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+    life = 2.99 * 60 * 730
     optics = 3320 * 0.01 / 365
+    assert v(example, "reliability.optic_wait_cost") == pytest.approx(optics * 7 * 8 * life, rel=1e-12)
     assert v(example, "reliability.optic_per_day") == pytest.approx(optics, rel=1e-12)
     assert v(example, "reliability.optic_pipeline") == pytest.approx(optics * 7, rel=1e-12)
     assert v(example, "reliability.optic_held") == stock(3320, optics * 7) == 3
@@ -309,24 +319,92 @@ def test_cheap_parts_are_priced_by_what_they_idle(example: Model) -> None:
     assert v(example, "reliability.nic_held") == stock(1280, nic * 7) == 2
     second = 5 * 0.02 * 7 / 365
     assert v(example, "reliability.psu_second_failure") == pytest.approx(second, rel=1e-12)
-    assert v(example, "reliability.psu_wait_cost") == pytest.approx(8 * second * 2.99 * 168, rel=1e-12)
+    assert v(example, "reliability.psu_wait_one") == pytest.approx(8 * second * 2.99 * 168, rel=1e-12)
+    psus = 768 * 0.02 / 365 * 7
+    assert v(example, "reliability.psu_wait_cost") == pytest.approx(psus * 8 * second * life, rel=1e-12)
     assert v(example, "reliability.psu_hold") == 0 and v(example, "reliability.psu_held") == 0
-    assert v(example, "reliability.fan_held") == 0 and v(example, "bom.spare_fan_qty") == 0
-    assert v(example, "reliability.switch_wait_cost") == pytest.approx(32 * WEEK_OF_A_HOST, rel=1e-12)
+    fans = 1536 * 0.02 / 365 * 7
+    assert v(example, "reliability.fan_wait_cost") == pytest.approx(fans * 8 * 11 * 0.02 * 7 / 365 * life, rel=1e-12)
+    assert v(example, "reliability.fan_held") == stock(1536, fans) == 3 and v(example, "bom.spare_fan_qty") == 3
+    assert v(example, "reliability.switch_wait_one") == pytest.approx(32 * WEEK_OF_A_HOST, rel=1e-12)
     assert v(example, "reliability.switch_installed") == 65
     assert v(example, "reliability.switch_held") == stock(65, 65 * 0.02 / 365 * 7) == 1
     assert v(example, "reliability.psu_installed") == 128 * 6 and v(example, "reliability.fan_installed") == 128 * 12
 
 
 def test_the_hold_rule_flips_when_waiting_is_cheap(example: Model) -> None:
-    """At 0.01 USD a GPU-hour, a 14-day wait idles 14 x 24 x 1,024 x 0.01 = 3,441 USD, less than a 270,000 USD
-    node: hold none. With no spare node to restart on, a missing part idles the whole job: a transceiver's week
-    is 1,024 x 0.01 x 168 = 1,720 USD > 1,000: still held."""
+    """At 0.01 USD a GPU-hour, the job idle 99.4% of its life with no spare node is 1,018 x 0.01 x 43,800 =
+    445,887 USD, less than 15 nodes at 270,000: hold none. With no spare node to restart on, a missing part idles the
+    whole synchronous job: a transceiver's week is 1,024 x 0.01 x 168 = 1,720 USD, and over the life 0.637 awaited
+    x 1,024 x 0.01 x 43,800 = 285,621 USD > 3 x 1,000: still held."""
     out = example.book.evaluate({"tco.on_demand_price": 0.01})
     assert v(out, "reliability.node_hold") == 0 and v(out, "reliability.node_held") == 0
     assert v(out, "reliability.restart_units") == 0
-    assert v(out, "reliability.optic_wait_cost") == pytest.approx(1024 * 0.01 * 168, rel=1e-12)
+    assert v(out, "reliability.optic_wait_one") == pytest.approx(1024 * 0.01 * 168, rel=1e-12)
+    assert v(out, "reliability.optic_wait_cost") == pytest.approx(3320 * 0.01 / 365 * 7 * 1024 * 0.01 * 43_800,
+                                                                  rel=1e-12)
     assert v(out, "reliability.optic_hold") == 1 and v(out, "reliability.optic_held") == 3
+
+
+def su_of_b200() -> Model:
+    """A 32-node DGX B200 scalable unit (256 GPUs) at the example's 2.99 USD/GPU-h: the B200 build made small."""
+    return load(B200).book.evaluate({"power.gpus": 256.0, "tco.on_demand_price": 2.99})
+
+
+@pytest.mark.slow
+def test_a_scalable_unit_holds_the_spares_its_life_of_waiting_pays_for() -> None:
+    """32 DGX B200 replace 311 / 21,233,664 x 256 x 24 x 365 = 32.8 nodes a year; 14 days in repair each: 1.26 in the
+    pipeline -> a stock of 4 at 95%, + hot pool 1 + a rack's 4 = 9 to buy (4.64 MUSD at 515,000). One 14-day wait
+    idles the job 256 x 2.99 x 336 = 257,188 USD, below a node's price: the old rule held none. With none, the
+    synchronous job waits whenever one of its 32 nodes is in repair, 1 - (1 - 1.26 / 32)^32 = 72.3% of the time:
+    185.2 GPUs idle x 2.99 x 43,800 h = 24.3 MUSD over the 5-year life > 4.64 MUSD: held. A NIC then idles one node
+    for its week, 8 x 2.99 x 168 = 4,019 USD, not the whole job's 128,594."""
+    out = su_of_b200()
+    mean = 311 / REF_GPU_HOURS * 256 * 24 * 14
+    assert round(311 / REF_GPU_HOURS * 256 * 24 * 365, 1) == 32.8
+    assert v(out, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12) and round(mean, 2) == 1.26
+    assert v(out, "reliability.node_need") == stock(32, mean) + 1 + 4 == 9
+    assert v(out, "reliability.node_wait_one") == pytest.approx(256 * 2.99 * 336, rel=1e-12)
+    assert v(out, "reliability.node_wait_one") < v(out, "reliability.unit_price") == 515_000
+    idle = (1 - (1 - mean / 32) ** 32) * 256
+    assert idle / 256 == pytest.approx(0.723, abs=5e-4)
+    assert v(out, "reliability.node_idle_gpus") == pytest.approx(idle, rel=1e-12)
+    assert v(out, "reliability.node_wait_cost") == pytest.approx(idle * 2.99 * 43_800, rel=1e-12)
+    assert v(out, "reliability.node_stock_cost") == 9 * 515_000 and v(out, "reliability.node_held") == 9
+    assert v(out, "reliability.nic_idled_gpus") == 8
+    assert v(out, "reliability.nic_wait_one") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_an_elastic_job_drops_a_replica_and_keeps_no_hot_pool(tmp_path: Path) -> None:
+    """An elastic job of the same unit with 64-GPU replicas: a missing node drops its replica (64 GPUs), so there is
+    no hot pool (it runs on while a cold spare is readied): 4 + 0 + 4 = 8 to buy. With none held, 1.26 nodes in
+    repair idle 1.26 x 64 = 80.6 GPUs on average: x 2.99 x 43,800 = 10.6 MUSD > 8 x 515,000 = 4.12 MUSD: held. At
+    0.5 USD/GPU-h it is 1.77 MUSD: none held, and a missing NIC then idles its replica, not the whole job; a power
+    supply of a 5+1 set its replica only if the set's other 5 lose one in the week (5 x 2% x 7 / 365 = 0.19%)."""
+    b200 = yaml.safe_load(B200.read_text())
+    m = load(site_file(tmp_path, "elastic", base=b200, power={"gpus": 256},
+                       reliability={"job_kind": "elastic", "replica_gpus": 64},
+                       tco={"on_demand_price": "2.99 USD/GPU/hour"}))
+    mean = 311 / REF_GPU_HOURS * 256 * 24 * 14
+    assert v(m, "reliability.loss_gpus") == 64 and v(m, "reliability.hot_pool") == 0
+    assert v(m, "reliability.node_need") == stock(32, mean) + 0 + 4 == 8
+    assert v(m, "reliability.node_idle_gpus") == pytest.approx(mean * 64, rel=1e-12)
+    assert v(m, "reliability.node_wait_cost") == pytest.approx(mean * 64 * 2.99 * 43_800, rel=1e-12)
+    assert v(m, "reliability.node_held") == 8
+    cheap = m.book.evaluate({"tco.on_demand_price": 0.5})
+    assert v(cheap, "reliability.node_held") == 0 and v(cheap, "reliability.restart_units") == 0
+    assert v(cheap, "reliability.nic_idled_gpus") == 64
+    assert v(cheap, "reliability.psu_idled_gpus") == pytest.approx(5 * 0.02 * 7 / 365 * 64, rel=1e-12)
+
+
+def test_a_replica_size_only_with_an_elastic_job(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "sync", reliability={"replica_gpus": 64}))
+    assert err.value.key == "reliability.replica_gpus"
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "kind", reliability={"job_kind": "async"}))
+    assert err.value.key == "reliability.job_kind" and err.value.value == "async"
 
 
 @pytest.mark.slow
@@ -405,7 +483,7 @@ def test_a_rack_scale_node_spares_its_compute_trays() -> None:
     [(item, *_)] = [row for row in m.book.bom.rows if row[0].key == "spare_node"]
     assert item.label == "Spare compute trays" and item.spec.startswith("compute tray (field-replaceable host) of")
     assert v(m, "reliability.nic_idled_gpus") == 4
-    assert v(m, "reliability.nic_wait_cost") == pytest.approx(4 * v(m, "tco.on_demand_price") * 168, rel=1e-12)
+    assert v(m, "reliability.nic_wait_one") == pytest.approx(4 * v(m, "tco.on_demand_price") * 168, rel=1e-12)
     assert v(m, "reliability.psu_installed") == 8 * 48
     assert v(m, "reliability.nodes_write_bandwidth") == 8 * 360
 
@@ -439,10 +517,11 @@ def test_the_sheet_and_its_charts(example: Model) -> None:
 
 
 def test_two_variants_agree_with_libreoffice(tmp_path: Path, libreoffice: str) -> None:
-    """Every formula cell and line of a smaller job holding the largest domain with a capacity-bound fast tier, and
-    of the example with its storage given, recalculated in LibreOffice."""
+    """Every formula cell and line of a smaller elastic job holding the largest domain with a capacity-bound fast
+    tier, and of the example with its storage given, recalculated in LibreOffice."""
     sized = site_file(tmp_path, "largest", reliability={"correlated_domain": "largest", "job_gpus": 992,
-                                                         "fast_data": "1000 TB"})
+                                                         "fast_data": "1000 TB", "job_kind": "elastic",
+                                                         "replica_gpus": 64})
     lump = {**BASE, "reliability": {"storage_sizing": "given"}}  # without the example's sized-only keys
     given = site_file(tmp_path, "given", base=lump, power={"storage_power": "30 kW"},
                       tco={"storage_capex": "1500000 USD"})

@@ -17,8 +17,10 @@ spares to hold. Every figure is a formula on the Reliability sheet, checkable by
    power feeds the power chain, their price the bill of materials.
 4. Spares per part type: the repair pipeline by Little's law (replacements per day x turnaround), the hot pool
    a job restarts on without waiting, and the correlated-failure buffer (the most nodes that fail at once: a
-   rack's, a leaf switch's, a CDU's), added; less the nodes the cluster holds beyond the job. A part is held at
-   all only when waiting one lead time for it idles the job for longer than the part is worth.
+   rack's, a leaf switch's, a CDU's), added; less the nodes the cluster holds beyond the job. A part's stock is
+   held when the waiting it saves over the service life (the expected GPUs idle with none on the shelf x the
+   rent x the life) costs more than the stock; what a missing node costs depends on the job: a synchronous job
+   waits whole, an elastic one drops a data-parallel replica.
 
 The model is defined in two steps: `define` from inputs only, before the fleet (its storage power feeds the
 power chain), and `define_spares` after it (the failure domains come from the power chain, fabric and cooling).
@@ -135,6 +137,12 @@ INPUTS = with_limits([
          "USD", when=("reliability.spare_unit", "host"), **{**_USD, "example": "170000 USD"}),  # a GB200 tray
     Spec("reliability.fan_redundancy", "Fans a spare unit can lose and still cool at full power (the k of N+k)",
          "fans", example="1", **{**_COUNT, "hi": 1000.0}),
+    Spec("reliability.job_kind", "What a missing node costs the job with no spare to restart on: the whole job "
+         "(synchronous) or one data-parallel replica (elastic)", "", "a kind of job", "synchronous",
+         choices=("synchronous", "elastic")),
+    Spec("reliability.replica_gpus", "GPUs of one data-parallel replica (tensor x pipeline x context parallel)",
+         "GPUs", "a count of GPUs", "128", lo=0, lo_open=True, integer=True, when=("reliability.job_kind", "elastic"),
+         fmt=COUNT),
     Spec("reliability.correlated_domain", "Correlated-failure buffer: the failure domain held as spare nodes", "",
          "a domain", "largest", choices=("largest", "rack", "leaf", "cdu", "none")),
     Spec("reliability.fans_per_node", "Fans per node", "count", example="12", **{**_COUNT, "hi": 1000.0}),
@@ -361,17 +369,19 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
     s = scope.sheet(TITLE)
     r, t, p = i.reliability, i.tco, i.power
     unit = _spare_unit(s, r, p, t)
-    s.section("Spares: the value of the job's capacity while it waits")
+    s.section("Spares: what a missing unit costs, and the rule that decides holding")
+    s.text(HOLD_RULE)
     value = s.calc("job_value_per_hour", "The job's capacity per hour (what waiting for a spare node idles)", "USD/h",
                    rel.job_gpus * t.on_demand_price, "job GPUs x on-demand rent per GPU-hour (renting it instead)",
                    fmt=USD)
+    unit["loss"] = _loss(s, r, rel, unit)
     leaf_gpus = s.calc("switch_idled_gpus", "GPUs one missing switch idles while awaited", "GPUs",
                        fabric.leaf_nodes * p.gpus_per_node, "a leaf switch takes its nodes off the fabric until it "
                        "is replaced (a spine or core switch only narrows the fabric)", fmt=COUNT)
-    switch = _part(s, r, t, leaf_gpus, "switch", "fabric switches", "switches", fabric.switches_total, None,
-                   t.switch_price, "switch")
+    switch = _part(s, r, t, (leaf_gpus, rel.job_gpus), "switch", "fabric switches", "switches",
+                   fabric.switches_total, None, t.switch_price, "switch")
     buffer = _domains(s, r, power, fabric, cooling, switch[2])
-    nodes = _node_spares(s, r, rel, power, value, buffer, unit)
+    nodes = _node_spares(s, r, t, rel, power, value, buffer, unit)
     restart = s.calc("restart_units", "Spare units the job restarts on (held + the site's beyond the job)", "units",
                      nodes[2] + unit["idle"], "spare units held + units beyond the job", fmt=COUNT)
     idle = _idled(s, r, p, rel, unit, restart)
@@ -382,7 +392,7 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
         ("psu", "power supplies", "PSUs", power.nodes * p.psus_per_node, None, r.psu_price, ""),
         ("fan", "fans", "fans", power.nodes * r.fans_per_node, None, r.fan_price, ""),
     ]
-    spares = [nodes] + [_part(s, r, t, idle[row[0]], *row) for row in cheap] + [switch]
+    spares = [nodes] + [_part(s, r, t, (idle[row[0]], rel.job_gpus), *row) for row in cheap] + [switch]
     specs = dict(parts)
     if unit["host"] and parts.get("node"):
         specs["node"] = f"compute tray (field-replaceable host) of the {parts['node']}"
@@ -391,6 +401,26 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
     rows = [s.show(x.held, f"held_{x.key}_by_part", f"Spare {x.label}") for x in spares]
     return tuple(spares), Presented(charts=(Chart(s.title, "Spares held, by part type", "bar", rows,
                                               y_title="spares held"),))
+
+
+HOLD_RULE = ("Hold a part's stock when the waiting it saves over the service life costs more than the stock: the "
+             "expected GPUs idle with none on the shelf (replacements a year x the wait x what one missing part "
+             "idles, or for a synchronous job the share of the time one of its units is in repair x the whole job) "
+             "x the on-demand rent x the useful life, against the stock x its price. With a spare unit to restart "
+             "on, a missing part idles only what it takes down.")
+
+
+def _loss(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, unit: dict[str, Any]) -> Line:
+    """What a missing unit takes from the job when no spare unit is at hand: a synchronous job waits whole; an
+    elastic one drops the data-parallel replica the unit is in and runs on."""
+    if r.choice("job_kind") == "elastic":
+        return s.calc("loss_gpus", "GPUs a missing unit idles with no spare to restart on: its replica (elastic)",
+                      "GPUs", min_(rel.job_gpus, max_(unit["gpus"], r.replica_gpus)),
+                      "an elastic job drops the data-parallel replica the unit is in and runs on: MIN(job GPUs, "
+                      "MAX(GPUs in a unit, GPUs of a replica))", fmt=COUNT)
+    return s.calc("loss_gpus", "GPUs a missing unit idles with no spare to restart on: the whole job "
+                  "(synchronous)", "GPUs", rel.job_gpus,
+                  "a synchronous job cannot run without every one of its units: it waits whole", fmt=COUNT)
 
 
 def _spare_unit(s: SheetBuilder, r: Inputs, p: Inputs, t: Inputs) -> dict[str, Any]:
@@ -453,9 +483,10 @@ def _stock(s: SheetBuilder, r: Inputs, key: str, label: str, unit: str, installe
                   "fails", fmt=COUNT)
 
 
-def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOut, value: Line, buffer: Line,
-                 unit: dict[str, Any]) -> tuple[Any, ...]:
-    """Spare units: pipeline stock + hot pool + correlated buffer, less the units idle beyond the job."""
+def _node_spares(s: SheetBuilder, r: Inputs, t: Inputs, rel: ReliabilityOut, power: PowerOut, value: Line,
+                 buffer: Line, unit: dict[str, Any]) -> tuple[Any, ...]:
+    """Spare units: pipeline stock + hot pool + correlated buffer, less the units idle beyond the job; held when
+    the waiting they save over the life costs more than they do."""
     what = unit["label"]
     s.section(f"Spares: {what} (repair pipeline stock + hot pool + correlated buffer)")
     installed = s.calc("node_units_installed", f"Installed {what}", "units", power.nodes * unit["per_node"],
@@ -467,9 +498,7 @@ def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOu
     pipeline = s.calc("node_pipeline", "Repair pipeline, mean (Little's law: per day x turnaround)", "parts",
                       per_day * r.repair_turnaround, "replacements per day x repair turnaround", fmt="#,##0.00")
     stock = _stock(s, r, "node", what, "units", installed, pipeline)
-    hot = s.calc("hot_pool", "Hot pool: units the job restarts on while a cold spare is readied", "units",
-                 ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
-                 "ROUNDUP(the job's replacements per hour x time to ready a cold spare)", fmt=COUNT)
+    hot = _hot_pool(s, r, rel)
     held_buffer = s.calc("buffer_units", "Correlated-failure buffer, in spare units", "units",
                          buffer * unit["per_node"], "buffer nodes x units per node", fmt=COUNT)
     reserve = s.calc("node_reserve", "Reserve: pipeline stock + hot pool + buffer", "units",
@@ -480,21 +509,51 @@ def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOu
     unit["idle"] = idle
     need = s.calc("node_need", f"Spare {what} to buy", "units", max_(0, reserve - idle),
                   "MAX(0, reserve - units beyond the job)", fmt=COUNT)
-    wait = s.calc("node_wait_cost", f"Waiting one repair turnaround for one of the {what}: the job idle", "USD",
-                  r.repair_turnaround * value,
-                  "turnaround x the job's capacity per hour: without a spare unit the job cannot run at full size",
-                  fmt=USD)
+    s.calc("node_wait_one", f"Waiting one repair turnaround for one of the {what}, with none to restart on", "USD",
+           r.repair_turnaround * unit["loss"] * t.on_demand_price,
+           "turnaround x GPUs a missing unit idles x on-demand rent: one wait", fmt=USD)
+    job_units = s.calc("job_units", "Units of the job", "units", rel.job_nodes * unit["per_node"],
+                       "job nodes x units per node", fmt=COUNT)
+    if r.choice("job_kind") == "elastic":
+        idle_gpus = s.calc("node_idle_gpus", "Expected GPUs idle with no spare units (elastic: a replica per unit "
+                           "in repair)", "GPUs", min_(rel.job_gpus, pipeline * unit["loss"]),
+                           "MIN(job GPUs, units in repair (the pipeline's mean) x GPUs a missing unit idles)",
+                           fmt="#,##0.0")
+    else:
+        idle_gpus = s.calc("node_idle_gpus", "Expected GPUs idle with no spare units (synchronous: the whole job "
+                           "while any of its units is in repair)", "GPUs",
+                           (1 - (1 - min_(1, pipeline / max_(installed, 1))) ** job_units) * rel.job_gpus,
+                           "(1 - (1 - MIN(1, units in repair / installed))^job units) x job GPUs: the chance one of "
+                           "the job's units is in repair (binomial) x the job", fmt="#,##0.0")
+    wait = s.calc("node_wait_cost", f"Expected cost of waiting for {what} over the useful life, with none held",
+                  "USD", idle_gpus * t.on_demand_price * t.useful_life,
+                  "expected GPUs idle x on-demand rent x useful life; units beyond the job would cut it (they are "
+                  "counted as spares first: an upper bound there)", fmt=USD)
     held = _hold(s, "node", what, wait, unit["price"], need)
     return "node", what, held, "units", unit["price"], "node"
+
+
+def _hot_pool(s: SheetBuilder, r: Inputs, rel: ReliabilityOut) -> Line:
+    """Units the job restarts on at once while a cold spare is readied: a synchronous job needs them; an elastic
+    one runs on without the replica meanwhile."""
+    if r.choice("job_kind") == "elastic":
+        return s.calc("hot_pool", "Hot pool: none (an elastic job runs on without the replica while a cold spare "
+                      "is readied)", "units", Const(0), "the job's kind (Inputs): elastic", fmt=COUNT)
+    return s.calc("hot_pool", "Hot pool: units the job restarts on while a cold spare is readied", "units",
+                  ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
+                  "ROUNDUP(the job's replacements per hour x time to ready a cold spare): a synchronous job restarts "
+                  "only on a full set of units", fmt=COUNT)
 
 
 def _idled(s: SheetBuilder, r: Inputs, p: Inputs, rel: ReliabilityOut, unit: dict[str, Any],
            restart: Line) -> dict[str, Line]:
     """The GPUs one missing part idles while it is awaited. With a spare unit to restart on, the job runs on it
-    and the part idles only what it takes down; with none, the job waits whole."""
+    and the part idles only what it takes down; with none, what a missing unit costs the job (the whole job, or
+    a replica). A part of a redundant set takes its unit down only if the set loses more while it is awaited."""
     s.section("Spares: what a missing part idles while it is awaited")
     s.text("With a spare unit to restart on (the hot pool, or nodes beyond the job), the job restarts within the "
-           "restart time and a missing part idles only what it takes down; with none, the whole job waits.")
+           "restart time and a missing part idles only what it takes down; with none, what a missing unit costs "
+           "the job (the whole job, or an elastic job's replica).")
     lead = r.parts_lead_time
     host_gpus = s.calc("gpus_per_host", "GPUs a fabric host holds (what one host link takes down)", "GPUs",
                        ceil(p.gpus_per_node / p.hosts_per_node), "ROUNDUP(GPUs per node / hosts per node)", fmt=COUNT)
@@ -507,29 +566,36 @@ def _idled(s: SheetBuilder, r: Inputs, p: Inputs, rel: ReliabilityOut, unit: dic
     fan_second = s.calc("fan_second_failure", "Chance another fan of the same unit fails within the lead time", "%",
                         min_(1, (fans_unit - 1) * r.fan_afr * lead),
                         "MIN(1, (fans per unit - 1) x annual failure rate x lead time)", fmt="0.000%")
+    down = where(restart > 0, 1, 0)  # 1: a spare unit to restart on
     domain = {
-        "nic": (host_gpus, "a NIC takes its host off the fabric: the host's GPUs"),
-        "optic": (host_gpus, "at most a host link's host (switch-to-switch links route around a lost link)"),
-        "cable": (host_gpus, "at most a host link's host (switch-to-switch links route around a lost link)"),
-        "psu": (p.gpus_per_node * where(p.psus_per_node > p.psus_needed, psu_second, 1),
-                "a redundant set (N+k, k >= 1) idles nothing until another PSU of the node fails: the node's GPUs x "
-                "that chance; without redundancy, the node"),
-        "fan": (unit["gpus"] * where(r.fan_redundancy > 0, fan_second, 1),
-                "fans in N+k (k >= 1) idle nothing until another fan of the unit fails: the unit's GPUs x that "
-                "chance; without redundancy, the unit"),
+        "nic": (where(restart > 0, host_gpus, unit["loss"]), "a NIC takes its host off the fabric: the host's GPUs"),
+        "optic": (where(restart > 0, host_gpus, unit["loss"]),
+                  "at most a host link's host (switch-to-switch links route around a lost link)"),
+        "cable": (where(restart > 0, host_gpus, unit["loss"]),
+                  "at most a host link's host (switch-to-switch links route around a lost link)"),
+        "psu": (where(p.psus_per_node > p.psus_needed, psu_second, 1)
+                * (down * p.gpus_per_node + (1 - down) * unit["loss"]),
+                "a redundant set (N+k, k >= 1) idles nothing until another PSU of the node fails: that chance x the "
+                "node's GPUs (with none to restart on, what a missing unit costs the job); without redundancy, all "
+                "of it"),
+        "fan": (where(r.fan_redundancy > 0, fan_second, 1) * (down * unit["gpus"] + (1 - down) * unit["loss"]),
+                "fans in N+k (k >= 1) idle nothing until another fan of the unit fails: that chance x the unit's "
+                "GPUs (with none to restart on, what a missing unit costs the job); without redundancy, all of it"),
     }
     out = {}
     for key, (gpus, why) in domain.items():
-        out[key] = s.calc(f"{key}_idled_gpus", f"GPUs one missing part idles while awaited, {key}", "GPUs",
-                          where(restart > 0, gpus, rel.job_gpus),
-                          f"with a unit to restart on: {why}; with none, the job's GPUs", fmt="#,##0.00")
+        out[key] = s.calc(f"{key}_idled_gpus", f"GPUs one missing part idles while awaited, {key}", "GPUs", gpus,
+                          f"with a unit to restart on: {why}; with none, what a missing unit costs the job",
+                          fmt="#,##0.00")
     return out
 
 
-def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: Line, key: str, label: str, unit: str, installed: Node,
-          rate: Node | None, price: Line, kind: str) -> tuple[Any, ...]:
+def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: tuple[Line, Line], key: str, label: str, unit: str,
+          installed: Node, rate: Node | None, price: Line, kind: str) -> tuple[Any, ...]:
     """A part type's repair pipeline by Little's law, from the job's rate (NICs) or an annual failure rate, held at
-    the service level when waiting for one costs more than it does."""
+    the service level when the waiting it saves over the life costs more than the stock. `idled`: (GPUs one missing
+    part idles, the job's GPUs: the most it can idle)."""
+    gpus, job = idled
     s.section(f"Spares: {label}")
     count = s.calc(f"{key}_installed", f"Installed {label}", unit, installed, fmt=COUNT)
     per_day = s.calc(f"{key}_per_day", f"Replacements per day, {label}", "parts/day",
@@ -539,17 +605,24 @@ def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: Line, key: str, label: s
     pipeline = s.calc(f"{key}_pipeline", f"Repair pipeline, {label}, mean (Little's law)", "parts",
                       per_day * r.parts_lead_time, "replacements per day x lead time", fmt="#,##0.00")
     need = _stock(s, r, key, label, unit, count, pipeline)
-    wait = s.calc(f"{key}_wait_cost", f"Waiting one lead time for one of the {label}: the GPUs it idles", "USD",
-                  idled * t.on_demand_price * r.parts_lead_time,
-                  "GPUs it idles x on-demand rent per GPU-hour x lead time", fmt=USD)
+    s.calc(f"{key}_wait_one", f"Waiting one lead time for one of the {label}: the GPUs it idles", "USD",
+           gpus * t.on_demand_price * r.parts_lead_time,
+           "GPUs it idles x on-demand rent per GPU-hour x lead time: one wait", fmt=USD)
+    wait = s.calc(f"{key}_wait_cost", f"Expected cost of waiting for {label} over the useful life, with none held",
+                  "USD", min_(job, pipeline * gpus) * t.on_demand_price * t.useful_life,
+                  "MIN(job GPUs, parts awaited at once (the pipeline's mean) x GPUs one idles) x on-demand rent x "
+                  "useful life: replacements a year x the wait x what it idles x years", fmt=USD)
     held = _hold(s, key, label, wait, price, need)
     return key, label, held, unit, price, kind
 
 
 def _hold(s: SheetBuilder, key: str, label: str, wait: Line, price: Line, need: Line) -> Line:
-    """Hold a part at all when waiting one lead time for it idles more capacity than the part costs."""
-    hold = s.calc(f"{key}_hold", f"Hold spare {label} (waiting costs more than the part)", "TRUE/FALSE",
-                  wait > price, "the capacity idled waiting > the part's price", fmt=BOOL)
+    """Hold a part's stock when the waiting it saves over the life costs more than the stock does."""
+    stock = s.calc(f"{key}_stock_cost", f"Holding cost: the stock of spare {label} at its price", "USD",
+                   need * price, "stock x unit price", fmt=USD)
+    hold = s.calc(f"{key}_hold", f"Hold spare {label} (waiting over the life costs more than the stock)",
+                  "TRUE/FALSE", wait > stock, "expected waiting cost over the useful life > the stock's price",
+                  fmt=BOOL)
     return s.calc(f"{key}_held", f"Spare {label} held", "parts", need * flag(hold), "stock x hold flag",
                   fmt=COUNT)
 
