@@ -340,7 +340,11 @@ def reliability_section(draw: Any, gpus: int | None) -> dict[str, Any]:
         s["storage_write_bandwidth"] = draw(qty(1, 5_000, "GB/s"))
     if draw(st.booleans()):  # spares: the service level, a unit smaller than the node, long repairs
         s["service_level"] = draw(ratio(0.5, 0.9999))
-        s["repair_turnaround"] = draw(qty(0, 365, "days"))
+        s["support_contract"] = draw(st.sampled_from(["onsite-4h", "onsite-nbd", "depot", "own"]))
+        if s["support_contract"] == "own":
+            s["repair_turnaround"] = draw(qty(0, 365, "days"))
+        else:
+            s[f"turnaround_{s['support_contract'].replace('-', '_')}"] = draw(qty(0, 365, "days"))
         s["fan_redundancy"] = draw(st.integers(0, 3))
         if draw(st.booleans()):  # an elastic job drops a replica of any size (more than the job's: the whole job)
             s["job_kind"] = "elastic"

@@ -98,15 +98,15 @@ def test_capex_is_the_bom_total(example: Model) -> None:
     (65 + 8 + 2 + 4) x 2 x 25 = 3,950 for switches and appliances; the colocation supplies the 39 cabinets and 142
     PDUs (counted, not bought). Storage, sized on the Reliability sheet: 2 all-flash appliances x 350,000 +
     ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
-    Spares (Reliability sheet): 15 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + 3
-    fans x 300 + a switch 30,000 (no PSU: a 4+2 set waits for its part) = 4,087,200.
+    Spares (Reliability sheet): 10 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + 3
+    fans x 300 + a switch 30,000 (no PSU: a 4+2 set waits for its part) = 2,737,200.
     Fabric manager licences: 128 hosts x 500 = 64,000 (not equipment: not shipped or supported).
     Each group's shipping: 1% of its equipment (one lot). Services: 39 racks x 2,500 = 97,500 installation and
     (2,818 fabric + 367 out-of-band) = 3,185 cables x 20 = 63,700 cabling."""
     network = 1_710_000 + 240_000 + 64_000 + 50_000 + 2_496_000 + 111_000 + 421_800 + 600 + 2_936
     equipment = {"compute": 34_560_000 + 100_000, "network": network, "power": 19_200 + 3_950,
                  "storage": 2 * 350_000 + 23 * 100,
-                 "spares": 15 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 3 * 300 + 30_000}
+                 "spares": 10 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 3 * 300 + 30_000}
     licences = 128 * 500
     for group, cost in equipment.items():
         assert v(example, f"bom.equipment_{group}") == pytest.approx(cost, rel=1e-12), group
@@ -126,10 +126,10 @@ def test_capex_is_the_bom_total(example: Model) -> None:
 def test_support_is_the_groups_support_lines_counted_once(example: Model) -> None:
     """Each hardware group's support and warranty line, priced per year of cover: budget 8% a year x the group's
     equipment (compute 34,660,000 -> 2,772,800), for ROUNDUP(60 months / 12) = 5 years. The TCO's hardware support
-    is their yearly prices added, 8% x 44,568,986 = 3,565,518.88 a year = 297,126.57 a month, and the support
+    is their yearly prices added, 8% x 43,218,986 = 3,457,518.88 a year = 288,126.57 a month, and the support
     lines are not in the capex (the total is the groups' equipment, shipping, licences and services)."""
-    equipment = 34_660_000 + 5_096_336 + 23_150 + 702_300 + 4_087_200
-    assert equipment == 44_568_986
+    equipment = 34_660_000 + 5_096_336 + 23_150 + 702_300 + 2_737_200
+    assert equipment == 43_218_986
     assert v(example, "bom.support_compute_unit_price") == pytest.approx(0.08 * 34_660_000, rel=1e-12)
     assert v(example, "bom.support_compute_qty") == 5
     assert v(example, "bom.support_cooling_qty") == 0  # nothing to support on an air-cooled site

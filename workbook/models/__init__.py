@@ -218,7 +218,7 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
     inputs = model_inputs(book, site, PRESENTATION)
     rel, fleet = define_site_fleet(book, inputs)
     spares, spares_shown = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power,
-                                                     fleet.fabric, fleet.cooling, named_parts(site))
+                                                     fleet.fabric, fleet.cooling, named_parts(site), site.models)
     bill = define_bom(book, site, inputs, fleet, loaded.quotes, rel, spares)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
     upgrade = define_upgrade(book, loaded, inputs, fleet)

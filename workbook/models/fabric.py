@@ -274,7 +274,11 @@ class FabricOut:
     row_length: Line
     hall_depth: Line
     hosts: Line
-    leaf_nodes: Line  # the nodes a leaf switch's failure takes out of a job (the reliability model's spares)
+    leaf_nodes: Line  # the nodes a leaf switch's hosts sit in (the reliability model's failure domains)
+    leaf_hosts: Line  # the hosts a leaf switch's failure takes out of a job
+    leaf_gpus: Line  # their GPUs
+    storage_leaf_down_ports: Line  # what a storage or an in-band leaf switch serves (the spares' switch pools)
+    inband_leaf_down_ports: Line
 
 
 def define(scope: Scope, i: Inputs, p: Inputs, servers: Servers | None = None) -> FabricOut:
@@ -300,11 +304,16 @@ def define(scope: Scope, i: Inputs, p: Inputs, servers: Servers | None = None) -
     switches = s.calc("switches", "Compute fabric switches", "switches", net.leaves + net.spines + net.cores,
                       "leaves + spines + cores", fmt=COUNT)
     served = min_(ports.down, hosts) if rail else min_(ports.down, endpoints) / rails
-    s.calc("leaf_nodes", "Nodes a leaf switch serves (its failure takes them out of a job)", "nodes",
-           ceil(served / p.hosts_per_node),
-           "ROUNDUP(hosts on a leaf / hosts per node): a rail's leaf serves up to its ports down of hosts, one NIC "
-           "each" if rail else "ROUNDUP(endpoints on a leaf / rails / hosts per node): a host's NICs share a leaf",
-           fmt=COUNT)
+    leaf_hosts = s.calc("leaf_hosts", "Hosts a leaf switch serves (its failure takes them out of a job)", "hosts",
+                        ceil(served), "a rail's leaf serves up to its ports down of hosts, one NIC each" if rail else
+                        "ROUNDUP(endpoints on a leaf / rails): a host's NICs share a leaf", fmt=COUNT)
+    s.calc("leaf_gpus", "GPUs on the hosts a leaf switch serves", "GPUs",
+           leaf_hosts * ceil(p.gpus_per_node / p.hosts_per_node), "hosts on a leaf x GPUs per host", fmt=COUNT)
+    s.calc("leaf_nodes", "Nodes a leaf switch's hosts sit in, at most", "nodes",
+           min_(nodes, ceil((leaf_hosts - 1) / p.hosts_per_node) + 1),
+           "MIN(nodes, ROUNDUP((hosts on a leaf - 1) / hosts per node) + 1): a leaf's consecutive hosts span that "
+           "many rack-scale nodes where they do not start at a node's first host (a GB200 leaf's 32 trays: 2 to 3 "
+           "racks); a server's hosts are its nodes", fmt=COUNT)
     runs = _runs(s, p)
     flags = _single_mode_flags(s, i, runs)
     compute = _compute_links(s, i, net, switches, endpoints, hosts, rails, flags)
