@@ -144,7 +144,10 @@ def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
         return None
     nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
     plan_inputs = Inputs(book, site, generation.INPUTS_TITLE, generation.PREFIX, upgrade.specs)
-    hall = {"price": inputs.tco.electricity_price, "pue": fleet.power.pue_energy}
+    t = inputs.tco
+    method = t.choice("facility_residual") if t.choice("facility_model") == "build" else "book"
+    hall = {"price": t.electricity_price, "pue": fleet.power.pue_energy, "method": method, "wacc": t.cost_of_capital,
+            "exit": t.facility_exit_value if method == "stated" else None}
     return generation.define(Scope(book, generation.PREFIX), plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
