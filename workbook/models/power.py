@@ -89,8 +89,8 @@ INPUTS = with_limits([
          "a ratio", "1.25", lo=1.0, hi=3.0, optional=True),
     Spec("power.cooling_overhead", "Cooling power per kW of IT load", "kW/kW", "a ratio", "0.25",
          lo=0.0, hi=2.0, when=("power.facility_model", "itemised")),
-    Spec("power.distribution_loss", "Distribution loss (UPS, transformers, PDUs), share of input", "%",
-         when=("power.facility_model", "itemised"), **{**_RATIO, "hi": 0.5}),
+    Spec("power.distribution_loss", "Distribution loss (UPS, transformers, PDUs), share of input (with a PUE: an "
+         "estimate, for the overhead at the margin and the PUE floor)", "%", **{**_RATIO, "hi": 0.5}),
     Spec("power.other_facility_power", "Lighting, offices and other facility load", "kW",
          when=("power.facility_model", "itemised"), **_KW),
     Spec("power.sync_peak_factor", "Synchronised GPU peak over TDP", "ratio", "a ratio", "1.1", lo=1.0,
