@@ -211,12 +211,14 @@ def cooling_section(draw: Any) -> dict[str, Any]:
 
 @st.composite
 def generator_section(draw: Any) -> dict[str, Any]:
-    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow and every
-    redundancy (N fails a check)."""
+    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow, every
+    redundancy (N fails a check), recharge shares, fail-to-start rates (0 and 1 too) and N+2 thresholds."""
     if draw(st.booleans()):
         return {}
     return {"block_size": draw(qty(10, 10_000, "kVA")), "power_factor": draw(ratio(0.7, 1.0)),
-            "redundancy": draw(st.sampled_from(REDUNDANCY))}
+            "redundancy": draw(st.sampled_from(REDUNDANCY)), "ups_recharge_share": draw(ratio(0.0, 1.0)),
+            "fail_to_start": draw(st.one_of(st.just(0.0), ratio(0.0, 1.0))),
+            "n_plus_two_above": draw(st.integers(1, 30))}
 
 
 @st.composite

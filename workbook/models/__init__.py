@@ -89,7 +89,7 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Li
     chain = power.define(power_scope, i.power, net, storage)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
-    standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, chain, cool, backed)
+    standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, i.power, chain, cool, backed)
     management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
     return Fleet(i, net, chain, cool, backed, standby, management, namespace)
 
@@ -250,7 +250,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
-                                      m.inputs.tco, confirm, risk)
+                                      m.inputs.tco, confirm, risk, standby=m.fleet.generators)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
     cooling.summarise(s, m.fleet.cooling)
     comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)
