@@ -73,6 +73,9 @@ def power_section(draw: Any) -> dict[str, Any]:
         s["continuous_load_share"] = draw(ratio(0.5, 1.0))
     if draw(st.booleans()):
         s["pue_annual"] = draw(ratio(1.0, 3.0))
+    if draw(st.booleans()):  # else 10 W/m² and the 5% loss estimate of a PUE site
+        s["lighting_density"] = draw(qty(0, 100, "W/m^2"))
+        s["distribution_loss"] = draw(ratio(0.0, 0.5))
     if draw(st.booleans()):  # else the node's catalog supplies, and a feed loss ridden through at full power
         s["psus_per_node"] = draw(st.integers(1, 12))
         s["psus_needed"] = draw(st.integers(1, s["psus_per_node"]))
@@ -206,6 +209,8 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "air_specific_heat": draw(qty(1.0, 1.02, "kJ/(kg*K)")),
         "air_supply_temperature": f"{air_supply!r} degC",
         "air_return_temperature": f"{air_supply + draw(st.floats(1, 25))!r} degC",
+        "air_mover_power": draw(qty(0, 5, "kW/(m^3/s)")),  # the PUE floor's drivers
+        "plant_pump_share": draw(ratio(0.0, 0.2)),
     }
 
 

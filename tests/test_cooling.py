@@ -131,29 +131,29 @@ def test_air_cooled_example_needs_no_cdus_and_no_flow(example: Model) -> None:
 
 
 def test_the_example_counts_each_watt_of_facility_power_once(example: Model) -> None:
-    """The air-cooled example: IT 1,393.6594 kW, design PUE 1.4 (overhead 557.46376 kW), indoor share 0.3,
+    """The air-cooled example: IT 1,393.6594 kW, design PUE 1.49 (overhead 682.89311 kW), indoor share 0.3,
     COP 3, no CDU pumps. The indoor share applies to the overhead other than the compressors, whose power
-    includes the indoor rooms' own: indoor = 0.3 x (557.46376 - 1,393.6594 / 3) / (1 + 0.3 / 3) = 25.339 kW
-    (it was 0.3 x 557.46 = 167.24, counting 30% of the compressors' power as indoor heat and then its
-    compressors' heat again). Compressors (1,393.6594 + 25.339) / 3 = 473.000 kW; the plant rejects 1,892.00 kW;
-    the rest of the overhead, 557.46376 - 473.000 = 84.464 kW, is 30% indoors (the 25.339) and 70% outdoors
-    without the plant (59.12 kW); heat out 1,892.00 + 59.12 = 1,951.123 kW = facility power 1,393.6594 x 1.4."""
-    it, overhead = 1393.6594, 1393.6594 * 0.4
+    includes the indoor rooms' own: indoor = 0.3 x (682.89311 - 1,393.6594 / 3) / (1 + 0.3 / 3) = 59.547 kW
+    (0.3 x 682.89 = 204.87 would count 30% of the compressors' power as indoor heat and then its compressors'
+    heat again). Compressors (1,393.6594 + 59.547) / 3 = 484.402 kW; the plant rejects 1,937.61 kW; the rest of
+    the overhead, 682.89311 - 484.402 = 198.491 kW, is 30% indoors (the 59.547) and 70% outdoors without the
+    plant (138.94 kW); heat out 1,937.61 + 138.94 = 2,076.553 kW = facility power 1,393.6594 x 1.49."""
+    it, overhead = 1393.6594, 1393.6594 * 0.49
     assert value(example, "power.it_load", "kW") == pytest.approx(it, rel=1e-12)
     indoor = 0.3 * (overhead - it / 3) / (1 + 0.3 / 3)
-    assert indoor == pytest.approx(25.339, abs=1e-3)
+    assert indoor == pytest.approx(59.547, abs=1e-3)
     assert value(example, "cooling.indoor_facility_heat", "kW") == pytest.approx(indoor, rel=1e-12)
     assert value(example, "cooling.heat_load", "kW") == pytest.approx(it + indoor, rel=1e-12)
     work = (it + indoor) / 3
     assert value(example, "cooling.compressor_power", "kW") == pytest.approx(work, rel=1e-12)
-    assert work == pytest.approx(473.000, abs=1e-3)
+    assert work == pytest.approx(484.402, abs=1e-3)
     assert value(example, "cooling.heat_rejection", "kW") == pytest.approx(it + indoor + work, rel=1e-12)
     rest = overhead - work
     assert value(example, "cooling.other_overhead", "kW") == pytest.approx(rest, rel=1e-12)
     assert indoor == pytest.approx(0.3 * rest, rel=1e-12)  # the share of what is left, not of the compressors
     assert value(example, "cooling.heat_outside_plant", "kW") == pytest.approx(0.7 * rest, rel=1e-12)
-    assert value(example, "cooling.heat_out", "kW") == pytest.approx(it * 1.4, rel=1e-12)
-    assert value(example, "cooling.heat_in", "kW") == pytest.approx(it * 1.4, rel=1e-12)
+    assert value(example, "cooling.heat_out", "kW") == pytest.approx(it * 1.49, rel=1e-12)
+    assert value(example, "cooling.heat_in", "kW") == pytest.approx(it * 1.49, rel=1e-12)
     assert example.quantity("cooling.heat_balance")
 
 
@@ -514,6 +514,53 @@ def test_an_overhead_too_small_for_the_plant_fails_the_balance(example: Model) -
 
 
 # ---------------------------------------------------------------- floor loading
+
+
+def _floor_by_hand(it: float, pue: float) -> dict[str, float]:
+    """The example's overhead from its drivers at a design PUE: all of its IT heat is on air, on chillers at COP 3;
+    the electrical rooms' losses (30% of the overhead besides the compressors, solved) too."""
+    hall = it
+    indoor = 0.3 * (it * (pue - 1) - hall / 3) / (1 + 0.3 / 3)
+    compressors = (hall + indoor) / 3
+    air = it / (1.2 * 1.006 * 14)  # m³/s: kW / (kg/m³ x kJ/(kg K) x K)
+    fans = air * 0.6
+    pumps = (hall + indoor + compressors) * 0.02
+    lighting = 4 * 12 * 0.6 * 2.4 * 10 / 1000
+    facility = (it + compressors + fans + pumps + lighting) / 0.95
+    return {"compressors": compressors, "fans": fans, "pumps": pumps, "lighting": lighting, "facility": facility,
+            "floor": facility / it}
+
+
+def test_the_example_pue_floor_by_hand(example: Model) -> None:
+    """The example at its design PUE 1.49: IT 1,393.66 kW all on air, on chillers at COP 3; the electrical rooms'
+    losses 0.3 x (682.89 - 464.55) / 1.1 = 59.55 kW also need them: compressors (1,393.66 + 59.55) / 3 = 484.40 kW;
+    air movers 82.46 m³/s x 0.6 = 49.48 kW; plant pumps 2% of the 1,937.6 kW rejected = 38.75 kW; lighting 69.12 m²
+    x 10 W = 0.69 kW: 573.3 kW, and the facility power (1,393.66 + 573.3) / (1 - 5% losses) = 2,070.5 kW: a floor of
+    1.4857, just below the design PUE."""
+    it = value(example, "power.it_load")
+    want = _floor_by_hand(it, 1.49)
+    assert value(example, "cooling.floor_compressors") == pytest.approx(want["compressors"], rel=1e-12)
+    assert value(example, "cooling.floor_air_movers") == pytest.approx(want["fans"], rel=1e-9)
+    assert value(example, "cooling.floor_plant_pumps") == pytest.approx(want["pumps"], rel=1e-12)
+    assert value(example, "cooling.floor_lighting") == pytest.approx(want["lighting"], rel=1e-12)
+    assert value(example, "cooling.floor_facility_power") == pytest.approx(want["facility"], rel=1e-9)
+    assert value(example, "cooling.pue_floor") == pytest.approx(want["floor"], rel=1e-9)
+    assert round(want["floor"], 4) == 1.4857
+    assert value(example, "cooling.pue_shortfall") == 0 and value(example, "cooling.pue_above_floor")
+
+
+def test_a_pue_below_its_drivers_fails_and_says_by_how_much(example: Model) -> None:
+    """At the old 1.4 the compressors alone take 473 of its 557.5 kW of overhead, leaving 84.5 kW for losses,
+    fans, pumps and lighting: the floor is 1.4764 (the review's 1.45-1.47), 0.0764 above it, and the check fails."""
+    old = example.book.evaluate({"power.pue": 1.4})
+    it = value(example, "power.it_load")
+    want = _floor_by_hand(it, 1.4)
+    assert round(want["compressors"], 1) == 473.0 and round(it * 0.4, 1) == 557.5
+    floor = float(old["cooling.pue_floor"].reshape(-1)[0])
+    assert floor == pytest.approx(want["floor"], rel=1e-9) and round(floor, 4) == 1.4764
+    assert float(old["cooling.pue_shortfall"].reshape(-1)[0]) == pytest.approx(floor - 1.4, rel=1e-9)
+    assert not bool(old["cooling.pue_above_floor"].reshape(-1)[0])
+    assert not bool(old["checks.all_pass"].reshape(-1)[0])
 
 
 @pytest.mark.slow

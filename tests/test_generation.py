@@ -72,16 +72,18 @@ def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> N
 OLD_SUPPORT = (47.579 + 28.9 + 30 + 8) / 8  # kW per H100 network, storage or management rack (5 + 1 + 2 of them)
 NEW_SUPPORT = (30.145 + 17.708 + 60 + 15) / 8  # kW per B200 one
 START_IT = 32 * 40.8 + 8 * OLD_SUPPORT  # 1,420.079 kW: the power chain's peak IT load
-FEED = START_IT * 1.1 * 1.4  # critical IT (10% headroom) x design PUE: 2,186.92 kW of facility power
+PUE = 1.49  # the hall's design PUE (above its floor, 1.486: the Cooling sheet)
+FEED = START_IT * 1.1 * PUE  # critical IT (10% headroom) x design PUE: 2,327.51 kW of facility power
+FEED_IT = (FEED + 250) / (1.1 * PUE)  # peak IT the feed holds from month 6 (the retrofit's 250 kW), headroom kept
 
 
 def test_the_site_plant_by_hand(upgrade: Model) -> None:
-    """The plant the plans must fit: the contracted feed 1,420.079 x 1.1 x 1.4 = 2,186.92 kW, plus the retrofit's 250
+    """The plant the plans must fit: the contracted feed 1,420.079 x 1.1 x 1.49 = 2,327.51 kW, plus the retrofit's 250
     kW from month 6; two 2.5 MVA transformers N+1, one of which may be out: 1 x 2,500 kVA x 0.95 = 2,375 kW, and the
     retrofit's third block from month 6 (2 x 2,375); three 1,250 kVA UPS blocks N+1: 2 x 1,250 x 0.95 = 2,375 kW;
     the hall's cooling sized for the H100 fleet's IT heat, 1,420.079 kW (its heat to air and liquid; no CDU pumps),
     plus the retrofit's 900 kW of dry coolers from month 6. The site keeps its 10% headroom: at the start the
-    facility power 1,988.1 kW x 1.1 is the whole feed (a margin of exactly the headroom)."""
+    facility power 2,115.9 kW x 1.1 is the whole feed (a margin of exactly the headroom)."""
     assert one(upgrade, "generation.power_at_start") == pytest.approx(START_IT)
     assert one(upgrade, "generation.plant_feed") == pytest.approx(FEED)
     assert one(upgrade, "generation.plant_site_power") == 3000
@@ -92,7 +94,7 @@ def test_the_site_plant_by_hand(upgrade: Model) -> None:
     assert row(upgrade, "staged_swap.generation.ups_capacity")[0] == pytest.approx(2 * 1250 * 0.95)
     assert row(upgrade, "staged_swap.generation.heat_rejection_available")[[5, 6]] == pytest.approx(
         [START_IT, START_IT + 900])
-    assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * 1.4)
+    assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * PUE)
     assert row(upgrade, "staged_swap.generation.facility_with_headroom")[0] == pytest.approx(FEED)
     assert row(upgrade, "staged_swap.generation.feed_margin")[0] == pytest.approx(0.1)
     assert one(upgrade, "staged_swap.generation.feed_margin_least") == pytest.approx(0.1)
@@ -102,22 +104,22 @@ def test_the_site_plant_by_hand(upgrade: Model) -> None:
 def test_staged_swap_by_hand(upgrade: Model) -> None:
     """Month 7: 8 B200 racks and their 8 support racks into zone b as 11 of its 16 H100 racks leave: zone b
     5 x 40.8 + 8 x 57.2 + 8 x 15.357 = 784.45 kW, zone a 16 x 40.8 + 8 x 14.310 = 767.28: 1,551.73 kW of IT,
-    x 1.4 x 1.1 (the headroom kept) = 2,389.66 kW <= the 2,436.92 kW the retrofit's contract gives from month 6;
+    x 1.49 x 1.1 (the headroom kept) = 2,543.29 kW <= the 2,577.51 kW the retrofit's contract gives from month 6;
     hall heat 1,551.73 + 15 kW of pumps <= 1,420.08 + 900; UPS 1,551.73 x 1.1 + 15 kW of CDU pumps. The B200 racks
     draw power from delivery and compute once burnt in (a month): month 7 delivers 21 x 32 = 672, 352 below the
     start's 1,024; months 8-9 672 + 8 x 70.4 = 1,235.2. Month 10: the other 8 B200 racks, zone b's last 5 H100 racks
-    and 6 of zone a's leave: 10 x 40.8 + 114.479 + 16 x 57.2 + 122.853 = 1,560.53 kW (x 1.54 = 2,403.22 kW),
+    and 6 of zone a's leave: 10 x 40.8 + 114.479 + 16 x 57.2 + 122.853 = 1,560.53 kW (x 1.639 = 2,557.71 kW),
     compute 320 + 563.2 = 883.2 (140.8 below) while the second 8 burn in, then 1,446.4: a trough 352 deep over 2
     months. The largest job, on one fabric: 672 in months 7-9, 563.2 in month 10, then 1,126.4: 460.8 below, 4
     months. The feed's least margin is the headroom kept at the start (10%); from month 6 the retrofit's 250 kW
-    leaves IT room: 2,436.92 / 1.54 - 1,420.08 = 162.3 kW, the most power available but not used."""
+    leaves IT room: 2,577.51 / 1.639 - 1,420.08 = 152.5 kW, the most power available but not used."""
     month7 = 16 * 40.8 + 8 * OLD_SUPPORT + 5 * 40.8 + 8 * 57.2 + 8 * NEW_SUPPORT
     month10 = 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
     power = row(upgrade, "staged_swap.generation.power_used")
     assert power[[0, 6, 7, 9, 10]] == pytest.approx([START_IT, START_IT, month7, month7, month10])
     assert row(upgrade, "staged_swap.generation.facility_with_headroom")[[7, 10]] == pytest.approx(
-        [month7 * 1.54, month10 * 1.54])
-    assert round(month10 * 1.54, 2) == 2403.22 and month10 * 1.54 <= FEED + 250
+        [month7 * 1.1 * PUE, month10 * 1.1 * PUE])
+    assert round(month10 * 1.1 * PUE, 2) == 2557.71 and month10 * 1.1 * PUE <= FEED + 250
     assert row(upgrade, "staged_swap.generation.heat_load")[7] == pytest.approx(month7 + 15)
     assert row(upgrade, "staged_swap.generation.ups_load")[[6, 7]] == pytest.approx([START_IT * 1.1,
                                                                                     month7 * 1.1 + 15])
@@ -132,9 +134,9 @@ def test_staged_swap_by_hand(upgrade: Model) -> None:
     # positions free: zone a none (16 + 8 of 24), then 6; zone b 8, then 20 with the new row, 15 (36 - 5 - 8 - 8),
     # 12 (36 - 16 - 8)
     assert row(upgrade, "staged_swap.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([8, 20, 15, 18])
-    room = (FEED + 250) / 1.54 - START_IT
+    room = FEED_IT - START_IT
     assert row(upgrade, "staged_swap.generation.stranded_power")[[0, 5, 6]] == pytest.approx([0, 0, room], abs=1e-9)
-    assert row(upgrade, "staged_swap.generation.stranded_power")[20] == pytest.approx((FEED + 250) / 1.54 - month10)
+    assert row(upgrade, "staged_swap.generation.stranded_power")[20] == pytest.approx(FEED_IT - month10)
     assert one(upgrade, "staged_swap.generation.stranded_power_peak") == pytest.approx(room)
     assert one(upgrade, "staged_swap.generation.infeasible_months") == 0
     assert one(upgrade, "staged_swap.generation.feasible") == 1
@@ -146,8 +148,8 @@ def test_decommission_first_by_hand(upgrade: Model) -> None:
     """Zone b is emptied in month 3 and the 16 B200 racks arrive in month 7 as 6 of zone a's H100 racks leave:
     months 3 to 6 deliver only zone a's 16 x 32 = 512; month 7 only the 10 H100 racks left, 320, while the B200s
     burn in: a trough 704 deep and 5 months long, the largest job's too; from month 8, 10 x 32 + 16 x 70.4 = 1,446.4
-    on 1,560.53 kW of IT, as the staged plan's end. With zone b empty the plant has room: 2,436.92 / 1.54 - 767.28 =
-    815.1 kW of IT in month 6, the most available but not used."""
+    on 1,560.53 kW of IT, as the staged plan's end. With zone b empty the plant has room: 2,577.51 / 1.639 - 767.28 =
+    805.3 kW of IT in month 6, the most available but not used."""
     compute = row(upgrade, "decom_first.generation.compute")
     assert compute[[2, 3, 6, 7, 8]] == pytest.approx([1024, 512, 512, 320, 1446.4])
     assert one(upgrade, "decom_first.generation.trough_depth") == 704
@@ -157,14 +159,14 @@ def test_decommission_first_by_hand(upgrade: Model) -> None:
     zone_a = 16 * 40.8 + 8 * OLD_SUPPORT
     assert row(upgrade, "decom_first.generation.power_used")[[3, 7]] == pytest.approx(
         [zone_a, 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT])
-    assert one(upgrade, "decom_first.generation.stranded_power_peak") == pytest.approx((FEED + 250) / 1.54 - zone_a)
+    assert one(upgrade, "decom_first.generation.stranded_power_peak") == pytest.approx(FEED_IT - zone_a)
 
 
 def test_a_plan_that_spends_the_headroom_fails_the_feed_and_the_transformers(tmp_path: Path) -> None:
-    """Without the retrofit's 250 kW and third transformer block, month 7 needs 2,389.7 kW of feed with the headroom
-    kept and month 10 2,403.2: over the 2,186.9 kW contract and the 2,375 kW one transformer leaves with a block out
-    (the plan used to fit with 2,184.7 kW at the end, the headroom spent). It fails from month 7 on both; in those
-    months no power is left to add."""
+    """Without the retrofit's 250 kW and third transformer block, month 7 needs 2,543.3 kW of feed with the headroom
+    kept and month 10 2,557.7: over the 2,327.5 kW contract and the 2,375 kW one transformer leaves with a block out
+    (at PUE 1.4 the plan used to fit with 2,184.7 kW at the end, the headroom spent). It fails from month 7 on
+    both; in those months no power is left to add."""
     def plain(gen: dict[str, Any]) -> None:
         del gen["projects"][0]["contracted_feed"], gen["projects"][0]["transformer_blocks"]
 
@@ -173,7 +175,7 @@ def test_a_plan_that_spends_the_headroom_fails_the_feed_and_the_transformers(tmp
         assert list(np.flatnonzero(~row(model, f"staged_swap.generation.{key}"))) == list(range(7, 97))
         assert one(model, f"staged_swap.generation.{key}_first_month") == 7
     assert row(model, "staged_swap.generation.within_site").all()
-    assert one(model, "staged_swap.generation.feed_margin_least") == pytest.approx(FEED / (1560.53 * 1.4) - 1,
+    assert one(model, "staged_swap.generation.feed_margin_least") == pytest.approx(FEED / (1560.53 * PUE) - 1,
                                                                                    abs=1e-5)
     assert one(model, "staged_swap.generation.feed_margin_least") < 0.1
     assert row(model, "staged_swap.generation.stranded_power")[7:].max() == 0
@@ -251,9 +253,9 @@ def original_plans(gen: dict[str, Any]) -> None:
 @pytest.mark.slow
 def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Path) -> None:
     """The old plans keep all 32 H100 racks with the B200s. Building ahead, months 7-8: 2,000.5 kW of IT (32 x 40.8
-    + 114.479 + 8 x 57.2 + 122.853), x 1.4 x 1.1 (the headroom kept) = 3,080.8 kW, over the 2,186.9 kW contract, the
+    + 114.479 + 8 x 57.2 + 122.853), x 1.49 x 1.1 (the headroom kept) = 3,278.9 kW, over the 2,327.5 kW contract, the
     one transformer N+1 leaves (2,375 kW) and the 3 MW site, within the UPS (2,000.5 x 1.1 + 15 = 2,215.6 <= 2,375);
-    month 9 fits (16 H100 racks gone: 1,347.7 kW, 2,075.5 with the headroom); from month 10, 1,805.3 kW (2,780.2)
+    month 9 fits (16 H100 racks gone: 1,347.7 kW, 2,208.9 with the headroom); from month 10, 1,805.3 kW (2,958.9)
     for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the transformers (and months 7-8
     on the site). The zones fit: the plant is what fails."""
     model = load(variant(tmp_path, original_plans))
@@ -303,8 +305,8 @@ def test_the_site_and_the_ups_limits_fail_where_they_are_smaller(tmp_path: Path)
 @pytest.mark.slow
 def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -> None:
     """The old plans with a second project in month 7: 800 kW more contract and a third transformer: months 7 on
-    have 2,986.9 kW of contract and 2 x 2,375 kW of transformers with one out: the build-ahead plan fits them again
-    (month 10 on: 2,780.2 kW with the headroom kept), but in months 7-8 its 3,080.8 kW is over the contract and the
+    have 3,127.5 kW of contract and 2 x 2,375 kW of transformers with one out: the build-ahead plan fits them again
+    (month 10 on: 2,958.9 kW with the headroom kept), but in months 7-8 its 3,278.9 kW is over the contract and the
     3 MW site, which no project raises: 2 months do not fit."""
     def raise_plant(gen: dict[str, Any]) -> None:
         original_plans(gen)
@@ -478,7 +480,7 @@ def test_the_envelope_counts_the_next_fleets_fixed_facility_load(upgrade: Model)
     load, not a share of each node. 40 nodes would need (40 x 16.93 + 60 + 15) ... by the chain's own formula
     (677.35 x 1.22 + 50) / 0.95 x 1.1 = 1,014.7 kW > 1,000: 39 fit."""
     assert one(upgrade, "envelope.next_nodes") == 39
-    assert one(upgrade, "envelope.nodes") == 56  # the H100 fleet's, as in the example
+    assert one(upgrade, "envelope.nodes") == 52  # the H100 fleet's at PUE 1.49 (with its 30 kW of storage as given)
 
 
 def random_plan(rng: random.Random) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from workbook.models import (
     generation,
     generators,
     oob,
+    overhead,
     power,
     printing,
     reliability,
@@ -88,6 +89,7 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Li
     net = fabric.define(fabric_scope, i.fabric, i.power, servers)
     chain = power.define(power_scope, i.power, net, storage)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
+    overhead.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain, cool)  # the PUE floor
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
     standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, i.power, chain, cool, backed)
     management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)

@@ -98,6 +98,10 @@ INPUTS = with_limits([
          "a volume", "30 L", lo=0.0),
     Spec("cooling.floor_rating", "Floor rating (distributed load)", "kg/m²", "a load per area",
          "1200 kg/m^2", **_POSITIVE),
+    Spec("cooling.air_mover_power", "Air movers' power (CRAH or fan-wall fans) per m³/s of IT hall air", "kW/(m³/s)",
+         "a power per air flow", "0.6 kW/(m^3/s)", lo=0.0, hi=100.0),
+    Spec("cooling.plant_pump_share", "Plant pumps and heat-rejection fans, per kW of heat rejected", "kW/kW",
+         "a ratio", "0.02", lo=0.0, hi=1.0, fmt="0.000"),
 ])
 
 # Rules between two keys (each key alone is checked by its Spec): (key, operator, other key, why).

@@ -78,6 +78,8 @@ INPUTS = with_limits([
          choices=("centre", "end-of-row")),
     Spec("power.cable_slack", "Cable length added to each run (rise, drop and routing)", "m", "a length", "6 m",
          lo=0.0),
+    Spec("power.lighting_density", "Lighting power per m² of the IT hall", "W/m²", "a power per area", "10 W/m^2",
+         lo=0.0, hi=1000.0),
     Spec("power.storage_power", "Shared storage system power (as given)", "kW",
          when=("reliability.storage_sizing", "given"), **_KW),  # else sized on the Reliability sheet
     Spec("power.management_power", "Management servers and network power", "kW", **_KW),
