@@ -179,10 +179,15 @@ def test_cdu_count_with_n_plus_1_and_2n(tmp_path: Path, liquid: Model) -> None:
     assert value(two_n, "cooling.cdus_installed") == 2 * n
     assert two_n.quantity("cooling.cdu_heat_one_down")
 
+    # N is the site's choice, accepted with its failure domain (the Reliability sheet's, which reads this row): one
+    # of the 2 CDUs down stops ROUNDUP(32 liquid racks / 2) = 16 racks, 64 nodes; with N+1 or 2N none
     bare = load(site_file(tmp_path, "bare", **{**LIQUID, "cdu_redundancy": "N"}))
     assert value(bare, "cooling.cdus_installed") == n
-    assert not bare.quantity("cooling.cdu_heat_one_down")  # no spare: one unit down is too few
-    assert not bare.quantity("checks.all_pass")
+    assert value(bare, "power.racks") == 32 and value(bare, "cooling.cdu_failure_racks") == 16
+    assert value(bare, "reliability.cdu_domain") == 16 * 4
+    assert bare.quantity("cooling.cdu_heat_one_down") and bare.quantity("cooling.cdu_flow_one_down")
+    assert value(liquid, "cooling.cdu_failure_racks") == value(two_n, "cooling.cdu_failure_racks") == 0
+    assert value(liquid, "reliability.cdu_domain") == 0
 
 
 @pytest.mark.slow
@@ -422,9 +427,15 @@ def test_in_rack_cdus_are_counted_per_rack_with_redundancy(tmp_path: Path, b200:
     assert model.quantity("cooling.cdu_heat_one_down") and model.quantity("cooling.cdu_flow_one_down")
     two_n = load(b200_file(tmp_path, "two_n", catalog={"cdu": "rack-100kW"}, cdu_redundancy="2N"))
     assert value(two_n, "cooling.cdus_installed") == 2 * 64
+    # an in-rack CDU without redundancy (N): accepted with its domain, its own rack (4 nodes) on the Reliability
+    # sheet, where the Cooling sheet's check used to fail it; the two sheets no longer contradict
     bare = load(b200_file(tmp_path, "bare", catalog={"cdu": "rack-100kW"}, cdu_redundancy="N"))
     assert value(bare, "cooling.cdus_installed") == 64
-    assert not bare.quantity("cooling.cdu_heat_one_down")  # a rack's only unit down: that rack is lost
+    assert value(bare, "cooling.cdu_group_redundant") == 0 and value(bare, "cooling.cdu_failure_racks") == 1
+    assert value(bare, "reliability.cdu_domain") == 4
+    assert bare.quantity("cooling.cdu_heat_one_down") and bare.quantity("cooling.cdu_flow_one_down")
+    assert bare.quantity("checks.all_pass")
+    assert value(model, "cooling.cdu_failure_racks") == 0 and value(model, "reliability.cdu_domain") == 0
     # the row units of the site file pool the hall: ROUNDUP(2,800.6 / 1,000) = 3, ROUNDUP(4,200.9 / 1,500) = 3
     assert value(b200, "cooling.cdu_groups") == 1
     assert value(b200, "cooling.cdus_n") == 3 and value(b200, "cooling.cdus_installed") == 4

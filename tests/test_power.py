@@ -134,24 +134,33 @@ def test_rack_pdus_carry_the_synchronised_peak_on_either_feed(example) -> None:
 
 
 @pytest.mark.slow
-def test_one_feed_carries_a_dgx_h100_but_not_a_dgx_b200(example, b200, tmp_path: Path) -> None:
-    """A node's power supplies are split over the A and B feeds, so losing a feed takes half of them. DGX H100:
-    3 of its 6 x 3.3 kW (4+2) deliver 9.9 kW DC against 10.2 kW x 0.94 = 9.588 kW at its maximum: 103.3%, it rides
-    through. DGX B200: 3 of its 6 x 3.3 kW (5+1) deliver 9.9 kW against 14.3 x 0.94 = 13.442 kW: 73.65%, so it
-    throttles on a feed loss; the B200 site accepts down to 70% (its source says why), and a site requiring the
-    default 100% fails the check. GB200 NVL72: 24 of 48 x 5.5 kW = 132 kW against 132 x 0.97 = 128.04 kW."""
+def test_one_feed_carries_a_share_by_rating_and_by_the_vendors_n(example, b200, tmp_path: Path) -> None:
+    """A node's power supplies are split over the A and B feeds, so losing a feed takes half of them, and what is
+    left must be the vendor's N as well as the power. DGX H100: 3 of its 6 x 3.3 kW (4+2) are rated for 9.9 kW DC
+    against 10.2 kW x 0.94 = 9.588 kW at its maximum (103.3%), but its N is 4: 3 / 4 = 75%, the share it runs at
+    (it throttles); the H100 sites accept 75% (their source says why), and the default 100% fails the check, which
+    it passed on the rating alone. DGX B200: 3 of its 6 (5+1) are rated for 9.9 / (14.3 x 0.94) = 73.65%, but 3 /
+    5 = 60%; the B200 sites accept 60%. GB200 NVL72: 24 of 48 x 5.5 kW = 132 kW against 132 x 0.97 = 128.04 kW
+    (103.1%), and 24 of its N = 24: 100%, it rides through."""
     assert v(example, "power.node_design_dc") == pytest.approx(10.2 * 0.94, rel=1e-12)
     assert v(example, "power.node_psus_per_feed") == 3 and v(example, "power.node_psus_redundant") == 2
     assert v(example, "power.node_one_feed_power") == pytest.approx(9.9, rel=1e-12)
-    assert v(example, "power.node_one_feed_share") == pytest.approx(9.9 / (10.2 * 0.94), rel=1e-12)
+    assert v(example, "power.node_one_feed_share_rated") == pytest.approx(9.9 / (10.2 * 0.94), rel=1e-12)
+    assert round(v(example, "power.node_one_feed_share_rated"), 4) == 1.0325
+    assert v(example, "power.node_one_feed_share_of_n") == v(example, "power.node_one_feed_share") == 3 / 4
+    assert v(example, "power.feed_loss_share") == 0.75
     assert v(example, "power.one_feed_carries_node") == 1 and v(example, "power.psus_carry_node") == 1
-    assert v(b200, "power.node_one_feed_share") == pytest.approx(9.9 / (14.3 * 0.94), rel=1e-12)
-    assert round(v(b200, "power.node_one_feed_share"), 4) == 0.7365
-    assert v(b200, "power.feed_loss_share") == 0.7 and v(b200, "power.one_feed_carries_node") == 1
-    strict = b200.book.evaluate({"power.feed_loss_share": 1.0})
+    strict = example.book.evaluate({"power.feed_loss_share": 1.0})
     assert not strict["power.one_feed_carries_node"].any() and not strict["summary.all_checks_pass"].any()
+    assert v(b200, "power.node_one_feed_share_rated") == pytest.approx(9.9 / (14.3 * 0.94), rel=1e-12)
+    assert round(v(b200, "power.node_one_feed_share_rated"), 4) == 0.7365
+    assert v(b200, "power.node_one_feed_share") == 3 / 5
+    assert v(b200, "power.feed_loss_share") == 0.6 and v(b200, "power.one_feed_carries_node") == 1
+    old = b200.book.evaluate({"power.feed_loss_share": 0.7})  # the rating alone passed at 70%
+    assert not old["power.one_feed_carries_node"].any()
     gb200 = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml")
-    assert v(gb200, "power.node_one_feed_share") == pytest.approx(132 / (132 * 0.97), rel=1e-12)
+    assert v(gb200, "power.node_one_feed_share_rated") == pytest.approx(132 / (132 * 0.97), rel=1e-12)
+    assert v(gb200, "power.node_one_feed_share") == 1 and v(gb200, "power.one_feed_carries_node") == 1
 
 
 def test_a_node_needing_more_supplies_than_it_has_is_refused(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import added, ceil, flag, max_, where
+from workbook.formula.functions import added, any_, ceil, flag, max_, where
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
@@ -135,6 +135,7 @@ class CoolingOut:
     cdus_n: Line
     cdus_installed: Line
     cdu_pump_power: Line
+    cdu_failure_racks: Line  # the Reliability sheet's CDU failure domain, in racks
     cold_plate_time: Line
     rack_weight: Line
     floor_load: Line
@@ -279,10 +280,26 @@ def _cdus(s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line], power
     pumps = s.calc("cdu_pump_power", "CDU pump power (running units)", "kW", n * i.cdu_unit_pump_power,
                    "CDUs running (N) x pump power per unit: UPS-backed, since a cold plate without flow reaches "
                    "its limit in seconds; 0 for an air-cooled site")
-    s.check("cdu_heat_one_down", "CDUs carry each group's liquid heat with one unit down",
-            one_down * i.cdu_capacity >= heat)
-    s.check("cdu_flow_one_down", "CDUs carry each group's coolant flow with one unit down",
-            one_down * i.cdu_flow >= group_flow)
+    # A group without a redundant unit (N) is the site's choice, accepted with its failure domain: one CDU down
+    # stops racks, which the Reliability sheet holds spares for (its CDU domain reads the row below), so the two
+    # checks hold with one unit down or where the group has no redundant unit, never contradicting that sheet.
+    redundant = s.calc("cdu_group_redundant", "A redundant CDU in each group (installed > N)", "flag",
+                       flag(group_installed > group_n), "1 where CDUs installed per group > N (N+k, 2N); 0 at N, "
+                       "the site's choice, or with no liquid heat", fmt=COUNT)
+    liquid_racks = power.racks * flag(flow["rack_heat"] > Const(0, "kW"))
+    stops = s.calc("cdu_failure_racks", "Racks one CDU failure stops (0 with a redundant unit in its group)",
+                   "racks", (1 - redundant) * ceil(liquid_racks / max_(installed, 1)),
+                   "without a redundant unit, its share of the liquid-cooled racks: ROUNDUP(liquid racks / CDUs "
+                   "installed) (an in-rack CDU: its own rack); with one, none (ASHRAE TC 9.9 liquid cooling guidance: "
+                   "N+1 keeps the loop at full capacity with a unit down). The Reliability sheet's CDU failure domain",
+                   fmt=COUNT)
+    s.check("cdu_heat_one_down", "CDUs carry each group's liquid heat with one unit down, or the group is N and a "
+            "CDU failure stops its racks (the row above)", any_(one_down * i.cdu_capacity >= heat, stops > 0),
+            "(installed - 1) x capacity >= the group's heat, or racks one failure stops > 0: N accepted with its "
+            "domain")
+    s.check("cdu_flow_one_down", "CDUs carry each group's coolant flow with one unit down, or the group is N and a "
+            "CDU failure stops its racks (the row above)", any_(one_down * i.cdu_flow >= group_flow, stops > 0),
+            "(installed - 1) x flow >= the group's flow, or racks one failure stops > 0: N accepted with its domain")
     return pumps
 
 

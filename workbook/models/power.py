@@ -309,11 +309,17 @@ def _node_feeds(s: SheetBuilder, i: Inputs, node: Line) -> None:
            i.psus_per_node - i.psus_needed, "PSUs per node - PSUs needed", fmt=COUNT)
     per_feed = s.calc("node_psus_per_feed", "Power supplies on each feed", "PSUs", floor(i.psus_per_node / 2),
                       "ROUNDDOWN(PSUs per node / 2): half on the A feed, half on the B feed", fmt=COUNT)
-    one = s.calc("node_one_feed_power", "DC power one feed's power supplies deliver", "kW",
+    one = s.calc("node_one_feed_power", "DC power one feed's power supplies deliver at their rating", "kW",
                  per_feed * i.psu_rating, "PSUs on a feed x rating")
+    rated = s.calc("node_one_feed_share_rated", "Share of a node's design power one feed's supplies are rated for",
+                   "%", one / dc, "one feed's PSUs x rating / design DC power", fmt=PERCENT)
+    of_n = s.calc("node_one_feed_share_of_n", "One feed's supplies as a share of the N the node needs", "%",
+                  per_feed / i.psus_needed, "PSUs on a feed / PSUs needed (N): the vendor's N carries the design "
+                  "power, so a supply carries 1/N of it whatever its label (a DGX H100's 3 of 4+2: 75%, though "
+                  "3 x 3.3 kW is 103% of its 9.588 kW)", fmt=PERCENT)
     share = s.calc("node_one_feed_share", "Share of a node's design power one feed carries", "%",
-                   one / dc, "one feed's PSUs / design DC power: below 100%, the node throttles on the loss of a "
-                   "feed", fmt=PERCENT)
+                   min_(rated, of_n), "MIN(by rating, by the vendor's N): below 100%, fewer supplies than N or "
+                   "than the power, the node throttles on the loss of a feed", fmt=PERCENT)
     s.check("psus_carry_node", "A node's N power supplies carry its design power",
             i.psus_needed * i.psu_rating >= dc, "PSUs needed x rating >= design DC power")
     s.check("one_feed_carries_node", "On the loss of a feed, a node keeps the share of its design power the site "

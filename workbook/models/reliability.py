@@ -581,16 +581,11 @@ def _domains(s: SheetBuilder, r: Inputs, power: PowerOut, fabric: FabricOut, coo
                   ("hosts (compute trays) a leaf switch serves (Fabric)" if unit["host"] else
                    "nodes a leaf switch's hosts sit in (Fabric)") + ", none where a spare switch is held (swapped "
                   "within hours)", fmt=COUNT)
-    liquid = power.racks * flag(cooling.rack_liquid_heat > Const(0, "kW"))
-    redundant = s.calc("cdu_redundant", "CDUs beyond the running ones (1 = a CDU can fail without a loss)", "flag",
-                       flag(cooling.cdus_installed > cooling.cdus_n),
-                       "1 where CDUs installed > CDUs running (N+k, 2N): what the redundancy is for", fmt=COUNT)
     cdu = s.calc("cdu_domain", "Units a CDU failure takes", "units",
-                 (1 - redundant) * ceil(liquid / max_(cooling.cdus_installed, 1)) * power.nodes_per_rack * per_node,
-                 "with a redundant CDU in its group, none (ASHRAE TC 9.9 liquid cooling guidance: N+1 keeps the loop "
-                 "at full capacity with a unit down); without, its share of the liquid-cooled racks: ROUNDUP(liquid "
-                 "racks / CDUs installed) x nodes per rack x units per node (an in-rack CDU takes its rack)",
-                 fmt=COUNT)
+                 cooling.cdu_failure_racks * power.nodes_per_rack * per_node,
+                 "racks one CDU failure stops (Cooling sheet: none with a redundant CDU in its group; at N, the "
+                 "site's choice, its share of the liquid-cooled racks, an in-rack CDU its own) x nodes per rack x "
+                 "units per node", fmt=COUNT)
     largest = s.calc("largest_domain", "Most units that fail at once", "units", max_(rack, leaf, cdu),
                      "MAX(rack, leaf switch, CDU)", fmt=COUNT)
     domain = r.choice("correlated_domain")
