@@ -211,6 +211,7 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "air_return_temperature": f"{air_supply + draw(st.floats(1, 25))!r} degC",
         "air_mover_power": draw(qty(0, 5, "kW/(m^3/s)")),  # the PUE floor's drivers
         "plant_pump_share": draw(ratio(0.0, 0.2)),
+        "die_to_coolant_resistance": draw(qty(0, 0.05, "K/W")),  # the cold plate's ride-through
     }
 
 

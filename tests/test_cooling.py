@@ -214,41 +214,51 @@ def test_rack_manifold_and_rise_checks_fail_when_broken(tmp_path: Path) -> None:
 
 def test_cold_plate_time_to_thermal_limit_by_hand(example: Model) -> None:
     """60 mL of water (0.0598 kg) x 4.18 kJ/(kg K) = 250.05 J/K, plus 0.5 kg of copper x 0.385 kJ/(kg K) = 192.5
-    J/K: 442.55 J/K. An H100 at 700 W heats it by 1.582 K/s; from the 30 C coolant to the 87 C maximum operating
-    temperature (57 K) takes 36.0 s. The old rule (coolant only, the 10 K design rise as the margin) gave 3.57 s."""
+    J/K: 442.55 J/K. An H100 at 700 W heats it by 1.582 K/s. Its die runs 700 W x 0.025 K/W = 17.5 K above the
+    coolant, so of the 57 K from the 30 C coolant to the 87 C maximum operating temperature the plate may use 39.5
+    K: 24.97 s (36.0 s with the die's rise left out; the old rule, coolant only with the 10 K design rise as the
+    margin, gave 3.57 s)."""
     mass_kg = 60e-6 * 997
     capacity = mass_kg * 4180 + 0.5 * 385
     assert capacity == pytest.approx(442.55, abs=0.01)
     assert value(example, "cooling.cold_plate_mass", "kg") == pytest.approx(mass_kg, rel=1e-12)
     assert value(example, "cooling.cold_plate_heat_capacity", "J/K") == pytest.approx(capacity, rel=1e-12)
     assert value(example, "cooling.cold_plate_margin", "K") == pytest.approx(87 - 30, rel=1e-12)
+    assert value(example, "cooling.cold_plate_die_rise", "K") == pytest.approx(700 * 0.025, rel=1e-12)
+    assert value(example, "cooling.cold_plate_usable_margin", "K") == pytest.approx(57 - 17.5, rel=1e-12)
     assert value(example, "cooling.cold_plate_heating_rate", "K/s") == pytest.approx(700 / capacity, rel=1e-12)
-    seconds = capacity * 57 / 700
+    seconds = capacity * 39.5 / 700
     assert value(example, "cooling.cold_plate_time", "s") == pytest.approx(seconds, rel=1e-12)
-    assert seconds == pytest.approx(36.04, abs=0.01)
+    assert seconds == pytest.approx(24.97, abs=0.01)
+    assert capacity * 57 / 700 == pytest.approx(36.04, abs=0.01)  # without the die's rise
     assert mass_kg * 4180 * 10 / 700 == pytest.approx(3.572, abs=1e-3)  # the old figure
     assert example.quantity("cooling.throttle_above_coolant")
 
 
 @pytest.mark.slow
-def test_b200_cold_plate_rides_through_about_27_seconds(b200: Model) -> None:
+def test_b200_cold_plate_rides_through_about_14_seconds(b200: Model) -> None:
     """80 mL of PG25 (81.72 g x 3.92 kJ/(kg K) = 320.34 J/K) + 0.5 kg of copper (192.5 J/K) = 512.84 J/K; a B200 at
-    1,000 W heats it by 1.950 K/s; from the 35 C supply to 87 C (52 K): 26.67 s (it was 3.20 s)."""
+    1,000 W heats it by 1.950 K/s, and its die runs 1,000 x 0.025 = 25 K above the coolant: of the 52 K from the 35
+    C supply to 87 C the plate may use 27 K, 13.85 s (26.67 s without the die's rise, the review's 11-14 s with
+    it; it was 3.20 s under the old rule)."""
     capacity = 80e-6 * 1021.5 * 3920 + 0.5 * 385
     assert capacity == pytest.approx(512.84, abs=0.01)
     assert value(b200, "cooling.cold_plate_heating_rate", "K/s") == pytest.approx(1000 / capacity, rel=1e-12)
-    assert value(b200, "cooling.cold_plate_time", "s") == pytest.approx(capacity * 52 / 1000, rel=1e-12)
-    assert capacity * 52 / 1000 == pytest.approx(26.67, abs=0.01)
+    assert value(b200, "cooling.cold_plate_die_rise", "K") == pytest.approx(25, rel=1e-12)
+    assert value(b200, "cooling.cold_plate_time", "s") == pytest.approx(capacity * 27 / 1000, rel=1e-12)
+    assert capacity * 27 / 1000 == pytest.approx(13.85, abs=0.01)
 
 
-def test_a_coolant_at_the_gpus_limit_fails_the_ride_through_check(example: Model) -> None:
-    """A GPU whose maximum operating temperature is the coolant's supply has no margin: 0 s, and the check fails;
-    below it the margin (and the time) would be negative."""
-    v = example.book.evaluate({"cooling.gpu_throttle_temperature": np.array([87.0, 30.0, 25.0])},
+def test_a_die_at_its_limit_with_the_flow_running_fails_the_check(example: Model) -> None:
+    """The check is on the die with the flow running: coolant supply + the die's 17.5 K at 700 W below the GPU's
+    maximum operating temperature. At 87 C: 39.5 K to use; at 47.5 C none (0 s) and the check fails; at 40 C, or
+    at 30 C (the coolant's own), the usable margin (and the time) would be negative."""
+    v = example.book.evaluate({"cooling.gpu_throttle_temperature": np.array([87.0, 47.5, 40.0, 30.0])},
                               ranges=False)  # limits below the site file's range: the check must still fail
-    np.testing.assert_allclose(v["cooling.cold_plate_margin"][:, 0], [57.0, 0.0, -5.0], rtol=1e-12)
-    assert v["cooling.cold_plate_time"][1, 0] == 0
-    assert list(v["cooling.throttle_above_coolant"][:, 0]) == [True, False, False]
+    np.testing.assert_allclose(v["cooling.cold_plate_margin"][:, 0], [57.0, 17.5, 10.0, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(v["cooling.cold_plate_usable_margin"][:, 0], [39.5, 0.0, -7.5, -17.5], atol=1e-12)
+    assert v["cooling.cold_plate_time"][1, 0] == pytest.approx(0, abs=1e-12)
+    assert list(v["cooling.throttle_above_coolant"][:, 0]) == [True, False, False, False]
 
 
 # ---------------------------------------------------------------- the B200 site: liquid heat from components

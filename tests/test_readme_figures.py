@@ -71,6 +71,8 @@ FIGURES = [
     (GB200, "cooling.pue_floor", ".3f", "above {}, the 10k site's"),
     (TENK, "cooling.pue_design", ".2f", "the 10k site's {} above"),
     (TENK, "cooling.pue_floor", ".3f", "above {} (water-cooled chillers"),
+    (B200, "cooling.cold_plate_time", ".1f", "margin less 25 K, {} s"),
+    (EX, "cooling.cold_plate_time", ".1f", "the example's H100: {} s."),
     # Power envelope and capping
     (EX, "envelope.fixed_feed", ",.2f", "x 1.1 x 1.49 = {} kW, feed per node"),
     (EX, "envelope.feed_per_node", ",.3f", "1.639 = {} kW, so"),

@@ -67,6 +67,8 @@ INPUTS = with_limits([
          lo=0.0),
     Spec("cooling.cold_plate_metal_specific_heat", "Specific heat of the cold plate's metal", "kJ/(kg*K)",
          "a specific heat", "0.385 kJ/(kg*K)", **_POSITIVE),
+    Spec("cooling.die_to_coolant_resistance", "GPU die-to-coolant thermal resistance (through the package, TIM and "
+         "cold plate)", "K/W", "a thermal resistance", "0.025 K/W", lo=0.0, hi=1.0, fmt="0.000"),
     Spec("cooling.gpu_throttle_temperature", "GPU maximum operating temperature (clocks slow above it)", "°C",
          "a temperature", "87 degC", lo=0.0, hi=150.0),
     Spec("cooling.cdu_scope", "CDU scope: row (shared by the hall) or rack (in-rack, one rack each)", "",
@@ -394,17 +396,23 @@ def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:
                       coolant * i.coolant_specific_heat + i.cold_plate_metal_mass * i.cold_plate_metal_specific_heat,
                       "coolant mass x cp + metal mass x the metal's specific heat")
     margin = s.calc("cold_plate_margin", "Thermal margin: GPU maximum operating temperature - coolant supply", "K",
-                    i.gpu_throttle_temperature - i.coolant_supply_temperature,
-                    "the headroom the plate can use before the GPU slows")
+                    i.gpu_throttle_temperature - i.coolant_supply_temperature)
+    rise = s.calc("cold_plate_die_rise", "GPU die's rise over the coolant at TDP", "K",
+                  p.gpu_tdp * i.die_to_coolant_resistance, "GPU TDP x die-to-coolant thermal resistance: the die "
+                  "is this much hotter than the plate while it runs at full power")
+    usable = s.calc("cold_plate_usable_margin", "Margin the plate can use before the die reaches its limit", "K",
+                    margin - rise, "margin - the die's rise: the plate may warm only until the die, above it by "
+                    "the rise, reaches the GPU's maximum operating temperature")
     rate = s.calc("cold_plate_heating_rate", "Heating rate with the flow stopped (GPU at TDP)", "K/s",
                   p.gpu_tdp / capacity, "GPU power / heat capacity")
-    s.calc("cold_plate_time", "Time to the GPU's maximum operating temperature when flow stops", "s", margin / rate,
-           "margin / heating rate = heat capacity x margin / GPU power: a lumped plate starting at the supply "
-           "temperature; the die's rise over the plate at full power is left out (the real time is shorter), the "
-           "package's and the hoses' heat capacity too (longer) [E]")
-    s.check("throttle_above_coolant", "The GPU's maximum operating temperature is above the coolant supply",
-            i.gpu_throttle_temperature > i.coolant_supply_temperature,
-            "else the GPU slows at the supply temperature, with the flow running")
+    s.calc("cold_plate_time", "Time to the GPU's maximum operating temperature when flow stops", "s", usable / rate,
+           "usable margin / heating rate = heat capacity x (margin - die rise) / GPU power: a lumped plate starting "
+           "at the supply temperature with the die above it by its rise; the package's and the hoses' heat "
+           "capacity are left out (the real time is a little longer) [E]")
+    s.check("throttle_above_coolant", "The GPU's die at TDP is below its maximum operating temperature with the "
+            "flow running", usable > Const(0, "K"),
+            "usable margin > 0 (maximum operating temperature > coolant supply + the die's rise): else the GPU "
+            "slows with the flow running")
 
 
 def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: PowerOut) -> None:
