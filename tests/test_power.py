@@ -231,3 +231,33 @@ def test_every_site_in_inputs_passes_every_check(site: Path) -> None:
     m = load(site)
     failing = [line.id for line in m.book.lines.values() if line.kind == "check" and not m.values[line.id].all()]
     assert failing == []
+
+
+@pytest.mark.slow
+def test_an_hgx_nodes_transceivers_count_in_its_rack(tmp_path: Path) -> None:
+    """A Supermicro HGX B200 has no published maximum, so its design power is its component sum, (8 x 1,000 + 2 x
+    350 + 320 + 10 x 25 + 600 + 220 + 2,000) W / 0.96 = 12.594 kW, and its synchronised peak adds 8 x 1,000 x 0.1 /
+    0.96 = 0.833 kW: 13.427 kW. Its node-side transceivers are on top: 8 compute at 9 W + 2 storage at 9 W + 2
+    in-band at 3.5 W = 97 W, 101.04 W at the wall, in the IT load and now in its rack. Under a 40.5 kW limit 3 nodes
+    peak at 40.28 kW without them and 40.58 kW with them: 2 fit. Under 60 kW, 4 (10 U each in 42 U) peak at
+    4 x 13.528 = 54.11 kW, which sizes the PDUs (53.71 kW left them out)."""
+    component = (8 * 1000 + 2 * 350 + 320 + 10 * 25 + 600 + 220 + 2000) / 0.96 / 1000
+    peak = component + 8 * 1000 * 0.1 / 0.96 / 1000
+    optics = (8 * 9 + 2 * 9 + 2 * 3.5) / 0.96 / 1000
+    assert round(component, 3) == 12.594 and round(peak, 3) == 13.427 and round(optics * 1000, 2) == 101.04
+    hgx = {"node": "HGX-B200-Supermicro", "gpu": "B200"}
+    tight = load(site_file(tmp_path, "tight", catalog=hgx, power={"rack_power_limit": "40.5 kW"}))
+    assert v(tight, "power.node_power") == pytest.approx(component, rel=1e-12)
+    assert v(tight, "power.node_peak_power") == pytest.approx(peak, rel=1e-12)
+    assert v(tight, "power.node_optics_added_per_node") == pytest.approx(optics, rel=1e-12)
+    assert v(tight, "power.node_optics_added_power") == pytest.approx(128 * optics, rel=1e-12)
+    assert 3 * peak <= 40.5 < 3 * (peak + optics)
+    assert v(tight, "power.nodes_per_rack") == 2 and v(tight, "power.racks") == 64
+    assert v(tight, "power.rack_peak_power") == pytest.approx(2 * (peak + optics), rel=1e-12)
+    roomy = load(site_file(tmp_path, "roomy", catalog=hgx, power={"rack_power_limit": "60 kW"}))
+    assert v(roomy, "power.nodes_per_rack") == 4
+    assert v(roomy, "power.rack_peak_power") == pytest.approx(4 * (peak + optics), rel=1e-12)
+    assert round(v(roomy, "power.rack_peak_power"), 2) == 54.11
+    assert v(roomy, "power.rack_power") == pytest.approx(4 * (component + optics), rel=1e-12)
+    # a DGX H100's 10.2 kW maximum holds its transceivers: nothing on top
+    assert v(load(site_file(tmp_path, "dgx")), "power.node_optics_added_per_node") == 0

@@ -184,9 +184,9 @@ def define(scope: Scope, i: Inputs, fabric: FabricOut, storage: Line | None = No
         raise FormulaError("the site sizes its shared storage on the Reliability sheet (reliability.storage_sizing: "
                            "sized): define the reliability model first and pass its storage power (define_site_fleet)",
                            line=f"{scope.prefix}.storage_power")
-    nodes, rack_peak = _racks(s, i, fabric, node, node_peak, storage)
+    nodes, rack_peak, optics_per_node = _racks(s, i, fabric, node, node_peak, component, storage)
     _node_feeds(s, i, node)
-    it, gpu_board = _it_load(s, i, fabric, node, component, nodes, storage)
+    it, gpu_board = _it_load(s, i, fabric, node, component, nodes, storage, optics_per_node)
     _facility_and_feed(s, i, it, gpu_board, nodes, node, node_peak)
     s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
             rack_peak <= i.rack_power_limit)
@@ -227,20 +227,30 @@ def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
     return node, node_peak, component
 
 
-def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line,
-           storage_power: Line) -> tuple[Line, Line]:
-    """Compute racks by space and by the synchronised peak; network, storage and management racks too."""
+def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line, component: Line,
+           storage_power: Line) -> tuple[Line, Line, Line]:
+    """Compute racks by space and by the synchronised peak (with the node-side transceivers a node's design power
+    does not hold); network, storage and management racks too."""
     s.section("Racks")
     nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node), "whole nodes to hold every GPU",
                    fmt=COUNT)
+    optics = s.calc(
+        "node_optics_added_per_node", "Node-side transceivers per node that its design power does not hold", "kW",
+        max_(0, fabric.node_optics_power / i.psu_efficiency / max_(nodes, 1) - (node - component)),
+        "MAX(0, Fabric's node-side transceivers / PSU efficiency / nodes - (design power - component sum)): a "
+        "vendor's maximum input holds them where it covers them (DGX H100: 10.2 kW over a 9.46 kW component sum); "
+        "an HGX node at its component sum draws them on top, in its rack too")
     per_rack = s.calc(
         "nodes_per_rack", "Nodes per rack", "nodes/rack",
-        max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / node_peak))),
-        "the fewer of what fits by space and by the rack power limit at the synchronised peak (at least 1; "
-        "the rack check flags a node too big for the limit)", fmt=COUNT)
+        max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / (node_peak + optics)))),
+        "the fewer of what fits by space and by the rack power limit at the synchronised peak with its "
+        "transceivers (at least 1; the rack check flags a node too big for the limit)", fmt=COUNT)
     racks = s.calc("racks", "Compute racks", "racks", ceil(nodes / per_rack), fmt=COUNT)
-    s.calc("rack_power", "Design power of a full compute rack", "kW", per_rack * node)
-    rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW", per_rack * node_peak)
+    s.calc("rack_power", "Design power of a full compute rack", "kW", per_rack * (node + optics),
+           "nodes per rack x (node design power + its transceivers not held)")
+    rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW",
+                       per_rack * (node_peak + optics),
+                       "nodes per rack x (node synchronised peak + its transceivers not held): sizes the PDUs")
     network = s.calc("network_racks", "Network racks", "racks",
                      ceil(fabric.switches_total / i.switches_per_network_rack),
                      "ROUNDUP(compute, storage and in-band switches / switches per network rack); out-of-band "
@@ -264,7 +274,7 @@ def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak:
     s.check("network_racks_within_limit", "A network rack stays within the rack power limit",
             network_power <= i.rack_power_limit)
     _rack_electrical(s, i, racks, rack_peak, support, max_(network_power, i.support_rack_power))
-    return nodes, rack_peak
+    return nodes, rack_peak, optics
 
 
 def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, support: Line,
@@ -328,7 +338,7 @@ def _node_feeds(s: SheetBuilder, i: Inputs, node: Line) -> None:
 
 
 def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, component: Line, nodes: Line,
-             storage: Line) -> tuple[Line, Line]:
+             storage: Line, optics_per_node: Line) -> tuple[Line, Line]:
     s.section("IT load")
     gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
@@ -339,10 +349,7 @@ def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, componen
                          "Fabric's node-side transceiver power / PSU efficiency: they draw the node's power")
     added_optics = s.calc(
         "node_optics_added_power", "Node-side transceivers the node design power does not hold", "kW",
-        max_(0, node_optics - nodes * (node - component)),
-        "MAX(0, node-side transceivers - nodes x (design power - component sum)): the vendor's maximum input holds "
-        "a node's transceivers where it covers them (DGX H100: 10.2 kW over a 9.46 kW component sum); the "
-        "component sum does not")
+        nodes * optics_per_node, "nodes x a node's transceivers not held by its design power (Racks, above)")
     optics = s.calc("optics_power", "Optical transceiver power (switch side, and node side not in the nodes)", "kW",
                     fabric.switch_optics_power + added_optics,
                     "Fabric's switch-side transceivers (in the network racks) + node-side ones the node design "
