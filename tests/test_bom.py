@@ -233,3 +233,35 @@ def test_end_of_row_length_classes(tmp_path: Path) -> None:
         assert tuple(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == counts, tier
     assert v(m, "bom.leaf_spine_class_2_share") == pytest.approx(0.9375, rel=1e-12)
     assert v(m, "bom.cables_tie_out") == 1
+
+
+@pytest.mark.slow
+def test_a_single_mode_catalog_optic_makes_the_compute_rows_single_mode(tmp_path: Path) -> None:
+    """The example with the single-mode MMS4X00-NS as its switch-side optic (500 m reach, so no run exceeds it):
+    the compute fabric's 512 host-side, 512 leaf host-link and 1,024 leaf-spine transceivers were multimode rows at
+    1,000 USD (2,048,000); a single-mode switch end makes the link single-mode at both ends, so they are single-mode
+    rows at 1,500 USD: 3,072,000, 1,024,000 more, and the 1,024 host-leaf and 1,024 leaf-spine fibres single-mode
+    cable. The storage and in-band networks, with their own optics, stay multimode; the tie-outs hold (2,048
+    single-mode transceivers, the Fabric's count); the host side draws 17 W a module (512 x 2 W more)."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["catalog"]["optic"] = "MMS4X00-NS"
+    site = tmp_path / "single.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    m = load(site)
+    assert v(m, "fabric.optic_single_mode") == 1 and v(m, "fabric.node_leaf_single_mode") == 0  # not by the runs
+    for tier in ("node_leaf", "leaf_spine", "spine_core"):
+        assert v(m, f"fabric.compute_{tier}_single_mode") == 1, tier
+    cost = 0.0
+    for key, n in (("node", 512), ("leaf_host", 512), ("leaf_spine", 1024)):
+        assert (v(m, f"bom.{key}_optics_sm_qty"), v(m, f"bom.{key}_optics_mm_qty")) == (n, 0), key
+        cost += v(m, f"bom.{key}_optics_sm_cost")
+    assert cost == 2048 * 1500 and cost - 2048 * 1000 == 1_024_000
+    for tier in ("node_leaf", "leaf_spine"):
+        assert sum(v(m, f"bom.{tier}_cables_sm_{k}_qty") for k in (1, 2, 3)) == 1024, tier
+        assert sum(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == 0, tier
+    for key in ("storage_port", "storage_leaf", "inband_port"):
+        assert v(m, f"bom.{key}_optics_sm_qty") == 0, key
+    assert v(m, "fabric.single_mode_transceivers_total") == 2048
+    assert v(m, "fabric.compute_node_optics_power") == pytest.approx(512 * 17 / 1000, rel=1e-12)
+    for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out", "checks.all_pass"):
+        assert v(m, check) == 1
