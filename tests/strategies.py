@@ -121,6 +121,7 @@ def fabric_section(draw: Any) -> dict[str, Any]:
         "storage_switch_breakout": draw(st.integers(1, 4)),
         "storage_switch_optic_power": draw(qty(0, 30, "W")),
         "optic_reach": draw(st.one_of(st.just("50 m"), qty(0.5, 500, "m"))),  # short: long tiers go single-mode
+        "optic_single_mode": draw(st.integers(0, 1)),  # a single-mode catalog optic: every compute tier single-mode
         "inband_system_ports": draw(st.integers(0, 500)),
         "inband_site_uplinks": draw(st.integers(0, 16)),
         "inband_switch_radix": draw(st.one_of(st.sampled_from([16, 32, 48, 64, 128]), st.integers(8, 1_024).map(
