@@ -155,7 +155,7 @@ HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price
 
 # the storage tiers at 0 USD, and no spares held: a part is held only when waiting for it costs more than the
 # part, and with no lead time nothing is waited for (Reliability sheet)
-HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "repair_turnaround": "0 days",
+HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "turnaround_onsite_nbd": "0 days",
                     "parts_lead_time": "0 days"}
 
 

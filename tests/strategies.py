@@ -73,6 +73,9 @@ def power_section(draw: Any) -> dict[str, Any]:
         s["continuous_load_share"] = draw(ratio(0.5, 1.0))
     if draw(st.booleans()):
         s["pue_annual"] = draw(ratio(1.0, 3.0))
+    if draw(st.booleans()):  # else 10 W/m² and the 5% loss estimate of a PUE site
+        s["lighting_density"] = draw(qty(0, 100, "W/m^2"))
+        s["distribution_loss"] = draw(ratio(0.0, 0.5))
     if draw(st.booleans()):  # else the node's catalog supplies, and a feed loss ridden through at full power
         s["psus_per_node"] = draw(st.integers(1, 12))
         s["psus_needed"] = draw(st.integers(1, s["psus_per_node"]))
@@ -118,6 +121,7 @@ def fabric_section(draw: Any) -> dict[str, Any]:
         "storage_switch_breakout": draw(st.integers(1, 4)),
         "storage_switch_optic_power": draw(qty(0, 30, "W")),
         "optic_reach": draw(st.one_of(st.just("50 m"), qty(0.5, 500, "m"))),  # short: long tiers go single-mode
+        "optic_single_mode": draw(st.integers(0, 1)),  # a single-mode catalog optic: every compute tier single-mode
         "inband_system_ports": draw(st.integers(0, 500)),
         "inband_site_uplinks": draw(st.integers(0, 16)),
         "inband_switch_radix": draw(st.one_of(st.sampled_from([16, 32, 48, 64, 128]), st.integers(8, 1_024).map(
@@ -206,17 +210,22 @@ def cooling_section(draw: Any) -> dict[str, Any]:
         "air_specific_heat": draw(qty(1.0, 1.02, "kJ/(kg*K)")),
         "air_supply_temperature": f"{air_supply!r} degC",
         "air_return_temperature": f"{air_supply + draw(st.floats(1, 25))!r} degC",
+        "air_mover_power": draw(qty(0, 5, "kW/(m^3/s)")),  # the PUE floor's drivers
+        "plant_pump_share": draw(ratio(0.0, 0.2)),
+        "die_to_coolant_resistance": draw(qty(0, 0.05, "K/W")),  # the cold plate's ride-through
     }
 
 
 @st.composite
 def generator_section(draw: Any) -> dict[str, Any]:
-    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow and every
-    redundancy (N fails a check)."""
+    """Standby generator sets: the defaults (no section), or any rating and power factor the limits allow, every
+    redundancy (N fails a check), recharge shares, fail-to-start rates (0 and 1 too) and N+2 thresholds."""
     if draw(st.booleans()):
         return {}
     return {"block_size": draw(qty(10, 10_000, "kVA")), "power_factor": draw(ratio(0.7, 1.0)),
-            "redundancy": draw(st.sampled_from(REDUNDANCY))}
+            "redundancy": draw(st.sampled_from(REDUNDANCY)), "ups_recharge_share": draw(ratio(0.0, 1.0)),
+            "fail_to_start": draw(st.one_of(st.just(0.0), ratio(0.0, 1.0))),
+            "n_plus_two_above": draw(st.integers(1, 30))}
 
 
 @st.composite
@@ -340,8 +349,15 @@ def reliability_section(draw: Any, gpus: int | None) -> dict[str, Any]:
         s["storage_write_bandwidth"] = draw(qty(1, 5_000, "GB/s"))
     if draw(st.booleans()):  # spares: the service level, a unit smaller than the node, long repairs
         s["service_level"] = draw(ratio(0.5, 0.9999))
-        s["repair_turnaround"] = draw(qty(0, 365, "days"))
+        s["support_contract"] = draw(st.sampled_from(["onsite-4h", "onsite-nbd", "depot", "own"]))
+        if s["support_contract"] == "own":
+            s["repair_turnaround"] = draw(qty(0, 365, "days"))
+        else:
+            s[f"turnaround_{s['support_contract'].replace('-', '_')}"] = draw(qty(0, 365, "days"))
         s["fan_redundancy"] = draw(st.integers(0, 3))
+        if draw(st.booleans()):  # an elastic job drops a replica of any size (more than the job's: the whole job)
+            s["job_kind"] = "elastic"
+            s["replica_gpus"] = draw(st.integers(1, 2_048))
         if draw(st.booleans()):
             s["spare_unit"] = "host"
             s["spare_unit_price"] = draw(qty(0, 1e6, "USD"))

@@ -98,15 +98,15 @@ def test_capex_is_the_bom_total(example: Model) -> None:
     (65 + 8 + 2 + 4) x 2 x 25 = 3,950 for switches and appliances; the colocation supplies the 39 cabinets and 142
     PDUs (counted, not bought). Storage, sized on the Reliability sheet: 2 all-flash appliances x 350,000 +
     ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
-    Spares (Reliability sheet): 15 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + a
-    switch 30,000 (no PSU or fan: a redundant set waits for its part) = 4,086,300.
+    Spares (Reliability sheet): 10 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + 3
+    fans x 300 + a switch 30,000 (no PSU: a 4+2 set waits for its part) = 2,737,200.
     Fabric manager licences: 128 hosts x 500 = 64,000 (not equipment: not shipped or supported).
     Each group's shipping: 1% of its equipment (one lot). Services: 39 racks x 2,500 = 97,500 installation and
     (2,818 fabric + 367 out-of-band) = 3,185 cables x 20 = 63,700 cabling."""
     network = 1_710_000 + 240_000 + 64_000 + 50_000 + 2_496_000 + 111_000 + 421_800 + 600 + 2_936
     equipment = {"compute": 34_560_000 + 100_000, "network": network, "power": 19_200 + 3_950,
                  "storage": 2 * 350_000 + 23 * 100,
-                 "spares": 15 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 30_000}
+                 "spares": 10 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 3 * 300 + 30_000}
     licences = 128 * 500
     for group, cost in equipment.items():
         assert v(example, f"bom.equipment_{group}") == pytest.approx(cost, rel=1e-12), group
@@ -126,10 +126,10 @@ def test_capex_is_the_bom_total(example: Model) -> None:
 def test_support_is_the_groups_support_lines_counted_once(example: Model) -> None:
     """Each hardware group's support and warranty line, priced per year of cover: budget 8% a year x the group's
     equipment (compute 34,660,000 -> 2,772,800), for ROUNDUP(60 months / 12) = 5 years. The TCO's hardware support
-    is their yearly prices added, 8% x 44,568,086 = 3,565,446.88 a year = 297,120.57 a month, and the support
+    is their yearly prices added, 8% x 43,218,986 = 3,457,518.88 a year = 288,126.57 a month, and the support
     lines are not in the capex (the total is the groups' equipment, shipping, licences and services)."""
-    equipment = 34_660_000 + 5_096_336 + 23_150 + 702_300 + 4_086_300
-    assert equipment == 44_568_086
+    equipment = 34_660_000 + 5_096_336 + 23_150 + 702_300 + 2_737_200
+    assert equipment == 43_218_986
     assert v(example, "bom.support_compute_unit_price") == pytest.approx(0.08 * 34_660_000, rel=1e-12)
     assert v(example, "bom.support_compute_qty") == 5
     assert v(example, "bom.support_cooling_qty") == 0  # nothing to support on an air-cooled site
@@ -233,3 +233,35 @@ def test_end_of_row_length_classes(tmp_path: Path) -> None:
         assert tuple(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == counts, tier
     assert v(m, "bom.leaf_spine_class_2_share") == pytest.approx(0.9375, rel=1e-12)
     assert v(m, "bom.cables_tie_out") == 1
+
+
+@pytest.mark.slow
+def test_a_single_mode_catalog_optic_makes_the_compute_rows_single_mode(tmp_path: Path) -> None:
+    """The example with the single-mode MMS4X00-NS as its switch-side optic (500 m reach, so no run exceeds it):
+    the compute fabric's 512 host-side, 512 leaf host-link and 1,024 leaf-spine transceivers were multimode rows at
+    1,000 USD (2,048,000); a single-mode switch end makes the link single-mode at both ends, so they are single-mode
+    rows at 1,500 USD: 3,072,000, 1,024,000 more, and the 1,024 host-leaf and 1,024 leaf-spine fibres single-mode
+    cable. The storage and in-band networks, with their own optics, stay multimode; the tie-outs hold (2,048
+    single-mode transceivers, the Fabric's count); the host side draws 17 W a module (512 x 2 W more)."""
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["catalog"]["optic"] = "MMS4X00-NS"
+    site = tmp_path / "single.yaml"
+    site.write_text(yaml.safe_dump(data, sort_keys=False))
+    m = load(site)
+    assert v(m, "fabric.optic_single_mode") == 1 and v(m, "fabric.node_leaf_single_mode") == 0  # not by the runs
+    for tier in ("node_leaf", "leaf_spine", "spine_core"):
+        assert v(m, f"fabric.compute_{tier}_single_mode") == 1, tier
+    cost = 0.0
+    for key, n in (("node", 512), ("leaf_host", 512), ("leaf_spine", 1024)):
+        assert (v(m, f"bom.{key}_optics_sm_qty"), v(m, f"bom.{key}_optics_mm_qty")) == (n, 0), key
+        cost += v(m, f"bom.{key}_optics_sm_cost")
+    assert cost == 2048 * 1500 and cost - 2048 * 1000 == 1_024_000
+    for tier in ("node_leaf", "leaf_spine"):
+        assert sum(v(m, f"bom.{tier}_cables_sm_{k}_qty") for k in (1, 2, 3)) == 1024, tier
+        assert sum(v(m, f"bom.{tier}_cables_mm_{k}_qty") for k in (1, 2, 3)) == 0, tier
+    for key in ("storage_port", "storage_leaf", "inband_port"):
+        assert v(m, f"bom.{key}_optics_sm_qty") == 0, key
+    assert v(m, "fabric.single_mode_transceivers_total") == 2048
+    assert v(m, "fabric.compute_node_optics_power") == pytest.approx(512 * 17 / 1000, rel=1e-12)
+    for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out", "checks.all_pass"):
+        assert v(m, check) == 1

@@ -131,29 +131,29 @@ def test_air_cooled_example_needs_no_cdus_and_no_flow(example: Model) -> None:
 
 
 def test_the_example_counts_each_watt_of_facility_power_once(example: Model) -> None:
-    """The air-cooled example: IT 1,393.6594 kW, design PUE 1.4 (overhead 557.46376 kW), indoor share 0.3,
+    """The air-cooled example: IT 1,393.6594 kW, design PUE 1.49 (overhead 682.89311 kW), indoor share 0.3,
     COP 3, no CDU pumps. The indoor share applies to the overhead other than the compressors, whose power
-    includes the indoor rooms' own: indoor = 0.3 x (557.46376 - 1,393.6594 / 3) / (1 + 0.3 / 3) = 25.339 kW
-    (it was 0.3 x 557.46 = 167.24, counting 30% of the compressors' power as indoor heat and then its
-    compressors' heat again). Compressors (1,393.6594 + 25.339) / 3 = 473.000 kW; the plant rejects 1,892.00 kW;
-    the rest of the overhead, 557.46376 - 473.000 = 84.464 kW, is 30% indoors (the 25.339) and 70% outdoors
-    without the plant (59.12 kW); heat out 1,892.00 + 59.12 = 1,951.123 kW = facility power 1,393.6594 x 1.4."""
-    it, overhead = 1393.6594, 1393.6594 * 0.4
+    includes the indoor rooms' own: indoor = 0.3 x (682.89311 - 1,393.6594 / 3) / (1 + 0.3 / 3) = 59.547 kW
+    (0.3 x 682.89 = 204.87 would count 30% of the compressors' power as indoor heat and then its compressors'
+    heat again). Compressors (1,393.6594 + 59.547) / 3 = 484.402 kW; the plant rejects 1,937.61 kW; the rest of
+    the overhead, 682.89311 - 484.402 = 198.491 kW, is 30% indoors (the 59.547) and 70% outdoors without the
+    plant (138.94 kW); heat out 1,937.61 + 138.94 = 2,076.553 kW = facility power 1,393.6594 x 1.49."""
+    it, overhead = 1393.6594, 1393.6594 * 0.49
     assert value(example, "power.it_load", "kW") == pytest.approx(it, rel=1e-12)
     indoor = 0.3 * (overhead - it / 3) / (1 + 0.3 / 3)
-    assert indoor == pytest.approx(25.339, abs=1e-3)
+    assert indoor == pytest.approx(59.547, abs=1e-3)
     assert value(example, "cooling.indoor_facility_heat", "kW") == pytest.approx(indoor, rel=1e-12)
     assert value(example, "cooling.heat_load", "kW") == pytest.approx(it + indoor, rel=1e-12)
     work = (it + indoor) / 3
     assert value(example, "cooling.compressor_power", "kW") == pytest.approx(work, rel=1e-12)
-    assert work == pytest.approx(473.000, abs=1e-3)
+    assert work == pytest.approx(484.402, abs=1e-3)
     assert value(example, "cooling.heat_rejection", "kW") == pytest.approx(it + indoor + work, rel=1e-12)
     rest = overhead - work
     assert value(example, "cooling.other_overhead", "kW") == pytest.approx(rest, rel=1e-12)
     assert indoor == pytest.approx(0.3 * rest, rel=1e-12)  # the share of what is left, not of the compressors
     assert value(example, "cooling.heat_outside_plant", "kW") == pytest.approx(0.7 * rest, rel=1e-12)
-    assert value(example, "cooling.heat_out", "kW") == pytest.approx(it * 1.4, rel=1e-12)
-    assert value(example, "cooling.heat_in", "kW") == pytest.approx(it * 1.4, rel=1e-12)
+    assert value(example, "cooling.heat_out", "kW") == pytest.approx(it * 1.49, rel=1e-12)
+    assert value(example, "cooling.heat_in", "kW") == pytest.approx(it * 1.49, rel=1e-12)
     assert example.quantity("cooling.heat_balance")
 
 
@@ -179,10 +179,15 @@ def test_cdu_count_with_n_plus_1_and_2n(tmp_path: Path, liquid: Model) -> None:
     assert value(two_n, "cooling.cdus_installed") == 2 * n
     assert two_n.quantity("cooling.cdu_heat_one_down")
 
+    # N is the site's choice, accepted with its failure domain (the Reliability sheet's, which reads this row): one
+    # of the 2 CDUs down stops ROUNDUP(32 liquid racks / 2) = 16 racks, 64 nodes; with N+1 or 2N none
     bare = load(site_file(tmp_path, "bare", **{**LIQUID, "cdu_redundancy": "N"}))
     assert value(bare, "cooling.cdus_installed") == n
-    assert not bare.quantity("cooling.cdu_heat_one_down")  # no spare: one unit down is too few
-    assert not bare.quantity("checks.all_pass")
+    assert value(bare, "power.racks") == 32 and value(bare, "cooling.cdu_failure_racks") == 16
+    assert value(bare, "reliability.cdu_domain") == 16 * 4
+    assert bare.quantity("cooling.cdu_heat_one_down") and bare.quantity("cooling.cdu_flow_one_down")
+    assert value(liquid, "cooling.cdu_failure_racks") == value(two_n, "cooling.cdu_failure_racks") == 0
+    assert value(liquid, "reliability.cdu_domain") == 0
 
 
 @pytest.mark.slow
@@ -209,41 +214,51 @@ def test_rack_manifold_and_rise_checks_fail_when_broken(tmp_path: Path) -> None:
 
 def test_cold_plate_time_to_thermal_limit_by_hand(example: Model) -> None:
     """60 mL of water (0.0598 kg) x 4.18 kJ/(kg K) = 250.05 J/K, plus 0.5 kg of copper x 0.385 kJ/(kg K) = 192.5
-    J/K: 442.55 J/K. An H100 at 700 W heats it by 1.582 K/s; from the 30 C coolant to the 87 C maximum operating
-    temperature (57 K) takes 36.0 s. The old rule (coolant only, the 10 K design rise as the margin) gave 3.57 s."""
+    J/K: 442.55 J/K. An H100 at 700 W heats it by 1.582 K/s. Its die runs 700 W x 0.025 K/W = 17.5 K above the
+    coolant, so of the 57 K from the 30 C coolant to the 87 C maximum operating temperature the plate may use 39.5
+    K: 24.97 s (36.0 s with the die's rise left out; the old rule, coolant only with the 10 K design rise as the
+    margin, gave 3.57 s)."""
     mass_kg = 60e-6 * 997
     capacity = mass_kg * 4180 + 0.5 * 385
     assert capacity == pytest.approx(442.55, abs=0.01)
     assert value(example, "cooling.cold_plate_mass", "kg") == pytest.approx(mass_kg, rel=1e-12)
     assert value(example, "cooling.cold_plate_heat_capacity", "J/K") == pytest.approx(capacity, rel=1e-12)
     assert value(example, "cooling.cold_plate_margin", "K") == pytest.approx(87 - 30, rel=1e-12)
+    assert value(example, "cooling.cold_plate_die_rise", "K") == pytest.approx(700 * 0.025, rel=1e-12)
+    assert value(example, "cooling.cold_plate_usable_margin", "K") == pytest.approx(57 - 17.5, rel=1e-12)
     assert value(example, "cooling.cold_plate_heating_rate", "K/s") == pytest.approx(700 / capacity, rel=1e-12)
-    seconds = capacity * 57 / 700
+    seconds = capacity * 39.5 / 700
     assert value(example, "cooling.cold_plate_time", "s") == pytest.approx(seconds, rel=1e-12)
-    assert seconds == pytest.approx(36.04, abs=0.01)
+    assert seconds == pytest.approx(24.97, abs=0.01)
+    assert capacity * 57 / 700 == pytest.approx(36.04, abs=0.01)  # without the die's rise
     assert mass_kg * 4180 * 10 / 700 == pytest.approx(3.572, abs=1e-3)  # the old figure
     assert example.quantity("cooling.throttle_above_coolant")
 
 
 @pytest.mark.slow
-def test_b200_cold_plate_rides_through_about_27_seconds(b200: Model) -> None:
+def test_b200_cold_plate_rides_through_about_14_seconds(b200: Model) -> None:
     """80 mL of PG25 (81.72 g x 3.92 kJ/(kg K) = 320.34 J/K) + 0.5 kg of copper (192.5 J/K) = 512.84 J/K; a B200 at
-    1,000 W heats it by 1.950 K/s; from the 35 C supply to 87 C (52 K): 26.67 s (it was 3.20 s)."""
+    1,000 W heats it by 1.950 K/s, and its die runs 1,000 x 0.025 = 25 K above the coolant: of the 52 K from the 35
+    C supply to 87 C the plate may use 27 K, 13.85 s (26.67 s without the die's rise, the review's 11-14 s with
+    it; it was 3.20 s under the old rule)."""
     capacity = 80e-6 * 1021.5 * 3920 + 0.5 * 385
     assert capacity == pytest.approx(512.84, abs=0.01)
     assert value(b200, "cooling.cold_plate_heating_rate", "K/s") == pytest.approx(1000 / capacity, rel=1e-12)
-    assert value(b200, "cooling.cold_plate_time", "s") == pytest.approx(capacity * 52 / 1000, rel=1e-12)
-    assert capacity * 52 / 1000 == pytest.approx(26.67, abs=0.01)
+    assert value(b200, "cooling.cold_plate_die_rise", "K") == pytest.approx(25, rel=1e-12)
+    assert value(b200, "cooling.cold_plate_time", "s") == pytest.approx(capacity * 27 / 1000, rel=1e-12)
+    assert capacity * 27 / 1000 == pytest.approx(13.85, abs=0.01)
 
 
-def test_a_coolant_at_the_gpus_limit_fails_the_ride_through_check(example: Model) -> None:
-    """A GPU whose maximum operating temperature is the coolant's supply has no margin: 0 s, and the check fails;
-    below it the margin (and the time) would be negative."""
-    v = example.book.evaluate({"cooling.gpu_throttle_temperature": np.array([87.0, 30.0, 25.0])},
+def test_a_die_at_its_limit_with_the_flow_running_fails_the_check(example: Model) -> None:
+    """The check is on the die with the flow running: coolant supply + the die's 17.5 K at 700 W below the GPU's
+    maximum operating temperature. At 87 C: 39.5 K to use; at 47.5 C none (0 s) and the check fails; at 40 C, or
+    at 30 C (the coolant's own), the usable margin (and the time) would be negative."""
+    v = example.book.evaluate({"cooling.gpu_throttle_temperature": np.array([87.0, 47.5, 40.0, 30.0])},
                               ranges=False)  # limits below the site file's range: the check must still fail
-    np.testing.assert_allclose(v["cooling.cold_plate_margin"][:, 0], [57.0, 0.0, -5.0], rtol=1e-12)
-    assert v["cooling.cold_plate_time"][1, 0] == 0
-    assert list(v["cooling.throttle_above_coolant"][:, 0]) == [True, False, False]
+    np.testing.assert_allclose(v["cooling.cold_plate_margin"][:, 0], [57.0, 17.5, 10.0, 0.0], rtol=1e-12)
+    np.testing.assert_allclose(v["cooling.cold_plate_usable_margin"][:, 0], [39.5, 0.0, -7.5, -17.5], atol=1e-12)
+    assert v["cooling.cold_plate_time"][1, 0] == pytest.approx(0, abs=1e-12)
+    assert list(v["cooling.throttle_above_coolant"][:, 0]) == [True, False, False, False]
 
 
 # ---------------------------------------------------------------- the B200 site: liquid heat from components
@@ -422,9 +437,15 @@ def test_in_rack_cdus_are_counted_per_rack_with_redundancy(tmp_path: Path, b200:
     assert model.quantity("cooling.cdu_heat_one_down") and model.quantity("cooling.cdu_flow_one_down")
     two_n = load(b200_file(tmp_path, "two_n", catalog={"cdu": "rack-100kW"}, cdu_redundancy="2N"))
     assert value(two_n, "cooling.cdus_installed") == 2 * 64
+    # an in-rack CDU without redundancy (N): accepted with its domain, its own rack (4 nodes) on the Reliability
+    # sheet, where the Cooling sheet's check used to fail it; the two sheets no longer contradict
     bare = load(b200_file(tmp_path, "bare", catalog={"cdu": "rack-100kW"}, cdu_redundancy="N"))
     assert value(bare, "cooling.cdus_installed") == 64
-    assert not bare.quantity("cooling.cdu_heat_one_down")  # a rack's only unit down: that rack is lost
+    assert value(bare, "cooling.cdu_group_redundant") == 0 and value(bare, "cooling.cdu_failure_racks") == 1
+    assert value(bare, "reliability.cdu_domain") == 4
+    assert bare.quantity("cooling.cdu_heat_one_down") and bare.quantity("cooling.cdu_flow_one_down")
+    assert bare.quantity("checks.all_pass")
+    assert value(model, "cooling.cdu_failure_racks") == 0 and value(model, "reliability.cdu_domain") == 0
     # the row units of the site file pool the hall: ROUNDUP(2,800.6 / 1,000) = 3, ROUNDUP(4,200.9 / 1,500) = 3
     assert value(b200, "cooling.cdu_groups") == 1
     assert value(b200, "cooling.cdus_n") == 3 and value(b200, "cooling.cdus_installed") == 4
@@ -514,6 +535,53 @@ def test_an_overhead_too_small_for_the_plant_fails_the_balance(example: Model) -
 
 
 # ---------------------------------------------------------------- floor loading
+
+
+def _floor_by_hand(it: float, pue: float) -> dict[str, float]:
+    """The example's overhead from its drivers at a design PUE: all of its IT heat is on air, on chillers at COP 3;
+    the electrical rooms' losses (30% of the overhead besides the compressors, solved) too."""
+    hall = it
+    indoor = 0.3 * (it * (pue - 1) - hall / 3) / (1 + 0.3 / 3)
+    compressors = (hall + indoor) / 3
+    air = it / (1.2 * 1.006 * 14)  # m³/s: kW / (kg/m³ x kJ/(kg K) x K)
+    fans = air * 0.6
+    pumps = (hall + indoor + compressors) * 0.02
+    lighting = 4 * 12 * 0.6 * 2.4 * 10 / 1000
+    facility = (it + compressors + fans + pumps + lighting) / 0.95
+    return {"compressors": compressors, "fans": fans, "pumps": pumps, "lighting": lighting, "facility": facility,
+            "floor": facility / it}
+
+
+def test_the_example_pue_floor_by_hand(example: Model) -> None:
+    """The example at its design PUE 1.49: IT 1,393.66 kW all on air, on chillers at COP 3; the electrical rooms'
+    losses 0.3 x (682.89 - 464.55) / 1.1 = 59.55 kW also need them: compressors (1,393.66 + 59.55) / 3 = 484.40 kW;
+    air movers 82.46 m³/s x 0.6 = 49.48 kW; plant pumps 2% of the 1,937.6 kW rejected = 38.75 kW; lighting 69.12 m²
+    x 10 W = 0.69 kW: 573.3 kW, and the facility power (1,393.66 + 573.3) / (1 - 5% losses) = 2,070.5 kW: a floor of
+    1.4857, just below the design PUE."""
+    it = value(example, "power.it_load")
+    want = _floor_by_hand(it, 1.49)
+    assert value(example, "cooling.floor_compressors") == pytest.approx(want["compressors"], rel=1e-12)
+    assert value(example, "cooling.floor_air_movers") == pytest.approx(want["fans"], rel=1e-9)
+    assert value(example, "cooling.floor_plant_pumps") == pytest.approx(want["pumps"], rel=1e-12)
+    assert value(example, "cooling.floor_lighting") == pytest.approx(want["lighting"], rel=1e-12)
+    assert value(example, "cooling.floor_facility_power") == pytest.approx(want["facility"], rel=1e-9)
+    assert value(example, "cooling.pue_floor") == pytest.approx(want["floor"], rel=1e-9)
+    assert round(want["floor"], 4) == 1.4857
+    assert value(example, "cooling.pue_shortfall") == 0 and value(example, "cooling.pue_above_floor")
+
+
+def test_a_pue_below_its_drivers_fails_and_says_by_how_much(example: Model) -> None:
+    """At the old 1.4 the compressors alone take 473 of its 557.5 kW of overhead, leaving 84.5 kW for losses,
+    fans, pumps and lighting: the floor is 1.4764 (the review's 1.45-1.47), 0.0764 above it, and the check fails."""
+    old = example.book.evaluate({"power.pue": 1.4})
+    it = value(example, "power.it_load")
+    want = _floor_by_hand(it, 1.4)
+    assert round(want["compressors"], 1) == 473.0 and round(it * 0.4, 1) == 557.5
+    floor = float(old["cooling.pue_floor"].reshape(-1)[0])
+    assert floor == pytest.approx(want["floor"], rel=1e-9) and round(floor, 4) == 1.4764
+    assert float(old["cooling.pue_shortfall"].reshape(-1)[0]) == pytest.approx(floor - 1.4, rel=1e-9)
+    assert not bool(old["cooling.pue_above_floor"].reshape(-1)[0])
+    assert not bool(old["checks.all_pass"].reshape(-1)[0])
 
 
 @pytest.mark.slow

@@ -73,52 +73,72 @@ def test_each_fleets_rack_comes_from_its_own_model_instance(upgrade: Model) -> N
 OLD_SUPPORT = (47.579 + 28.9 + 30 + 8) / 8  # kW per H100 network, storage or management rack (5 + 1 + 2 of them)
 NEW_SUPPORT = (30.145 + 17.708 + 60 + 15) / 8  # kW per B200 one
 START_IT = 32 * 40.8 + 8 * OLD_SUPPORT  # 1,420.079 kW: the power chain's peak IT load
-FEED = START_IT * 1.1 * 1.4  # critical IT (10% headroom) x design PUE: 2,186.92 kW of facility power
+PUE = 1.49  # the hall's design PUE (above its floor, 1.486: the Cooling sheet)
+FEED = START_IT * 1.1 * PUE  # critical IT (10% headroom) x design PUE: 2,327.51 kW of facility power
+FEED_IT = (FEED + 250) / (1.1 * PUE)  # peak IT the feed holds from month 6 (the retrofit's 250 kW), headroom kept
 
 
 def test_the_site_plant_by_hand(upgrade: Model) -> None:
-    """The plant the plans must fit: the contracted feed 1,420.079 x 1.1 x 1.4 = 2,186.92 kW; two 2.5 MVA
-    transformers N+1, one of which may be out: 1 x 2,500 kVA x 0.95 = 2,375 kW; three 1,250 kVA UPS blocks N+1:
-    2 x 1,250 x 0.95 = 2,375 kW; the hall's cooling sized for the H100 fleet's IT heat, 1,420.079 kW (its heat to
-    air and liquid; no CDU pumps), plus the retrofit's 900 kW of dry coolers from month 6."""
+    """The plant the plans must fit: the contracted feed 1,420.079 x 1.1 x 1.49 = 2,327.51 kW, plus the retrofit's 250
+    kW from month 6; two 2.5 MVA transformers N+1, one of which may be out: 1 x 2,500 kVA x 0.95 = 2,375 kW, and the
+    retrofit's third block from month 6 (2 x 2,375); three 1,250 kVA UPS blocks N+1: 2 x 1,250 x 0.95 = 2,375 kW;
+    the hall's cooling sized for the H100 fleet's IT heat, 1,420.079 kW (its heat to air and liquid; no CDU pumps),
+    plus the retrofit's 900 kW of dry coolers from month 6. The site keeps its 10% headroom: at the start the
+    facility power 2,115.9 kW x 1.1 is the whole feed (a margin of exactly the headroom)."""
     assert one(upgrade, "generation.power_at_start") == pytest.approx(START_IT)
     assert one(upgrade, "generation.plant_feed") == pytest.approx(FEED)
     assert one(upgrade, "generation.plant_site_power") == 3000
     assert one(upgrade, "generation.plant_heat_rejection") == pytest.approx(START_IT)
-    assert row(upgrade, "staged_swap.generation.transformer_capacity")[0] == pytest.approx(2500 * 0.95)
+    assert row(upgrade, "staged_swap.generation.feed_available")[[5, 6]] == pytest.approx([FEED, FEED + 250])
+    assert row(upgrade, "staged_swap.generation.transformer_capacity")[[5, 6]] == pytest.approx(
+        [2500 * 0.95, 2 * 2500 * 0.95])
     assert row(upgrade, "staged_swap.generation.ups_capacity")[0] == pytest.approx(2 * 1250 * 0.95)
     assert row(upgrade, "staged_swap.generation.heat_rejection_available")[[5, 6]] == pytest.approx(
         [START_IT, START_IT + 900])
-    assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * 1.4)
+    assert row(upgrade, "staged_swap.generation.facility_power")[0] == pytest.approx(START_IT * PUE)
+    assert row(upgrade, "staged_swap.generation.facility_with_headroom")[0] == pytest.approx(FEED)
+    assert row(upgrade, "staged_swap.generation.feed_margin")[0] == pytest.approx(0.1)
+    assert one(upgrade, "staged_swap.generation.feed_margin_least") == pytest.approx(0.1)
+    assert row(upgrade, "staged_swap.generation.within_feed").all()  # equal at the start: within 0.1 kW
 
 
 def test_staged_swap_by_hand(upgrade: Model) -> None:
     """Month 7: 8 B200 racks and their 8 support racks into zone b as 11 of its 16 H100 racks leave: zone b
     5 x 40.8 + 8 x 57.2 + 8 x 15.357 = 784.45 kW, zone a 16 x 40.8 + 8 x 14.310 = 767.28: 1,551.73 kW of IT,
-    x 1.4 = 2,172.42 kW <= the 2,186.92 kW contract; hall heat 1,551.73 + 15 kW of pumps <= 1,420.08 + 900; UPS
-    1,551.73 + 15 kW of CDU pumps. Compute 16 x 32 + 5 x 32 + 8 x 70.4 = 1,235.2, never below the start's
-    1,024; the largest job, on one fabric, is the H100s' 21 x 32 = 672 until month 10: 352 below, 3 months. Month
-    10: the other 8 B200 racks, zone b's last 5 H100 racks and 6 of zone a's leave: 10 x 40.8 + 114.479 + 16 x
-    57.2 + 122.853 = 1,560.53 kW (x 1.4 = 2,184.74 kW), compute 320 + 1,126.4 = 1,446.4, the job 1,126.4."""
+    x 1.49 x 1.1 (the headroom kept) = 2,543.29 kW <= the 2,577.51 kW the retrofit's contract gives from month 6;
+    hall heat 1,551.73 + 15 kW of pumps <= 1,420.08 + 900; UPS 1,551.73 x 1.1 + 15 kW of CDU pumps. The B200 racks
+    draw power from delivery and compute once burnt in (a month): month 7 delivers 21 x 32 = 672, 352 below the
+    start's 1,024; months 8-9 672 + 8 x 70.4 = 1,235.2. Month 10: the other 8 B200 racks, zone b's last 5 H100 racks
+    and 6 of zone a's leave: 10 x 40.8 + 114.479 + 16 x 57.2 + 122.853 = 1,560.53 kW (x 1.639 = 2,557.71 kW),
+    compute 320 + 563.2 = 883.2 (140.8 below) while the second 8 burn in, then 1,446.4: a trough 352 deep over 2
+    months. The largest job, on one fabric: 672 in months 7-9, 563.2 in month 10, then 1,126.4: 460.8 below, 4
+    months. The feed's least margin is the headroom kept at the start (10%); from month 6 the retrofit's 250 kW
+    leaves IT room: 2,577.51 / 1.639 - 1,420.08 = 152.5 kW, the most power available but not used."""
     month7 = 16 * 40.8 + 8 * OLD_SUPPORT + 5 * 40.8 + 8 * 57.2 + 8 * NEW_SUPPORT
     month10 = 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT
     power = row(upgrade, "staged_swap.generation.power_used")
     assert power[[0, 6, 7, 9, 10]] == pytest.approx([START_IT, START_IT, month7, month7, month10])
-    assert row(upgrade, "staged_swap.generation.facility_power")[[7, 10]] == pytest.approx(
-        [month7 * 1.4, month10 * 1.4])
-    assert month10 * 1.4 <= FEED
+    assert row(upgrade, "staged_swap.generation.facility_with_headroom")[[7, 10]] == pytest.approx(
+        [month7 * 1.1 * PUE, month10 * 1.1 * PUE])
+    assert round(month10 * 1.1 * PUE, 2) == 2557.71 and month10 * 1.1 * PUE <= FEED + 250
     assert row(upgrade, "staged_swap.generation.heat_load")[7] == pytest.approx(month7 + 15)
-    assert row(upgrade, "staged_swap.generation.ups_load")[[6, 7]] == pytest.approx([START_IT, month7 + 15])
+    assert row(upgrade, "staged_swap.generation.ups_load")[[6, 7]] == pytest.approx([START_IT * 1.1,
+                                                                                    month7 * 1.1 + 15])
     compute = row(upgrade, "staged_swap.generation.compute")
-    assert compute[[0, 6, 7, 9, 10]] == pytest.approx([1024, 1024, 1235.2, 1235.2, 1446.4])
+    assert compute[[0, 6, 7, 8, 9, 10, 11]] == pytest.approx([1024, 1024, 672, 1235.2, 1235.2, 883.2, 1446.4])
     job = row(upgrade, "staged_swap.generation.largest_job")
-    assert job[[0, 7, 9, 10]] == pytest.approx([1024, 672, 672, 1126.4])
-    assert one(upgrade, "staged_swap.generation.trough_depth") == 0
-    assert one(upgrade, "staged_swap.generation.job_trough_depth") == pytest.approx(352)
-    assert one(upgrade, "staged_swap.generation.job_trough_months") == 3
+    assert job[[0, 7, 9, 10, 11]] == pytest.approx([1024, 672, 672, 563.2, 1126.4])
+    assert one(upgrade, "staged_swap.generation.trough_depth") == pytest.approx(352)
+    assert one(upgrade, "staged_swap.generation.trough_months") == 2
+    assert one(upgrade, "staged_swap.generation.job_trough_depth") == pytest.approx(460.8)
+    assert one(upgrade, "staged_swap.generation.job_trough_months") == 4
     # positions free: zone a none (16 + 8 of 24), then 6; zone b 8, then 20 with the new row, 15 (36 - 5 - 8 - 8),
     # 12 (36 - 16 - 8)
     assert row(upgrade, "staged_swap.generation.free_positions")[[0, 6, 7, 10]] == pytest.approx([8, 20, 15, 18])
+    room = FEED_IT - START_IT
+    assert row(upgrade, "staged_swap.generation.stranded_power")[[0, 5, 6]] == pytest.approx([0, 0, room], abs=1e-9)
+    assert row(upgrade, "staged_swap.generation.stranded_power")[20] == pytest.approx(FEED_IT - month10)
+    assert one(upgrade, "staged_swap.generation.stranded_power_peak") == pytest.approx(room)
     assert one(upgrade, "staged_swap.generation.infeasible_months") == 0
     assert one(upgrade, "staged_swap.generation.feasible") == 1
     assert np.isnan(one(upgrade, "staged_swap.generation.fits_all_first_month"))  # shown as "none"
@@ -127,29 +147,57 @@ def test_staged_swap_by_hand(upgrade: Model) -> None:
 
 def test_decommission_first_by_hand(upgrade: Model) -> None:
     """Zone b is emptied in month 3 and the 16 B200 racks arrive in month 7 as 6 of zone a's H100 racks leave:
-    months 3 to 6 deliver only zone a's 16 x 32 = 512, a trough 512 deep and 4 months long, the largest job's too;
-    from month 7, 10 x 32 + 16 x 70.4 = 1,446.4 on 1,560.53 kW of IT, as the staged plan's end."""
+    months 3 to 6 deliver only zone a's 16 x 32 = 512; month 7 only the 10 H100 racks left, 320, while the B200s
+    burn in: a trough 704 deep and 5 months long, the largest job's too; from month 8, 10 x 32 + 16 x 70.4 = 1,446.4
+    on 1,560.53 kW of IT, as the staged plan's end. With zone b empty the plant has room: 2,577.51 / 1.639 - 767.28 =
+    805.3 kW of IT in month 6, the most available but not used."""
     compute = row(upgrade, "decom_first.generation.compute")
-    assert compute[[2, 3, 6, 7]] == pytest.approx([1024, 512, 512, 1446.4])
-    assert one(upgrade, "decom_first.generation.trough_depth") == 512
-    assert one(upgrade, "decom_first.generation.trough_months") == 4
-    assert one(upgrade, "decom_first.generation.job_trough_depth") == 512
-    assert one(upgrade, "decom_first.generation.job_trough_months") == 4
+    assert compute[[2, 3, 6, 7, 8]] == pytest.approx([1024, 512, 512, 320, 1446.4])
+    assert one(upgrade, "decom_first.generation.trough_depth") == 704
+    assert one(upgrade, "decom_first.generation.trough_months") == 5
+    assert one(upgrade, "decom_first.generation.job_trough_depth") == 704
+    assert one(upgrade, "decom_first.generation.job_trough_months") == 5
+    zone_a = 16 * 40.8 + 8 * OLD_SUPPORT
     assert row(upgrade, "decom_first.generation.power_used")[[3, 7]] == pytest.approx(
-        [16 * 40.8 + 8 * OLD_SUPPORT, 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT])
+        [zone_a, 10 * 40.8 + 8 * OLD_SUPPORT + 16 * 57.2 + 8 * NEW_SUPPORT])
+    assert one(upgrade, "decom_first.generation.stranded_power_peak") == pytest.approx(FEED_IT - zone_a)
+
+
+def test_a_plan_that_spends_the_headroom_fails_the_feed_and_the_transformers(tmp_path: Path) -> None:
+    """Without the retrofit's 250 kW and third transformer block, month 7 needs 2,543.3 kW of feed with the headroom
+    kept and month 10 2,557.7: over the 2,327.5 kW contract and the 2,375 kW one transformer leaves with a block out
+    (at PUE 1.4 the plan used to fit with 2,184.7 kW at the end, the headroom spent). It fails from month 7 on
+    both; in those months no power is left to add."""
+    def plain(gen: dict[str, Any]) -> None:
+        del gen["projects"][0]["contracted_feed"], gen["projects"][0]["transformer_blocks"]
+
+    model = load(variant(tmp_path, plain))
+    for key in ("within_feed", "within_transformers"):
+        assert list(np.flatnonzero(~row(model, f"staged_swap.generation.{key}"))) == list(range(7, 97))
+        assert one(model, f"staged_swap.generation.{key}_first_month") == 7
+    assert row(model, "staged_swap.generation.within_site").all()
+    assert one(model, "staged_swap.generation.feed_margin_least") == pytest.approx(FEED / (1560.53 * PUE) - 1,
+                                                                                   abs=1e-5)
+    assert one(model, "staged_swap.generation.feed_margin_least") < 0.1
+    assert row(model, "staged_swap.generation.stranded_power")[7:].max() == 0
+    assert one(model, "staged_swap.generation.feasible") == 0 and one(model, "checks.all_pass") == 0
 
 
 def test_the_costs_by_hand(upgrade: Model) -> None:
-    """The staged plan pays 16 racks x 2.2 MUSD, the 3.5 MUSD retrofit in month 6, and gets 240,000 for each H100
+    """The staged plan pays 16 racks x 2.2 MUSD, the 3.95 MUSD retrofit in month 6, and gets 240,000 for each H100
     rack that leaves (11 in month 7, 11 in month 10); every month the hall's power x 1.3 (annual PUE) x 0.08
-    USD/kWh x 730 h."""
+    USD/kWh x 730 h. The retrofit keeps its book value at the end: 3.95 MUSD x (240 - 90 months in use) / 240 =
+    2.47 MUSD, credited in month 96."""
     cost = row(upgrade, "staged_swap.generation.cost_flow")
     power = row(upgrade, "staged_swap.generation.power_used")
     energy = power * 1.3 * 0.08 * 730
+    kept = 3_950_000 * (240 - 90) / 240
     assert cost[0] == 0  # the Start column (time 0) has no month of service, as in the TCO
-    assert cost[6] == pytest.approx(3_500_000 + energy[6])
+    assert cost[6] == pytest.approx(3_950_000 + energy[6])
     assert cost[7] == pytest.approx(8 * 2_200_000 + energy[7] - 11 * 240_000)
     assert cost[10] == pytest.approx(8 * 2_200_000 + energy[10] - 11 * 240_000)
+    assert row(upgrade, "staged_swap.generation.projects_value_kept")[[95, 96]] == pytest.approx([0, kept])
+    assert cost[96] == pytest.approx(energy[96] - kept)
     assert one(upgrade, "staged_swap.generation.cost") == pytest.approx(cost.sum())
     months = row(upgrade, "staged_swap.generation.compute")[1:].sum()
     assert one(upgrade, "staged_swap.generation.compute_months") == pytest.approx(months)
@@ -158,33 +206,44 @@ def test_the_costs_by_hand(upgrade: Model) -> None:
 
 def test_moving_is_costed_as_a_site(upgrade: Model) -> None:
     """The hall keeps its 1,024 and its 1,420.079 kW (support racks included); from month 14 (its lead time, counted
-    as a delivery's month) the 16 B200 racks add 1,126.4 at the second site, whose IT is the next fleet's own:
-    16 x 57.2 + 8 x 15.357 = 1,038.05 kW. The second site's capex is 11 MUSD/MW of the next fleet's critical IT
-    (1.1419 MW); each month it runs: energy 1,038.05 kW x its PUE (the next fleet's itemised 1.3349) x 0.08 x 730 h,
-    running costs 18.33 USD/kW-month x 1,141.86 kW, and 3 FTE at 200,000 USD a year. The hall's energy all along."""
+    as a delivery's month) the 16 B200 racks run at the second site and compute once burnt in, from month 15:
+    1,126.4 more. Its IT is the next fleet's own: 16 x 57.2 + 8 x 15.357 = 1,038.05 kW. The second site's capex is
+    11 MUSD/MW of the next fleet's critical IT (1.1419 MW); each month it runs: energy 1,038.05 kW x its PUE (the
+    next fleet's itemised 1.3349) x 0.08 x 730 h, running costs 18.33 USD/kW-month x 1,141.86 kW, and 3 FTE at
+    200,000 USD a year. The hall's energy all along. The site keeps its book value at the end, by the site's
+    facility-residual method (book, for a colocation site): (240 - 82 months in use) / 240 = 65.8% of its capex,
+    credited in month 96, so moving is no longer charged a whole site for 82 months of use."""
     compute = row(upgrade, "generation.move_compute")
-    assert compute[[13, 14]] == pytest.approx([1024, 1024 + 16 * 70.4])
-    assert row(upgrade, "generation.move_largest_job")[[13, 14]] == pytest.approx([1024, 16 * 70.4])
+    assert compute[[14, 15]] == pytest.approx([1024, 1024 + 16 * 70.4])
+    assert row(upgrade, "generation.move_largest_job")[[14, 15]] == pytest.approx([1024, 16 * 70.4])
     site_it = 16 * 57.2 + 8 * NEW_SUPPORT
     assert one(upgrade, "generation.move_site_power") == pytest.approx(site_it)
     assert site_it == pytest.approx(one(upgrade, "next.power.peak_it_load"))
     critical = one(upgrade, "next.power.critical_it_capacity")
-    assert one(upgrade, "generation.move_capex") == pytest.approx(11e6 * critical / 1000)
+    capex = 11e6 * critical / 1000
+    assert one(upgrade, "generation.move_capex") == pytest.approx(capex)
     pue = one(upgrade, "next.power.pue_energy")
     assert pue == pytest.approx(one(upgrade, "next.power.facility_power") / site_it)
     site_month = site_it * pue * 0.08 * 730 + 18.33 * critical + 3 * 200_000 / 12
     hall_month = START_IT * 1.3 * 0.08 * 730
+    share = (240 - 82) / 240
+    assert one(upgrade, "generation.move_value_share") == pytest.approx(share)
     cost = row(upgrade, "generation.move_cost_flow")
     assert cost[[0, 13, 15]] == pytest.approx([0, hall_month, hall_month + site_month])
-    assert cost[14] == pytest.approx(11e6 * critical / 1000 + 16 * 2.2e6 + hall_month + site_month)
+    assert cost[14] == pytest.approx(capex + 16 * 2.2e6 + hall_month + site_month)
+    assert cost[96] == pytest.approx(hall_month + site_month - capex * share)
     assert one(upgrade, "generation.move_cost") == pytest.approx(
-        96 * hall_month + 83 * site_month + 11e6 * critical / 1000 + 16 * 2.2e6)
+        96 * hall_month + 83 * site_month + capex * (1 - share) + 16 * 2.2e6)
     assert one(upgrade, "generation.move_trough_depth") == 0
     assert one(upgrade, "generation.move_job_trough_depth") == 0
+    gap = one(upgrade, "generation.move_cost_per_compute") - one(upgrade, "staged_swap.generation.cost_per_compute")
+    assert 8 < gap < 14  # the gap was 39 USD per H100-eq-month with the site written off
 
 
 def original_plans(gen: dict[str, Any]) -> None:
-    """The plans as they were before the plant was checked: all 32 H100 racks stay until zone b's leave."""
+    """The plans as they were before the plant was checked: all 32 H100 racks stay until zone b's leave, on the
+    plant as it was (the retrofit adds no feed nor transformer block)."""
+    del gen["projects"][0]["contracted_feed"], gen["projects"][0]["transformer_blocks"]
     gen["plans"] = {
         "staged_swap": {"deliveries": [{"zone": "b", "month": 7, "racks": 8}, {"zone": "b", "month": 10, "racks": 8}],
                         "decommissions": [{"zone": "b", "month": 9, "racks": 16}]},
@@ -195,10 +254,11 @@ def original_plans(gen: dict[str, Any]) -> None:
 @pytest.mark.slow
 def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Path) -> None:
     """The old plans keep all 32 H100 racks with the B200s. Building ahead, months 7-8: 2,000.5 kW of IT (32 x 40.8
-    + 114.479 + 8 x 57.2 + 122.853), x 1.4 = 2,800.7 kW, over the 2,186.9 kW contract and the one transformer N+1
-    leaves (2,375 kW), within the 3 MW site and the UPS; month 9 fits (16 H100 racks gone: 1,347.7 kW); from month
-    10, 1,805.3 kW (2,527.5) for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the
-    transformers. The zones fit: the plant is what fails."""
+    + 114.479 + 8 x 57.2 + 122.853), x 1.49 x 1.1 (the headroom kept) = 3,278.9 kW, over the 2,327.5 kW contract, the
+    one transformer N+1 leaves (2,375 kW) and the 3 MW site, within the UPS (2,000.5 x 1.1 + 15 = 2,215.6 <= 2,375);
+    month 9 fits (16 H100 racks gone: 1,347.7 kW, 2,208.9 with the headroom); from month 10, 1,805.3 kW (2,958.9)
+    for good: 2 + 87 = 89 months that do not fit, the first month 7, on the feed and the transformers (and months 7-8
+    on the site). The zones fit: the plant is what fails."""
     model = load(variant(tmp_path, original_plans))
     power = row(model, "staged_swap.generation.power_used")
     month7 = 32 * 40.8 + 8 * OLD_SUPPORT + 8 * 57.2 + 8 * NEW_SUPPORT
@@ -206,13 +266,14 @@ def test_plans_over_the_plant_fail_in_their_months_naming_the_limit(tmp_path: Pa
     feed = row(model, "staged_swap.generation.within_feed")
     assert list(np.flatnonzero(~feed)) == [7, 8, *range(10, 97)]
     assert (row(model, "staged_swap.generation.within_transformers") == feed).all()
-    assert row(model, "staged_swap.generation.within_site").all()
+    assert list(np.flatnonzero(~row(model, "staged_swap.generation.within_site"))) == [7, 8]
     assert row(model, "staged_swap.generation.within_ups").all()
     assert row(model, "staged_swap.generation.hall_fits").all()
     assert one(model, "staged_swap.generation.infeasible_months") == 89
     for key in ("fits_all", "within_feed", "within_transformers"):
         assert one(model, f"staged_swap.generation.{key}_first_month") == 7
-    for key in ("within_site", "within_ups", "within_heat", "hall_fits"):
+    assert one(model, "staged_swap.generation.within_site_first_month") == 7
+    for key in ("within_ups", "within_heat", "hall_fits"):
         assert np.isnan(one(model, f"staged_swap.generation.{key}_first_month"))
     assert one(model, "staged_swap.generation.fits_feed") == 0 and one(model, "staged_swap.generation.fits") == 1
     assert one(model, "staged_swap.generation.feasible") == 0 and one(model, "checks.all_pass") == 0
@@ -245,7 +306,9 @@ def test_the_site_and_the_ups_limits_fail_where_they_are_smaller(tmp_path: Path)
 @pytest.mark.slow
 def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -> None:
     """The old plans with a second project in month 7: 800 kW more contract and a third transformer: months 7 on
-    have 3,004.9 kW of contract and 2 x 2,375 kW of transformers with one out: the build-ahead plan fits again."""
+    have 3,127.5 kW of contract and 2 x 2,375 kW of transformers with one out: the build-ahead plan fits them again
+    (month 10 on: 2,958.9 kW with the headroom kept), but in months 7-8 its 3,278.9 kW is over the contract and the
+    3 MW site, which no project raises: 2 months do not fit."""
     def raise_plant(gen: dict[str, Any]) -> None:
         original_plans(gen)
         gen["projects"].append({"name": "power_up", "zone": "a", "cost": "1000000 USD", "done_month": 7,
@@ -254,8 +317,11 @@ def test_a_project_that_raises_the_plant_counts_from_its_month(tmp_path: Path) -
     model = load(variant(tmp_path, raise_plant))
     assert row(model, "staged_swap.generation.feed_available")[[6, 7]] == pytest.approx([FEED, FEED + 800])
     assert row(model, "staged_swap.generation.transformer_capacity")[[6, 7]] == pytest.approx([2375, 2 * 2375])
-    assert one(model, "staged_swap.generation.infeasible_months") == 0
-    assert one(model, "staged_swap.generation.feasible") == 1
+    assert one(model, "staged_swap.generation.infeasible_months") == 2
+    assert list(np.flatnonzero(~row(model, "staged_swap.generation.within_transformers"))) == []
+    assert list(np.flatnonzero(~row(model, "staged_swap.generation.within_feed"))) == [7, 8]
+    assert one(model, "staged_swap.generation.within_site_first_month") == 7
+    assert one(model, "staged_swap.generation.feasible") == 0
 
 
 @pytest.mark.slow
@@ -356,7 +422,8 @@ def test_an_itemised_hall_checks_its_plant_with_its_own_overhead(tmp_path: Path,
 @pytest.mark.slow
 def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_path: Path) -> None:
     """The retrofit (done month 6) stops zone b for 2 months: months 4 and 5 deliver nothing there and draw no
-    power; the added capacity counts from month 6, when the zone runs again."""
+    power; the added capacity counts from month 6, when the zone runs again. The trough: 512 in months 4-5, and the
+    swaps' burn-in months 7 and 10 below the start too: 4 months."""
     def stop(gen: dict[str, Any]) -> None:
         gen["projects"][0]["stop_months"] = 2
 
@@ -366,7 +433,26 @@ def test_a_stop_empties_the_zone_in_the_months_before_its_project_is_done(tmp_pa
     assert row(model, "staged_swap.generation.zone_b_power_used")[[3, 4, 5, 6]] == pytest.approx(
         [652.8, 0, 0, 652.8])
     assert one(model, "staged_swap.generation.trough_depth") == 512
-    assert one(model, "staged_swap.generation.trough_months") == 2
+    assert one(model, "staged_swap.generation.trough_months") == 4
+
+
+@pytest.mark.slow
+def test_the_burn_in_and_the_facility_life_default_and_are_checked(tmp_path: Path) -> None:
+    """Both have defaults with their source (templates/defaults.yaml: a month; 20 years); a burn-in of 0 makes the
+    racks compute in their delivery month (the staged swap's trough is then none); a burn-in of 30 months is refused
+    in one line naming the key, the value and the range."""
+    upgrade = load(UPGRADE)
+    assert upgrade.book.lines["generation.burn_in_months"].note.startswith("default:")
+    assert one(upgrade, "generation.facility_life") == 240
+    none = upgrade.book.evaluate({"generation.burn_in_months": 0.0})
+    assert float(none["staged_swap.generation.trough_depth"].reshape(-1)[0]) == 0
+
+    def slow(gen: dict[str, Any]) -> None:
+        gen["burn_in_months"] = 30
+
+    with pytest.raises(InputError) as err:
+        load(variant(tmp_path, slow))
+    assert err.value.key == "generation.burn_in_months" and err.value.value == 30
 
 
 @pytest.mark.slow
@@ -395,7 +481,7 @@ def test_the_envelope_counts_the_next_fleets_fixed_facility_load(upgrade: Model)
     load, not a share of each node. 40 nodes would need (40 x 16.93 + 60 + 15) ... by the chain's own formula
     (677.35 x 1.22 + 50) / 0.95 x 1.1 = 1,014.7 kW > 1,000: 39 fit."""
     assert one(upgrade, "envelope.next_nodes") == 39
-    assert one(upgrade, "envelope.nodes") == 56  # the H100 fleet's, as in the example
+    assert one(upgrade, "envelope.nodes") == 52  # the H100 fleet's at PUE 1.49 (with its 30 kW of storage as given)
 
 
 def random_plan(rng: random.Random) -> dict[str, Any]:

@@ -29,8 +29,8 @@ B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
 BASE = yaml.safe_load(EXAMPLE.read_text())
 
 # The Llama 3 paper's 419 unexpected interruptions in 54 days on 16,384 H100 (section 3.3.4, table 5), grouped
-LLAMA = {"gpu": 148 + 19 + 17 + 6 + 6, "hbm": 72, "nic": 7, "network": 35, "psu": 3, "host": 32 + 3 + 2 + 2 + 2 + 2,
-         "software": 54 + 7 + 2}
+LLAMA = {"gpu": 148 + 19 + 17 + 6 + 6, "hbm": 72, "nic": 7, "network": 35, "psu": 3, "host": 3 + 2 + 2 + 2 + 2,
+         "maintenance": 32, "software": 54 + 7 + 2}
 REF_GPU_HOURS = 16_384 * 54 * 24  # 21,233,664
 MTBI = 54 * 24 / 419 * 16  # the example's 1,024 GPUs: 16 x fewer than the reference, 16 x the time between
 SIZE_GB = 70 * 16  # 70e9 parameters x 16 bytes = 1,120 GB
@@ -252,97 +252,225 @@ def stock(installed: int, mean: float, level: float = 0.95) -> int:
     return binomial_quantile_exactly(installed, mean / installed, level) + 1 if mean > 0 else 0
 
 
-NODE_PER_DAY = 311 / REF_GPU_HOURS * 1024 * 24  # GPU 196 + HBM 72 + host 43: hardware already, no 0.78 share
+NODE_PER_DAY = 279 / REF_GPU_HOURS * 1024 * 24  # GPU 196 + HBM 72 + host 11: parts swapped, no 0.78 share
+NBD = 5  # days: the default support contract's turnaround (on-site, parts next business day)
 WEEK_OF_A_HOST = 8 * 2.99 * 7 * 24  # a DGX's 8 GPUs idle for the 7-day lead time at 2.99 USD/GPU-h: 4,018.56 USD
 
 
 def test_spare_nodes_at_the_service_level(example: Model) -> None:
-    """Node replacements: (GPU 196 + HBM 72 + host 43 = 311) / 21,233,664 GPU-h x 1,024 GPUs x 24 h = 0.3600 a day
-    (the 0.78 hardware share is not applied: these categories are hardware). Pipeline mean (Little's law) 0.36 x 14
-    days = 5.04 nodes; at a 95% fill rate the stock is the binomial 95% quantile over the 128 installed nodes (9)
-    plus one: 10. Hot pool ROUNDUP(0.36 a day x 24 h) = 1. A spare leaf switch is held, so a leaf's 32 nodes are
-    no domain; the rack's 4 are the buffer: 10 + 1 + 4 = 15 spare nodes, held since waiting 14 days idles the job's
-    1,024 x 2.99 = 3,061.76 USD an hour: 1,028,751 USD > a node's 270,000."""
+    """Node swaps: (GPU 196 + HBM 72 + host hardware 11 = 279) / 21,233,664 GPU-h x 1,024 GPUs x 24 h = 0.3229 a
+    day (the 0.78 hardware share is not applied: these categories need a part; the 32 host-maintenance events need
+    none). Under the default contract (on-site, parts next business day: 5 days) the pipeline mean (Little's law) is
+    0.3229 x 5 = 1.61 nodes; at a 95% fill rate the stock is the binomial 95% quantile over the 128 installed nodes
+    (4) plus one: 5. Hot pool ROUNDUP(0.3229 a day x 24 h) = 1. A spare leaf switch is held, so a leaf's 32 nodes
+    are no domain; the rack's 4 are the buffer: 5 + 1 + 4 = 10 spare nodes. One 5-day wait idles the job's 1,024 x
+    2.99 = 3,061.76 USD an hour: 367,411 USD. Held, since with none the synchronous job waits whenever one of its
+    128 nodes is in repair: 1 - (1 - 1.61 / 128)^128 = 80.3% of the time, 822.3 GPUs idle on average x 2.99 x 60
+    months of 730 h = 107.7 MUSD over the life, against 10 x 270,000 = 2.7 MUSD."""
     assert v(example, "reliability.node_per_day") == pytest.approx(NODE_PER_DAY, rel=1e-12)
-    mean = NODE_PER_DAY * 14
-    assert v(example, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12) and round(mean, 2) == 5.04
-    assert stock(128, mean) == 10 and v(example, "reliability.node_pipeline_stock") == 10
+    assert v(example, "reliability.node_turnaround") == NBD
+    mean = NODE_PER_DAY * NBD
+    assert v(example, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12) and round(mean, 2) == 1.61
+    assert stock(128, mean) == 5 and v(example, "reliability.node_pipeline_stock") == 5
     assert v(example, "reliability.hot_pool") == 1
     assert (v(example, "reliability.rack_domain"), v(example, "reliability.leaf_domain"),
             v(example, "reliability.cdu_domain"), v(example, "reliability.largest_domain")) == (4, 0, 0, 4)
     assert v(example, "reliability.correlated_buffer") == 4
-    assert v(example, "reliability.node_reserve") == 10 + 1 + 4
+    assert v(example, "reliability.node_reserve") == 5 + 1 + 4
     assert v(example, "reliability.job_value_per_hour") == pytest.approx(1024 * 2.99, rel=1e-12)
-    assert v(example, "reliability.node_wait_cost") == pytest.approx(14 * 24 * 1024 * 2.99, rel=1e-12)
-    assert v(example, "reliability.node_hold") == 1 and v(example, "reliability.node_held") == 15
-    assert v(example, "bom.spare_node_qty") == 15 and v(example, "bom.spare_node_cost") == 15 * 270_000
+    assert v(example, "reliability.node_wait_one") == pytest.approx(NBD * 24 * 1024 * 2.99, rel=1e-12)
+    idle = (1 - (1 - mean / 128) ** 128) * 1024
+    assert v(example, "reliability.node_idle_gpus") == pytest.approx(idle, rel=1e-12) and round(idle, 1) == 822.3
+    assert v(example, "reliability.node_wait_cost") == pytest.approx(idle * 2.99 * 60 * 730, rel=1e-12)
+    assert v(example, "reliability.node_stock_cost") == 10 * 270_000
+    assert v(example, "reliability.node_hold") == 1 and v(example, "reliability.node_held") == 10
+    assert v(example, "bom.spare_node_qty") == 10 and v(example, "bom.spare_node_cost") == 10 * 270_000
 
 
 def test_the_mean_alone_runs_out_about_half_the_time(example: Model) -> None:
-    """Holding ROUNDUP(5.04) = 6 lets only 61% of failures find a spare on the shelf (fewer than 6 in repair:
-    binomial over 128 nodes, by hand); the stock of 10 lets 95% find one, and a 99% level needs 12."""
+    """Holding ROUNDUP(1.61) = 2 lets only 52% of failures find a spare on the shelf (fewer than 2 in repair:
+    binomial over 128 nodes, by hand); the stock of 5 lets 97.6% find one, and a 99% level needs 6."""
     from math import comb
 
-    p = NODE_PER_DAY * 14 / 128
-    covered = sum(comb(128, k) * p**k * (1 - p) ** (128 - k) for k in range(6))  # fewer than 6 in repair
-    assert 0.60 < covered < 0.62
+    p = NODE_PER_DAY * NBD / 128
+    covered = sum(comb(128, k) * p**k * (1 - p) ** (128 - k) for k in range(2))  # fewer than 2 in repair
+    assert 0.51 < covered < 0.53
     out = example.book.evaluate({"reliability.service_level": 0.99})
-    assert v(out, "reliability.node_pipeline_stock") == stock(128, NODE_PER_DAY * 14, 0.99) == 12
+    assert v(out, "reliability.node_pipeline_stock") == stock(128, NODE_PER_DAY * NBD, 0.99) == 6
+
+
+def test_the_spares_at_each_support_contract(example: Model) -> None:
+    """The example beside its contract: at 2, 5 and 14 days the pipeline is 0.65, 1.61 and 4.52 nodes, stocks of 3,
+    5 and 9, so 8, 10 and 14 spare nodes with the hot pool and the rack (2.16, 2.7 and 3.78 MUSD). The chosen
+    contract's turnaround is the one the spares use; a 4-hour contract moves the spares to the 2-day count."""
+    for key, days, want in (("onsite_4h", 2, 8), ("onsite_nbd", 5, 10), ("depot", 14, 14)):
+        assert v(example, f"reliability.turnaround_{key}") == days
+        assert v(example, f"reliability.contract_{key}_pipeline") == pytest.approx(NODE_PER_DAY * days, rel=1e-12)
+        assert v(example, f"reliability.contract_{key}_need") == stock(128, NODE_PER_DAY * days) + 1 + 4 == want
+        assert v(example, f"reliability.contract_{key}_cost") == want * 270_000
+    assert v(example, "reliability.node_need") == v(example, "reliability.contract_onsite_nbd_need")
+    quicker = example.book.evaluate({"reliability.turnaround_onsite_nbd": 2.0})
+    assert v(quicker, "reliability.node_need") == 8
+
+
+@pytest.mark.slow
+def test_the_contract_chosen_and_the_sites_own(tmp_path: Path) -> None:
+    """A depot contract's 14 days give the example 14 spare nodes; `own` takes the site's repair_turnaround (10
+    days: a stock of 7, 12 nodes), which no contract may give; the support lines of the BOM say what it buys. Host
+    maintenance (32 of the paper's 43 host events) swaps nothing: a site that counts it as host hardware again
+    swaps 311, not 279, nodes' worth."""
+    depot = load(site_file(tmp_path, "depot", reliability={"support_contract": "depot"}))
+    assert v(depot, "reliability.node_turnaround") == 14 and v(depot, "reliability.node_need") == 14
+    [(support, *_)] = [row for row in depot.book.bom.rows if row[0].key == "support_compute"]
+    assert "return-to-depot repair (RMA)" in support.spec
+    own = load(site_file(tmp_path, "own", reliability={"support_contract": "own", "repair_turnaround": "10 days"}))
+    assert v(own, "reliability.node_turnaround") == 10
+    assert v(own, "reliability.node_need") == stock(128, NODE_PER_DAY * 10) + 1 + 4 == 12
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "stray", reliability={"repair_turnaround": "10 days"}))
+    assert err.value.key == "reliability.repair_turnaround"
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "typo", reliability={"support_contract": "gold"}))
+    assert err.value.key == "reliability.support_contract" and err.value.value == "gold"
+    counted = load(site_file(tmp_path, "counted", reliability={"ref_host": 43, "ref_maintenance": 0}))
+    assert v(counted, "reliability.node_per_day") == pytest.approx(311 / REF_GPU_HOURS * 1024 * 24, rel=1e-12)
 
 
 def test_cheap_parts_are_priced_by_what_they_idle(example: Model) -> None:
     """With a spare node to restart on, a missing NIC, transceiver or cable idles one host (a DGX: 8 GPUs) for the
-    7-day lead time: 8 x 2.99 x 168 = 4,018.56 USD, more than each part costs, so each is held at its stock:
-    transceivers (compute, storage and in-band) 3,320 x 1% a year / 365 x 7 = 0.637 in the pipeline -> 3; NICs from
-    the paper's rate, 7 /
-    21,233,664 x 1,024 x 24 x 7 = 0.0567 -> 2. A power supply of a 4+2 set idles the node only if another of its 5
-    fails in the week: 5 x 2% x 7 / 365 = 0.19%, 7.71 USD of waiting < 1,000: none held; fans likewise. A leaf switch
-    takes its 32 nodes: 32 x 8 x 2.99 x 168 = 128,594 USD > 30,000: held (65 switches: 48 compute, 9 storage, 8
-    in-band; x 2% x 7 / 365 -> 1)."""
-    assert v(example, "reliability.nic_wait_cost") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+    7-day lead time: 8 x 2.99 x 168 = 4,018.56 USD a wait. Over the 60-month life the expected waiting is the parts
+    awaited at once (the pipeline's mean) x 8 GPUs x 2.99 x 43,800 h, against the stock at its price: transceivers
+    (compute, storage and in-band) 3,320 x 1% a year / 365 x 7 = 0.637 in the pipeline -> a stock of 3, 667,081 USD
+    of waiting > 3,000: held; NICs from the paper's rate, 7 / 21,233,664 x 1,024 x 24 x 7 = 0.0567 -> 2, 59,418 USD >
+    3,000: held. A power supply of a 4+2 set idles the node only if 2 more of its other 5 fail in the week: at most
+    (5 x 2% x 7 / 365)^2 = 0.00037%: none held. Fans of N+1 sets: 1,536 x 2% x 7 / 365 = 0.589 awaited x 8 x (11 x
+    2% x 7 / 365 = 0.42%) x 2.99 x 43,800 = 2,604 USD > 3 x 300: held. The QM9700 pool (48 compute + 9 storage
+    switches): a leaf takes its 32 nodes, 32 x 8 x 2.99 x 168 = 128,594 USD a wait; 57 x 2% x 7 / 365 -> a stock of
+    1, held. The SN4600C pool (8 in-band switches, a pool of its own) idles nothing unless the pair's other leaf
+    fails in the week (0.038%) x the pair's 46 nodes: 56.72 USD over the life < 30,000: none held."""
+    assert v(example, "reliability.nic_wait_one") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+    life = 2.99 * 60 * 730
     optics = 3320 * 0.01 / 365
+    assert v(example, "reliability.optic_wait_cost") == pytest.approx(optics * 7 * 8 * life, rel=1e-12)
     assert v(example, "reliability.optic_per_day") == pytest.approx(optics, rel=1e-12)
     assert v(example, "reliability.optic_pipeline") == pytest.approx(optics * 7, rel=1e-12)
     assert v(example, "reliability.optic_held") == stock(3320, optics * 7) == 3
     nic = 7 / REF_GPU_HOURS * 1024 * 24
     assert v(example, "reliability.nic_per_day") == pytest.approx(nic, rel=1e-12)
     assert v(example, "reliability.nic_held") == stock(1280, nic * 7) == 2
-    second = 5 * 0.02 * 7 / 365
-    assert v(example, "reliability.psu_second_failure") == pytest.approx(second, rel=1e-12)
-    assert v(example, "reliability.psu_wait_cost") == pytest.approx(8 * second * 2.99 * 168, rel=1e-12)
+    second = (5 * 0.02 * 7 / 365) ** 2
+    assert v(example, "reliability.psu_set_failure") == pytest.approx(second, rel=1e-12)
+    assert v(example, "reliability.psu_wait_one") == pytest.approx(8 * second * 2.99 * 168, rel=1e-12)
+    psus = 768 * 0.02 / 365 * 7
+    assert v(example, "reliability.psu_wait_cost") == pytest.approx(psus * 8 * second * life, rel=1e-12)
     assert v(example, "reliability.psu_hold") == 0 and v(example, "reliability.psu_held") == 0
-    assert v(example, "reliability.fan_held") == 0 and v(example, "bom.spare_fan_qty") == 0
-    assert v(example, "reliability.switch_wait_cost") == pytest.approx(32 * WEEK_OF_A_HOST, rel=1e-12)
-    assert v(example, "reliability.switch_installed") == 65
-    assert v(example, "reliability.switch_held") == stock(65, 65 * 0.02 / 365 * 7) == 1
+    fans = 1536 * 0.02 / 365 * 7
+    assert v(example, "reliability.fan_wait_cost") == pytest.approx(fans * 8 * 11 * 0.02 * 7 / 365 * life, rel=1e-12)
+    assert v(example, "reliability.fan_held") == stock(1536, fans) == 3 and v(example, "bom.spare_fan_qty") == 3
+    assert v(example, "reliability.switch_wait_one") == pytest.approx(32 * WEEK_OF_A_HOST, rel=1e-12)
+    assert v(example, "reliability.switch_installed") == 57 and v(example, "reliability.inband_switch_installed") == 8
+    assert v(example, "reliability.switch_held") == stock(57, 57 * 0.02 / 365 * 7) == 1
+    assert v(example, "reliability.storage_switch_idled_gpus") == 23 * 8  # ROUNDUP(45 ports down / 2 a node)
+    pair = 0.02 * 7 / 365 * 46 * 8  # 46 in-band ports down on each leaf, a node's 2 ports one on each of the pair
+    assert v(example, "reliability.inband_switch_idled_gpus") == pytest.approx(pair, rel=1e-12)
+    assert v(example, "reliability.inband_switch_wait_cost") == pytest.approx(8 * 0.02 / 365 * 7 * pair * life,
+                                                                              rel=1e-12)
+    assert v(example, "reliability.inband_switch_held") == 0
     assert v(example, "reliability.psu_installed") == 128 * 6 and v(example, "reliability.fan_installed") == 128 * 12
 
 
 def test_the_hold_rule_flips_when_waiting_is_cheap(example: Model) -> None:
-    """At 0.01 USD a GPU-hour, a 14-day wait idles 14 x 24 x 1,024 x 0.01 = 3,441 USD, less than a 270,000 USD
-    node: hold none. With no spare node to restart on, a missing part idles the whole job: a transceiver's week
-    is 1,024 x 0.01 x 168 = 1,720 USD > 1,000: still held."""
+    """At 0.01 USD a GPU-hour, the job idle 80.3% of its life with no spare node is 822.3 x 0.01 x 43,800 =
+    360,182 USD, less than 10 nodes at 270,000: hold none. With no spare node to restart on, a missing part idles the
+    whole synchronous job: a transceiver's week is 1,024 x 0.01 x 168 = 1,720 USD, and over the life 0.637 awaited
+    x 1,024 x 0.01 x 43,800 = 285,621 USD > 3 x 1,000: still held."""
     out = example.book.evaluate({"tco.on_demand_price": 0.01})
     assert v(out, "reliability.node_hold") == 0 and v(out, "reliability.node_held") == 0
     assert v(out, "reliability.restart_units") == 0
-    assert v(out, "reliability.optic_wait_cost") == pytest.approx(1024 * 0.01 * 168, rel=1e-12)
+    assert v(out, "reliability.optic_wait_one") == pytest.approx(1024 * 0.01 * 168, rel=1e-12)
+    assert v(out, "reliability.optic_wait_cost") == pytest.approx(3320 * 0.01 / 365 * 7 * 1024 * 0.01 * 43_800,
+                                                                  rel=1e-12)
     assert v(out, "reliability.optic_hold") == 1 and v(out, "reliability.optic_held") == 3
+
+
+def su_of_b200(tmp: Path, name: str, **reliability: Any) -> Path:
+    """A 32-node DGX B200 scalable unit (256 GPUs) on a return-to-depot contract (14 days) at the example's 2.99
+    USD/GPU-h: the B200 build made small."""
+    b200 = yaml.safe_load(B200.read_text())
+    return site_file(tmp, name, base=b200, power={"gpus": 256}, tco={"on_demand_price": "2.99 USD/GPU/hour"},
+                     reliability={"support_contract": "depot", **reliability})
+
+
+SU_MEAN = 279 / REF_GPU_HOURS * 256 * 24 * 14  # nodes of a 32-node unit in repair at once, on a 14-day contract
+
+
+@pytest.mark.slow
+def test_a_scalable_unit_holds_the_spares_its_life_of_waiting_pays_for(tmp_path: Path) -> None:
+    """32 DGX B200 swap 279 / 21,233,664 x 256 x 24 x 365 = 29.5 nodes a year; 14 days in repair each: 1.13 in the
+    pipeline -> a stock of 4 at 95%, + hot pool 1 + a rack's 4 = 9 to buy (4.64 MUSD at 515,000). One 14-day wait
+    idles the job 256 x 2.99 x 336 = 257,188 USD, below a node's price: the old rule held none. With none, the
+    synchronous job waits whenever one of its 32 nodes is in repair, 1 - (1 - 1.13 / 32)^32 = 68.4% of the time:
+    175 GPUs idle x 2.99 x 43,800 h = 22.9 MUSD over the 5-year life > 4.64 MUSD: held. A NIC then idles one node
+    for its week, 8 x 2.99 x 168 = 4,019 USD, not the whole job's 128,594."""
+    out = load(su_of_b200(tmp_path, "su"))
+    assert round(279 / REF_GPU_HOURS * 256 * 24 * 365, 1) == 29.5
+    assert v(out, "reliability.node_turnaround") == 14
+    assert v(out, "reliability.node_pipeline") == pytest.approx(SU_MEAN, rel=1e-12) and round(SU_MEAN, 2) == 1.13
+    assert v(out, "reliability.node_need") == stock(32, SU_MEAN) + 1 + 4 == 9
+    assert v(out, "reliability.node_wait_one") == pytest.approx(256 * 2.99 * 336, rel=1e-12)
+    assert v(out, "reliability.node_wait_one") < v(out, "reliability.unit_price") == 515_000
+    idle = (1 - (1 - SU_MEAN / 32) ** 32) * 256
+    assert idle / 256 == pytest.approx(0.684, abs=5e-4)
+    assert v(out, "reliability.node_idle_gpus") == pytest.approx(idle, rel=1e-12)
+    assert v(out, "reliability.node_wait_cost") == pytest.approx(idle * 2.99 * 43_800, rel=1e-12)
+    assert round(idle * 2.99 * 43_800 / 1e6, 1) == 22.9
+    assert v(out, "reliability.node_stock_cost") == 9 * 515_000 and v(out, "reliability.node_held") == 9
+    assert v(out, "reliability.nic_idled_gpus") == 8
+    assert v(out, "reliability.nic_wait_one") == pytest.approx(WEEK_OF_A_HOST, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_an_elastic_job_drops_a_replica_and_keeps_no_hot_pool(tmp_path: Path) -> None:
+    """An elastic job of the same unit with 64-GPU replicas: a missing node drops its replica (64 GPUs), so there is
+    no hot pool (it runs on while a cold spare is readied): 4 + 0 + 4 = 8 to buy. With none held, 1.13 nodes in
+    repair idle 1.13 x 64 = 72.3 GPUs on average: x 2.99 x 43,800 = 9.47 MUSD > 8 x 515,000 = 4.12 MUSD: held. At
+    0.5 USD/GPU-h it is 1.58 MUSD: none held, and a missing NIC then idles its replica, not the whole job; a power
+    supply of a 5+1 set its replica only if the set's other 5 lose one in the week (5 x 2% x 7 / 365 = 0.19%)."""
+    m = load(su_of_b200(tmp_path, "elastic", job_kind="elastic", replica_gpus=64))
+    assert v(m, "reliability.loss_gpus") == 64 and v(m, "reliability.hot_pool") == 0
+    assert v(m, "reliability.node_need") == stock(32, SU_MEAN) + 0 + 4 == 8
+    assert v(m, "reliability.node_idle_gpus") == pytest.approx(SU_MEAN * 64, rel=1e-12)
+    assert v(m, "reliability.node_wait_cost") == pytest.approx(SU_MEAN * 64 * 2.99 * 43_800, rel=1e-12)
+    assert v(m, "reliability.node_held") == 8
+    cheap = m.book.evaluate({"tco.on_demand_price": 0.5})
+    assert v(cheap, "reliability.node_held") == 0 and v(cheap, "reliability.restart_units") == 0
+    assert v(cheap, "reliability.nic_idled_gpus") == 64
+    assert v(cheap, "reliability.psu_idled_gpus") == pytest.approx(5 * 0.02 * 7 / 365 * 64, rel=1e-12)
+
+
+def test_a_replica_size_only_with_an_elastic_job(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "sync", reliability={"replica_gpus": 64}))
+    assert err.value.key == "reliability.replica_gpus"
+    with pytest.raises(InputError) as err:
+        load(site_file(tmp_path, "kind", reliability={"job_kind": "async"}))
+    assert err.value.key == "reliability.job_kind" and err.value.value == "async"
 
 
 @pytest.mark.slow
 def test_the_largest_domain_and_a_smaller_job(tmp_path: Path) -> None:
     """Holding the largest domain instead of the rack: with a spare leaf switch held, a leaf keeps none out, so the
     rack's 4 nodes are still the largest; without switch spares (a 1,000,000 USD switch is not worth a week's
-    128,594 USD) the rail leaf's 32 nodes are: 10 + 1 + 32 = 43. A job of 992 GPUs (124 nodes) leaves 4 nodes idle,
-    which count as spares: 43 - 4 = 39 to buy; its MTBI is 3.093 h x 16,384 / 992 = 51.09 h."""
+    128,594 USD) the rail leaf's 32 nodes are: 5 + 1 + 32 = 38. A job of 992 GPUs (124 nodes) leaves 4 nodes idle,
+    which count as spares: 38 - 4 = 34 to buy; its MTBI is 3.093 h x 16,384 / 992 = 51.09 h."""
     m = load(site_file(tmp_path, "largest", reliability={"correlated_domain": "largest"}))
     assert v(m, "reliability.correlated_buffer") == 4
     m = load(site_file(tmp_path, "dear", reliability={"correlated_domain": "largest", "job_gpus": 992},
                        tco={"switch_price": "1000000 USD"}))
     assert v(m, "reliability.switch_held") == 0 and v(m, "reliability.leaf_domain") == 32
     assert v(m, "reliability.correlated_buffer") == 32
-    assert v(m, "reliability.node_reserve") == stock(128, NODE_PER_DAY * 14) + 1 + 32 == 43
-    assert v(m, "reliability.idle_nodes") == 4 and v(m, "reliability.node_held") == 39
+    assert v(m, "reliability.node_reserve") == stock(128, NODE_PER_DAY * NBD) + 1 + 32 == 38
+    assert v(m, "reliability.idle_nodes") == 4 and v(m, "reliability.node_held") == 34
     assert v(m, "reliability.mtbi") == pytest.approx(54 * 24 / 419 * 16_384 / 992, rel=1e-12)
     with pytest.raises(InputError) as err:
         load(site_file(tmp_path, "too_big", reliability={"job_gpus": 2048}))
@@ -378,36 +506,93 @@ def test_a_cdu_takes_nodes_only_where_its_group_has_no_redundant_unit(tmp_path: 
 
 @pytest.mark.slow
 def test_b200_build_spares_after_the_domain_fix() -> None:
-    """The B200 build held 73 spare nodes (37.6 MUSD): the 3+1 CDUs' 64 nodes. Now: pipeline 0.36 x 2 (2,048 GPUs) x
-    14 days = 10.08 -> stock 16 over 256 nodes at 95%; hot pool 1; the largest domain is a rack's 4 (a spare leaf
-    switch is held; the CDUs are redundant): 21 spare nodes."""
+    """The B200 build held 73 spare nodes (37.6 MUSD): the 3+1 CDUs' 64 nodes. Now: pipeline 0.3229 x 2 (2,048
+    GPUs) x 5 days = 3.23 -> stock 7 over 256 nodes at 95%; hot pool 1; the largest domain is a rack's 4 (a spare
+    leaf switch is held; the CDUs are redundant): 12 spare nodes."""
     m = load(B200)
-    mean = NODE_PER_DAY * 2 * 14
+    mean = NODE_PER_DAY * 2 * NBD
     assert v(m, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12)
-    assert v(m, "reliability.node_pipeline_stock") == stock(256, mean) == 16
-    assert v(m, "reliability.correlated_buffer") == 4 and v(m, "reliability.node_held") == 16 + 1 + 4
+    assert v(m, "reliability.node_pipeline_stock") == stock(256, mean) == 7
+    assert v(m, "reliability.correlated_buffer") == 4 and v(m, "reliability.node_held") == 7 + 1 + 4
 
 
 @pytest.mark.slow
 def test_a_rack_scale_node_spares_its_compute_trays() -> None:
     """GB200 NVL72: the unit swapped is the compute tray (18 a rack, USD 170,000 [E]), not the 72-GPU rack. 576
-    GPUs: 0.3600 / 1,024 x 576 = 0.2025 trays a day x 14 days = 2.83 in repair among 8 x 18 = 144 trays -> a stock
-    of 7; hot pool 1; no buffer (the site holds none: trays cannot stand in for a rack): 8 trays. A NIC idles its
-    tray's 4 GPUs (4 x 3.6 x 168 = 2,419 USD > 1,500). Its storage writes 18 trays' worth: 360 GB/s a node."""
+    GPUs: 0.3229 / 1,024 x 576 = 0.1816 trays a day x 5 days = 0.91 in repair among 8 x 18 = 144 trays -> a stock
+    of 4; no hot pool of trays (an NVL72 has no empty tray slot: a spare tray cannot stand hot); no buffer (the site
+    holds none): 4 trays. The hot pool is a whole spare rack or none: the job's 0.1816 / 24 tray swaps an hour x 24 h
+    to swap one in = 0.18 under way at once (ROUNDUP: 1 rack); with none, 0.18 x 576 GPUs idle x 6.00 x 43,800 h =
+    27.5 MUSD over the life > a rack's 3.4 MUSD: a spare rack is held. A NIC idles its tray's 4 GPUs (4 x 6.00 x
+    168 = 4,032 USD a wait). Its power supplies are 24+24: a second loss idles nothing (the bound, with k taken as 4:
+    1.1e-7). Its storage writes 18 trays'
+    worth: 360 GB/s a node."""
     m = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml")
     assert v(m, "reliability.units_per_node") == 18 and v(m, "reliability.unit_price") == 170_000
     assert v(m, "reliability.gpus_per_unit") == 4 and v(m, "reliability.node_units_installed") == 144
-    mean = NODE_PER_DAY / 1024 * 576 * 14
+    mean = NODE_PER_DAY / 1024 * 576 * NBD
     assert v(m, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12)
-    assert v(m, "reliability.node_pipeline_stock") == stock(144, mean) == 7
-    assert v(m, "reliability.node_held") == 7 + 1 + 0 and v(m, "bom.spare_node_qty") == 8
-    assert v(m, "bom.spare_node_cost") == 8 * 170_000
+    assert v(m, "reliability.node_pipeline_stock") == stock(144, mean) == 4
+    assert v(m, "reliability.hot_pool") == 0
+    assert v(m, "reliability.node_held") == 4 + 0 + 0 and v(m, "bom.spare_node_qty") == 4
+    assert v(m, "bom.spare_node_cost") == 4 * 170_000
+    swaps = NODE_PER_DAY / 1024 * 576 / 24 * 24
+    assert v(m, "reliability.hot_rack_need") == 1
+    assert v(m, "reliability.hot_rack_wait_cost") == pytest.approx(swaps * 576 * 6.0 * 43_800, rel=1e-12)
+    assert v(m, "reliability.hot_rack_held") == 1 and v(m, "bom.spare_hot_rack_cost") == 3_400_000
     [(item, *_)] = [row for row in m.book.bom.rows if row[0].key == "spare_node"]
     assert item.label == "Spare compute trays" and item.spec.startswith("compute tray (field-replaceable host) of")
+    [(rack, *_)] = [row for row in m.book.bom.rows if row[0].key == "spare_hot_rack"]
+    assert rack.spec.startswith("NVIDIA GB200 NVL72")
+    assert v(m, "reliability.restart_units") == 4 + 18
     assert v(m, "reliability.nic_idled_gpus") == 4
-    assert v(m, "reliability.nic_wait_cost") == pytest.approx(4 * v(m, "tco.on_demand_price") * 168, rel=1e-12)
+    assert v(m, "reliability.nic_wait_one") == pytest.approx(4 * v(m, "tco.on_demand_price") * 168, rel=1e-12)
     assert v(m, "reliability.psu_installed") == 8 * 48
+    set_failure = (47 * 0.02 * 7 / 365) ** 4  # 24 more of 47 in a week: at most the bound with k taken as 4
+    assert v(m, "reliability.psu_set_failure") == pytest.approx(set_failure, rel=1e-12) and set_failure < 1e-6
+    assert v(m, "reliability.psu_held") == 0
     assert v(m, "reliability.nodes_write_bandwidth") == 8 * 360
+
+
+@pytest.mark.slow
+def test_a_gb200_leaf_takes_its_trays_and_a_cheap_rent_no_spare_rack(tmp_path: Path) -> None:
+    """A GB200 rail leaf serves 32 trays (its 32 ports down), which span 2 to 3 racks: its domain is those 32 trays
+    (128 GPUs), not 2 or 3 racks' 36 or 54. At 0.5 USD/GPU-h a spare rack's waiting (0.18 x 576 x 0.5 x 43,800 =
+    2.29 MUSD) is below its 3.4 MUSD: the hot pool is none."""
+    gb = yaml.safe_load((ROOT / "inputs" / "gb200-nvl72-colo.yaml").read_text())
+    m = load(site_file(tmp_path, "leaf", base=gb, reliability={"correlated_domain": "leaf"},
+                       tco={"switch_price": "1000000 USD"}))
+    assert (v(m, "fabric.leaf_hosts"), v(m, "fabric.leaf_gpus"), v(m, "fabric.leaf_nodes")) == (32, 128, 3)
+    assert v(m, "reliability.switch_idled_gpus") == 128
+    assert v(m, "reliability.switch_held") == 0 and v(m, "reliability.leaf_domain") == 32
+    assert v(m, "reliability.correlated_buffer") == 32
+    cheap = m.book.evaluate({"tco.on_demand_price": 0.5})
+    assert v(cheap, "reliability.hot_rack_hold") == 0 and v(cheap, "reliability.hot_rack_held") == 0
+
+
+@pytest.mark.slow
+def test_redundant_sets_lose_a_unit_only_past_their_spare_count(tmp_path: Path) -> None:
+    """A DGX B200's 5+1 supplies: a second failure among the other 5 in the week idles the node (5 x 2% x 7 / 365 =
+    0.19%); 4+2 needs two more: at most 0.19%^2; without redundancy (6 of 6 needed) the missing one idles it. Fans
+    likewise by the fans a unit can lose (k = 2: the square)."""
+    q = 0.02 * 7 / 365
+    b200 = load(B200)
+    assert v(b200, "reliability.psu_set_failure") == pytest.approx(5 * q, rel=1e-12)
+    out = b200.book.evaluate({"power.psus_needed": np.array([4.0, 6.0])})
+    assert out["reliability.psu_set_failure"].reshape(-1) == pytest.approx([(5 * q) ** 2, 1.0], rel=1e-12)
+    fans = b200.book.evaluate({"reliability.fan_redundancy": np.array([0.0, 2.0])})
+    assert fans["reliability.fan_set_failure"].reshape(-1) == pytest.approx([1.0, (11 * q) ** 2], rel=1e-12)
+
+
+@pytest.mark.slow
+def test_each_switch_model_is_a_pool_of_its_own(tmp_path: Path) -> None:
+    """With the QM9790 in the compute fabric and the QM9700 in the storage network, the two are separate pools (a
+    spare of one does not stand in for the other): 48 and 9 switches, each its stock."""
+    m = load(site_file(tmp_path, "models", catalog={"switch": "QM9790"}))
+    assert v(m, "reliability.switch_installed") == 48 and v(m, "reliability.storage_switch_installed") == 9
+    assert v(m, "reliability.inband_switch_installed") == 8
+    assert "QM9790" in m.book.lines["reliability.switch_held"].label
+    assert "QM9700" in m.book.lines["reliability.storage_switch_held"].label
 
 
 # ---------------------------------------------------------------- 5. goodput into the TCO
@@ -435,14 +620,15 @@ def test_the_sheet_and_its_charts(example: Model) -> None:
     goodput, spares = charts
     assert len(goodput.lines) == len(goodput.categories or []) == 10
     assert goodput.highlight is not None and goodput.highlight[0].id == "reliability.optimal_interval"
-    assert spares.lines[0].label == "Spare GPU nodes" and len(spares.lines) == 7
+    assert spares.lines[0].label == "Spare GPU nodes" and len(spares.lines) == 8  # two switch models
 
 
 def test_two_variants_agree_with_libreoffice(tmp_path: Path, libreoffice: str) -> None:
-    """Every formula cell and line of a smaller job holding the largest domain with a capacity-bound fast tier, and
-    of the example with its storage given, recalculated in LibreOffice."""
+    """Every formula cell and line of a smaller elastic job holding the largest domain with a capacity-bound fast
+    tier, and of the example with its storage given, recalculated in LibreOffice."""
     sized = site_file(tmp_path, "largest", reliability={"correlated_domain": "largest", "job_gpus": 992,
-                                                         "fast_data": "1000 TB"})
+                                                         "fast_data": "1000 TB", "job_kind": "elastic",
+                                                         "replica_gpus": 64})
     lump = {**BASE, "reliability": {"storage_sizing": "given"}}  # without the example's sized-only keys
     given = site_file(tmp_path, "given", base=lump, power={"storage_power": "30 kW"},
                       tco={"storage_capex": "1500000 USD"})

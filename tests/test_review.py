@@ -127,7 +127,7 @@ EDITS = {
     "scenario_low_utilisation_tco_utilisation": 0.35,  # a scenario's change
 }
 PRINTED = {
-    "power.pue: 1.4 -> 1.45",
+    "power.pue: 1.49 -> 1.45",
     "power.rack_power_limit: 41 kW -> 42.5 kW",
     "power.gpu_tdp: 700 W -> 750 W",
     "power.feed_redundancy: N+1 -> N+2",
@@ -181,7 +181,7 @@ def test_prints_the_bridge_of_the_edits_then_one_line_per_changed_key(imported: 
 
 def test_changed_keys_get_the_new_value_and_the_review_source(imported: Imported) -> None:
     old, new = imported.data("old"), imported.data()
-    assert new["power"]["pue"] == {"value": 1.45, "source": review_source("1.4", old["power"]["pue"]["source"],
+    assert new["power"]["pue"] == {"value": 1.45, "source": review_source("1.49", old["power"]["pue"]["source"],
                                                                          imported.day)}
     assert new["power"]["rack_power_limit"] == {
         "value": "42.5 kW", "source": review_source("41 kW", old["power"]["rack_power_limit"]["source"],
@@ -287,7 +287,7 @@ def test_a_rebuild_evaluates_to_the_reviewed_values(imported: Imported) -> None:
 def test_an_unchanged_review_changes_nothing(copies: tuple[Path, Path]) -> None:
     site, xlsx = copies
     before = site.read_bytes()
-    outcome = run(reviewed_copy(xlsx, xlsx.with_name("reviewed.xlsx"), {"power_pue": 1.4}), site)
+    outcome = run(reviewed_copy(xlsx, xlsx.with_name("reviewed.xlsx"), {"power_pue": 1.49}), site)
     assert (outcome.status, outcome.out) == (0, "no changes\n")
     assert site.read_bytes() == before
 

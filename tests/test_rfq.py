@@ -98,7 +98,7 @@ def v(model: Any, line_id: str) -> float:
 @pytest.mark.slow
 def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path) -> None:
     """Item 1: each row is a label and its words (no Python list text), the header bar is filled, the site's terms
-    and the validity asked for (bom.quote_max_age, 90 days) are there, and the lines asked for are counted: 55 on
+    and the validity asked for (bom.quote_max_age, 90 days) are there, and the lines asked for are counted: 56 on
     the example (see test_quote), in the groups compute, network, power, storage, spares and services."""
     path = copy(site, tmp_path / "acme.xlsx", "Acme Networks")
     ws = openpyxl.load_workbook(path)[INSTRUCTIONS_SHEET]
@@ -109,7 +109,7 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
     rows = cover(path)
     assert re.fullmatch(r"RFQ-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}", rows["Reference"])
     assert (rows["Vendor"], rows["Issued"]) == ("Acme Networks", DATE)
-    assert rows["Lines to quote"] == ("55 lines on the Quote sheet: Compute, Network, Power in the racks, Storage, "
+    assert rows["Lines to quote"] == ("56 lines on the Quote sheet: Compute, Network, Power in the racks, Storage, "
                                       "Spares, Services")
     assert rows["Delivery site (address)"] == TERMS["delivery_site"]
     assert rows["Delivery country"] == "Germany"

@@ -67,11 +67,11 @@ def test_the_answer_comes_first_then_the_master_check_then_what_to_confirm(examp
 
 
 def test_the_sentence_words_the_npv_advantage_live(example: Model) -> None:
-    """The example: owning costs 18,451,598 USD more than renting in NPV, so the sentence reads "Rent: owning costs
-    18.5 MUSD more than renting (NPV)": its number format words the figure's sign (buy, rent or either), so an
+    """The example: owning costs 16,718,823 USD more than renting in NPV, so the sentence reads "Rent: owning costs
+    16.7 MUSD more than renting (NPV)": its number format words the figure's sign (buy, rent or either), so an
     edited input rewords it. At 6 USD a GPU-hour on demand renting costs more and the same cell says Buy."""
     answer = example.values["summary.answer"].item()
-    assert answer == example.values["tco.npv_advantage"].item() and round(answer / 1e6, 1) == -18.5
+    assert answer == example.values["tco.npv_advantage"].item() and round(answer / 1e6, 1) == -16.7
     fmt = example.book.lines["summary.answer"].fmt
     buy, rent, either = fmt.split(";")
     assert buy.startswith('"Buy') and rent.startswith('"Rent') and either.startswith('"Either')
@@ -81,19 +81,19 @@ def test_the_sentence_words_the_npv_advantage_live(example: Model) -> None:
 
 def test_the_estimates_to_confirm_are_the_tornados_widest_marked_estimates(example: Model) -> None:
     """The example's tornado, widest first: on-demand price (site file, 2025 price lists, [L]: -12.0 / +12.0 MUSD
-    at -/+20%), utilisation (the site's plan), server price (catalog, [M]), support rate (site file, [E]: +3.0 /
-    -3.0), colocation price (CBRE, [H]), rent price change (default [E]: -2.2 / +2.3), PSU efficiency (catalog,
-    [M]), service level (default [E]: +0.7 / -2.2), ... The first four marked [E] or [L] are listed, then the lead
-    time (a default of 0 months, [E]; its whole-month step is further down the tornado), and the tax rate (0: no
-    tax modelled)."""
+    at -/+20%), utilisation (the site's plan), server price (catalog, [M]), support rate (site file, [E]: +2.9 /
+    -2.9), colocation price (CBRE, [H]), rent price change (default [E]: -2.2 / +2.3), PSU efficiency (catalog,
+    [M]), cost of capital (site file [E]: +1.2 / -1.1), ... The first four marked [E] or [L] are listed, then the
+    lead time (a default of 0 months, [E]; its whole-month step is further down the tornado), and the tax rate (0:
+    no tax modelled). The service level's step is further down than the cost of capital's."""
     confirm = [x for x in summary_rows(example) if x.id.startswith("summary.confirm_")]
     assert [shows(x) for x in confirm] == ["tco.on_demand_price", "tco.support_rate", "tco.rent_price_change",
-                                           "reliability.service_level", "tco.lead_time", "tco.tax_rate"]
+                                           "tco.cost_of_capital", "tco.lead_time", "tco.tax_rate"]
     notes = {shows(x): x.note for x in confirm}
     assert notes["tco.on_demand_price"].startswith("site file [L]; NPV advantage -12.0 / +12.0 MUSD at -/+20%")
-    assert notes["tco.support_rate"].startswith("site file [E]; NPV advantage +3.0 / -3.0 MUSD at -/+20%")
+    assert notes["tco.support_rate"].startswith("site file [E]; NPV advantage +2.9 / -2.9 MUSD at -/+20%")
     assert notes["tco.rent_price_change"].startswith("default [E]; NPV advantage -2.2 / +2.3 MUSD")
-    assert notes["reliability.service_level"].startswith("default [E]; NPV advantage +0.7 / -2.2 MUSD")
+    assert notes["tco.cost_of_capital"].startswith("site file [E]; NPV advantage +1.2 / -1.1 MUSD")
     assert notes["tco.lead_time"].startswith("default [E]; a month more is")
     assert notes["tco.tax_rate"].startswith("no tax modelled")
     for line in confirm:  # live: each shows its input's cell
@@ -142,11 +142,15 @@ def test_the_cover_repeats_the_answer_live(tmp_path: Path) -> None:
     out = tmp_path / "example.xlsx"
     model, _ = build(EXAMPLE, out)
     ws = openpyxl.load_workbook(out)[sheets.COVER]
-    assert [ws.cell(r, 1).value for r in range(1, 5)] == ["GPU site workbook", "The answer", "Site", "Description"]
+    labels = [ws.cell(r, 1).value for r in range(1, 30)]
+    assert labels[:2] == ["GPU site workbook", "The answer"]
+    site = labels.index("Site")
+    assert labels[site + 1] == "Description"  # the answer's figures first (tests/test_pdf.py), then the site
+    assert all(str(ws.cell(r, 2).value).startswith("=summary_") for r in range(3, site - 1))
     assert ws.cell(2, 2).value == "=summary_answer"
     assert '"Rent: owning costs "#,##0.0,," MUSD more than renting (NPV)"' in ws.cell(2, 2).number_format
     cached = openpyxl.load_workbook(out, data_only=True)[sheets.COVER]
-    assert cached.cell(2, 2).value == pytest.approx(-18_451_598, abs=1)
+    assert cached.cell(2, 2).value == pytest.approx(-16_718_823, abs=1)
     save(model, tmp_path / "engineering.xlsx", engineering_copy(model.book))
     cover = openpyxl.load_workbook(tmp_path / "engineering.xlsx")[sheets.COVER]
     assert "The answer" not in {cover.cell(r, 1).value for r in range(1, 10)}

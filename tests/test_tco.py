@@ -149,8 +149,8 @@ def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Pa
     46.579 kW of switches (57 x 747 W + 8 in-band x 500 W) + 28.458 kW of switch-side optics + 5.0224 kW storage
     (Reliability sheet: 2 appliances x 2.5 kW + 22.4 TB x 1 W/TB) + 8 kW management = 1,393.6594 kW; the vendor's
     maximum covers the GPUs' synchronised steps, so peak IT = IT load. Critical IT capacity = 1,393.6594 x 1.1 =
-    1,533.025 kW; colocation = 1,533.025 x 184.06 = 282,168.6 USD a month. Charged on the feed (critical x PUE 1.4
-    = 2,146.24 kW), it would be 395,036.1: the PUE paid twice, since energy is billed at the PUE already."""
+    1,533.025 kW; colocation = 1,533.025 x 184.06 = 282,168.6 USD a month. Charged on the feed (critical x PUE 1.49
+    = 2,284.21 kW), it would be 420,431.3: the PUE paid twice, since energy is billed at the PUE already."""
     critical = load(site_file(tmp_path, "critical"))
     it = 128 * 10.2 + 57 * 0.747 + 8 * 0.5 + 28.458 + (2 * 2.5 + 22.4 / 1000) + 8
     assert v(critical, "power.it_load") == pytest.approx(it, rel=1e-12)
@@ -159,8 +159,8 @@ def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Pa
     assert v(critical, "tco.colo_cost") == pytest.approx(it * 1.1 * 184.06, rel=1e-12)
     assert v(critical, "tco.colo_cost") == pytest.approx(282_168.6, abs=0.1)
     feed = load(site_file(tmp_path, "feed", tco={"facility_price_basis": "feed"}))
-    assert v(feed, "tco.colo_cost") == pytest.approx(395_036.1, abs=0.1)
-    assert v(feed, "tco.colo_cost") / v(critical, "tco.colo_cost") == pytest.approx(1.4, rel=1e-12)
+    assert v(feed, "tco.colo_cost") == pytest.approx(420_431.3, abs=0.1)
+    assert v(feed, "tco.colo_cost") / v(critical, "tco.colo_cost") == pytest.approx(1.49, rel=1e-12)
     # energy carries the PUE in both: it is the same line
     assert v(feed, "tco.energy_cost") == v(critical, "tco.energy_cost")
 
@@ -577,7 +577,7 @@ def test_the_cost_curves_are_the_costs_at_each_utilisation_and_cross_at_the_brea
     the committed-contract curves is the cost per GPU-hour the TCO sheet computes, through its monthly timeline,
     with that utilisation typed in (two computations: the curve's closed form (fixed + u x per unit) / (u x hours
     at full use), and the NPVs' over the months). On the example the owned and rented curves cross at the
-    break-even (92.4%, with the quote's shipping, licences and services in the capex): owning costs more at 90%,
+    break-even (90.3%, with the quote's shipping, licences and services in the capex): owning costs more at 90%,
     less at 100%."""
     base = EXAMPLE_BOOK.evaluate()
     for k in (3, 7, 10):
@@ -587,7 +587,7 @@ def test_the_cost_curves_are_the_costs_at_each_utilisation_and_cross_at_the_brea
                                                                      rel=1e-9)
         assert base[f"tco.curve_committed_{k}"].item() == pytest.approx(
             at["tco.rented_cost_per_gpu_hour_committed"].item(), rel=1e-9)
-    assert round(base["tco.curve_owned_7"].item(), 2) == 3.29 and round(base["tco.curve_rented_7"].item(), 2) == 2.52
-    assert round(base["tco.break_even_utilisation"].item(), 3) == 0.924
+    assert round(base["tco.curve_owned_7"].item(), 2) == 3.22 and round(base["tco.curve_rented_7"].item(), 2) == 2.52
+    assert round(base["tco.break_even_utilisation"].item(), 3) == 0.903
     assert base["tco.curve_owned_9"].item() > base["tco.curve_rented_9"].item()
     assert base["tco.curve_owned_10"].item() < base["tco.curve_rented_10"].item()

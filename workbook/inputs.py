@@ -161,6 +161,7 @@ class Site:
     parts: dict[str, str] = field(default_factory=dict)  # catalog kind -> the entry's description (the BOM's specs)
     quotes: Any = None  # the raw `quotes:` section: the vendor chosen per BOM line (workbook.quotes reads it)
     risk: Any = None  # the raw `risk:` section: input distributions (workbook.risk.section reads it)
+    models: dict[str, str] = field(default_factory=dict)  # catalog kind -> the entry chosen ("switch": "QM9700")
 
     def get(self, key: str) -> Value | None:
         return self.values.get(key)
@@ -624,9 +625,10 @@ def read_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     problems.extend(broken_rules(path, values, rules))
     scenarios, description = _scenarios(data, path, problems), _description(data, path, problems)
     problems.extend(scenario_problems(path, scenarios, values, by_key, rules))
+    parts = catalog_parts(data.get("catalog"), catalog)
+    models = {str(kind): str(entry) for kind, entry in (data.get("catalog") or {}).items() if str(kind) in parts}
     site = Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
-                data.get("generation"), catalog_parts(data.get("catalog"), catalog), data.get("quotes"),
-                data.get("risk"))
+                data.get("generation"), parts, data.get("quotes"), data.get("risk"), models)
     return site, problems
 
 

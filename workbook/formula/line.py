@@ -146,7 +146,7 @@ _SHOWN_AS = {
     "USD/kW-month": "USD/kW/fmonth", "GPU-h/month": "GPU*hour/fmonth",
     "GPUs": "GPU", "nodes": "", "racks": "", "count": "", "ratio": "", "%": "", "blocks": "",
     "nodes/rack": "", "GPU/MW": "GPU/MW", "switches": "", "links": "", "CDUs": "", "units": "", "rows": "",
-    "hosts": "", "PDUs": "", "PDUs/rack": "", "CDUs/rack": "", "tiers": "",
+    "hosts": "", "PDUs": "", "PDUs/rack": "", "CDUs/rack": "", "tiers": "", "buses": "",
     "cords": "", "manifolds": "", "hoses": "", "cables": "", "appliances": "", "lot": "", "modules": "",  # the BOM
     "licences": "", "years of cover": "",  # the BOM's software licences and its support lines (priced per year)
     # delivered compute in H100-equivalents: GPUs weighted by their throughput relative to an H100 SXM

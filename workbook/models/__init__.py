@@ -30,6 +30,7 @@ from workbook.models import (
     generation,
     generators,
     oob,
+    overhead,
     power,
     printing,
     reliability,
@@ -88,8 +89,9 @@ def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Li
     net = fabric.define(fabric_scope, i.fabric, i.power, servers)
     chain = power.define(power_scope, i.power, net, storage)
     cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
+    overhead.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain, cool)  # the PUE floor
     backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
-    standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, chain, cool, backed)
+    standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, i.power, chain, cool, backed)
     management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
     return Fleet(i, net, chain, cool, backed, standby, management, namespace)
 
@@ -158,7 +160,10 @@ def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
         return None
     nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
     plan_inputs = Inputs(book, site, generation.INPUTS_TITLE, generation.PREFIX, upgrade.specs)
-    hall = {"price": inputs.tco.electricity_price, "pue": fleet.power.pue_energy}
+    t = inputs.tco
+    method = t.choice("facility_residual") if t.choice("facility_model") == "build" else "book"
+    hall = {"price": t.electricity_price, "pue": fleet.power.pue_energy, "method": method, "wacc": t.cost_of_capital,
+            "exit": t.facility_exit_value if method == "stated" else None}
     return generation.define(Scope(book, generation.PREFIX), plan_inputs, upgrade, fleet, nxt, hall), nxt
 
 
@@ -237,7 +242,7 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
     inputs = model_inputs(book, site, PRESENTATION)
     rel, fleet = define_site_fleet(book, inputs)
     spares, spares_shown = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power,
-                                                     fleet.fabric, fleet.cooling, named_parts(site))
+                                                     fleet.fabric, fleet.cooling, named_parts(site), site.models)
     bill = define_bom(book, site, inputs, fleet, loaded.quotes, rel, spares)
     money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
     upgrade = define_upgrade(book, loaded, inputs, fleet)
@@ -266,7 +271,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time, m.inputs.tco.tax_rate)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
-                                      m.inputs.tco, confirm, risk)
+                                      m.inputs.tco, confirm, risk, standby=m.fleet.generators)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
     cooling.summarise(s, m.fleet.cooling)
     comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)

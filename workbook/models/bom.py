@@ -32,7 +32,7 @@ from workbook.models.cooling import CoolingOut
 from workbook.models.fabric import FabricOut
 from workbook.models.oob import OobOut
 from workbook.models.power import PowerOut
-from workbook.models.reliability import ReliabilityOut, Spare
+from workbook.models.reliability import ReliabilityOut, Spare, contract_words
 from workbook.presentation import Grid, GridColumn, Presented, Section
 from workbook.quotes import QUOTE_FIELDS, Quote, quoted_line
 from workbook.sheets import BOM as TITLE
@@ -246,7 +246,7 @@ def _shipping_and_support(s: SheetBuilder, i: AllInputs, group: str, quotes: dic
              b.shipping_share * equipment, basis="shipping share x the group's equipment "
              "(bom.shipping_share: its value and source on Inputs)"),
         Item(f"support_{group}", group, f"Support and warranty: {name.lower()}, per year", f"hardware support "
-             f"and warranty for {whole}: parts replacement next business day, firmware and software updates, "
+             f"and warranty for {whole}: {contract_words(i.reliability)}, firmware and software updates, "
              "technical support 24x7; price per year of cover", years * has, "years of cover",
              "the useful life in whole years (TCO), when the group has anything to deliver",
              t.support_rate * equipment * Const(1, "fyear"), basis=f"support rate per year x the group's equipment "

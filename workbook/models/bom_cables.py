@@ -60,13 +60,14 @@ def tiers(f: FabricOut, centre: bool) -> list[Tier]:
     row, depth = f.row_length, f.hall_depth
     host = (depth / 2, row / 2) if centre else (row,)
     up = (row,) if centre else (depth,)
-    flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)
+    flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)  # storage: by the runs
+    cf = (f.compute_node_leaf_single_mode, f.compute_leaf_spine_single_mode, f.compute_spine_core_single_mode)
     ib = (f.inband_node_leaf_single_mode, f.inband_leaf_spine_single_mode, f.inband_spine_core_single_mode)
     runs = (f.node_leaf_run, f.leaf_spine_run, f.spine_core_run)
     return [
-        Tier("node_leaf", "Host-leaf cables", f.node_leaf_links, flags[0], runs[0], host),
-        Tier("leaf_spine", "Leaf-spine cables", f.leaf_spine_links, flags[1], runs[1], up),
-        Tier("spine_core", "Spine-core cables", f.spine_core_links, flags[2], runs[2], up),
+        Tier("node_leaf", "Host-leaf cables", f.node_leaf_links, cf[0], runs[0], host),
+        Tier("leaf_spine", "Leaf-spine cables", f.leaf_spine_links, cf[1], runs[1], up),
+        Tier("spine_core", "Spine-core cables", f.spine_core_links, cf[2], runs[2], up),
         Tier("storage_endpoint", "Storage endpoint cables", f.storage_endpoints, flags[0], runs[0], host),
         Tier("storage_leaf_spine", "Storage leaf-spine cables", f.storage_leaf_spine_links, flags[1], runs[1], up),
         Tier("storage_spine_core", "Storage spine-core cables", f.storage_spine_core_links, flags[2], runs[2], up),

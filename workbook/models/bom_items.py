@@ -175,7 +175,8 @@ def _host_optic(b: Inputs, fi: Inputs) -> str:
 def _optics(i: Any, f: FabricOut, part: Callable[[str, str], str]) -> list[Item]:
     """Transceivers by network, end and type: each row's multimode and single-mode split by its tier's flag."""
     b, t, fi = i.bom, i.tco, i.fabric
-    flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)
+    flags = (f.node_leaf_single_mode, f.leaf_spine_single_mode, f.spine_core_single_mode)  # storage
+    cf = (f.compute_node_leaf_single_mode, f.compute_leaf_spine_single_mode, f.compute_spine_core_single_mode)
     ib_flags = (f.inband_node_leaf_single_mode, f.inband_leaf_spine_single_mode, f.inband_spine_core_single_mode)
     optic = part("optic", "switch-side transceiver")
     ib_optic = f"100GBASE-SR4 QSFP28 transceiver, multimode, 100 m over OM4, {first(fi.inband_optic_power):g} W"
@@ -183,13 +184,13 @@ def _optics(i: Any, f: FabricOut, part: Callable[[str, str], str]) -> list[Item]
                f"storage system port, {first(fi.storage_optic_power):g} W")
     compute_sm, ib_sm = t.single_mode_transceiver_price, b.inband_single_mode_transceiver_price
     optics = [  # (key, label, count, tier flag, multimode spec, multimode price, single-mode price, why)
-        ("node", "Host-side transceivers", f.node_transceivers, flags[0], _host_optic(b, fi), b.node_transceiver_price,
+        ("node", "Host-side transceivers", f.node_transceivers, cf[0], _host_optic(b, fi), b.node_transceiver_price,
          compute_sm, "hosts x ROUNDUP(rails / links per host-side transceiver) (Fabric)"),
-        ("leaf_host", "Leaf transceivers, host links", f.node_leaf_switch_transceivers, flags[0], optic,
+        ("leaf_host", "Leaf transceivers, host links", f.node_leaf_switch_transceivers, cf[0], optic,
          t.transceiver_price, compute_sm, "ROUNDUP(host-leaf links / ports per cage) (Fabric)"),
-        ("leaf_spine", "Leaf-spine transceivers (both ends)", f.leaf_spine_transceivers, flags[1], optic,
+        ("leaf_spine", "Leaf-spine transceivers (both ends)", f.leaf_spine_transceivers, cf[1], optic,
          t.transceiver_price, compute_sm, "2 x ROUNDUP(leaf-spine links / ports per cage) (Fabric)"),
-        ("spine_core", "Spine-core transceivers (both ends)", f.spine_core_transceivers, flags[2], optic,
+        ("spine_core", "Spine-core transceivers (both ends)", f.spine_core_transceivers, cf[2], optic,
          t.transceiver_price, compute_sm, "2 x ROUNDUP(spine-core links / ports per cage) (Fabric)"),
         ("storage_port", "Storage endpoint transceivers (single-port)", f.storage_endpoints, flags[0], storage,
          b.storage_port_transceiver_price, compute_sm, "one per storage network endpoint port (Fabric)"),

@@ -25,7 +25,7 @@ import numpy as np
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const
-from workbook.formula.functions import added, ceil, close, flag, max_, where
+from workbook.formula.functions import added, any_, ceil, close, flag, max_, where
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
@@ -67,6 +67,8 @@ INPUTS = with_limits([
          lo=0.0),
     Spec("cooling.cold_plate_metal_specific_heat", "Specific heat of the cold plate's metal", "kJ/(kg*K)",
          "a specific heat", "0.385 kJ/(kg*K)", **_POSITIVE),
+    Spec("cooling.die_to_coolant_resistance", "GPU die-to-coolant thermal resistance (through the package, TIM and "
+         "cold plate)", "K/W", "a thermal resistance", "0.025 K/W", lo=0.0, hi=1.0, fmt="0.000"),
     Spec("cooling.gpu_throttle_temperature", "GPU maximum operating temperature (clocks slow above it)", "°C",
          "a temperature", "87 degC", lo=0.0, hi=150.0),
     Spec("cooling.cdu_scope", "CDU scope: row (shared by the hall) or rack (in-rack, one rack each)", "",
@@ -98,6 +100,10 @@ INPUTS = with_limits([
          "a volume", "30 L", lo=0.0),
     Spec("cooling.floor_rating", "Floor rating (distributed load)", "kg/m²", "a load per area",
          "1200 kg/m^2", **_POSITIVE),
+    Spec("cooling.air_mover_power", "Air movers' power (CRAH or fan-wall fans) per m³/s of IT hall air", "kW/(m³/s)",
+         "a power per air flow", "0.6 kW/(m^3/s)", lo=0.0, hi=100.0),
+    Spec("cooling.plant_pump_share", "Plant pumps and heat-rejection fans, per kW of heat rejected", "kW/kW",
+         "a ratio", "0.02", lo=0.0, hi=1.0, fmt="0.000"),
 ])
 
 # Rules between two keys (each key alone is checked by its Spec): (key, operator, other key, why).
@@ -131,6 +137,7 @@ class CoolingOut:
     cdus_n: Line
     cdus_installed: Line
     cdu_pump_power: Line
+    cdu_failure_racks: Line  # the Reliability sheet's CDU failure domain, in racks
     cold_plate_time: Line
     rack_weight: Line
     floor_load: Line
@@ -275,10 +282,26 @@ def _cdus(s: SheetBuilder, i: Inputs, liquid: Line, flow: dict[str, Line], power
     pumps = s.calc("cdu_pump_power", "CDU pump power (running units)", "kW", n * i.cdu_unit_pump_power,
                    "CDUs running (N) x pump power per unit: UPS-backed, since a cold plate without flow reaches "
                    "its limit in seconds; 0 for an air-cooled site")
-    s.check("cdu_heat_one_down", "CDUs carry each group's liquid heat with one unit down",
-            one_down * i.cdu_capacity >= heat)
-    s.check("cdu_flow_one_down", "CDUs carry each group's coolant flow with one unit down",
-            one_down * i.cdu_flow >= group_flow)
+    # A group without a redundant unit (N) is the site's choice, accepted with its failure domain: one CDU down
+    # stops racks, which the Reliability sheet holds spares for (its CDU domain reads the row below), so the two
+    # checks hold with one unit down or where the group has no redundant unit, never contradicting that sheet.
+    redundant = s.calc("cdu_group_redundant", "A redundant CDU in each group (installed > N)", "flag",
+                       flag(group_installed > group_n), "1 where CDUs installed per group > N (N+k, 2N); 0 at N, "
+                       "the site's choice, or with no liquid heat", fmt=COUNT)
+    liquid_racks = power.racks * flag(flow["rack_heat"] > Const(0, "kW"))
+    stops = s.calc("cdu_failure_racks", "Racks one CDU failure stops (0 with a redundant unit in its group)",
+                   "racks", (1 - redundant) * ceil(liquid_racks / max_(installed, 1)),
+                   "without a redundant unit, its share of the liquid-cooled racks: ROUNDUP(liquid racks / CDUs "
+                   "installed) (an in-rack CDU: its own rack); with one, none (ASHRAE TC 9.9 liquid cooling guidance: "
+                   "N+1 keeps the loop at full capacity with a unit down). The Reliability sheet's CDU failure domain",
+                   fmt=COUNT)
+    s.check("cdu_heat_one_down", "CDUs carry each group's liquid heat with one unit down, or the group is N and a "
+            "CDU failure stops its racks (the row above)", any_(one_down * i.cdu_capacity >= heat, stops > 0),
+            "(installed - 1) x capacity >= the group's heat, or racks one failure stops > 0: N accepted with its "
+            "domain")
+    s.check("cdu_flow_one_down", "CDUs carry each group's coolant flow with one unit down, or the group is N and a "
+            "CDU failure stops its racks (the row above)", any_(one_down * i.cdu_flow >= group_flow, stops > 0),
+            "(installed - 1) x flow >= the group's flow, or racks one failure stops > 0: N accepted with its domain")
     return pumps
 
 
@@ -374,17 +397,23 @@ def _cold_plate(s: SheetBuilder, i: Inputs, p: Inputs) -> None:
                       coolant * i.coolant_specific_heat + i.cold_plate_metal_mass * i.cold_plate_metal_specific_heat,
                       "coolant mass x cp + metal mass x the metal's specific heat")
     margin = s.calc("cold_plate_margin", "Thermal margin: GPU maximum operating temperature - coolant supply", "K",
-                    i.gpu_throttle_temperature - i.coolant_supply_temperature,
-                    "the headroom the plate can use before the GPU slows")
+                    i.gpu_throttle_temperature - i.coolant_supply_temperature)
+    rise = s.calc("cold_plate_die_rise", "GPU die's rise over the coolant at TDP", "K",
+                  p.gpu_tdp * i.die_to_coolant_resistance, "GPU TDP x die-to-coolant thermal resistance: the die "
+                  "is this much hotter than the plate while it runs at full power")
+    usable = s.calc("cold_plate_usable_margin", "Margin the plate can use before the die reaches its limit", "K",
+                    margin - rise, "margin - the die's rise: the plate may warm only until the die, above it by "
+                    "the rise, reaches the GPU's maximum operating temperature")
     rate = s.calc("cold_plate_heating_rate", "Heating rate with the flow stopped (GPU at TDP)", "K/s",
                   p.gpu_tdp / capacity, "GPU power / heat capacity")
-    s.calc("cold_plate_time", "Time to the GPU's maximum operating temperature when flow stops", "s", margin / rate,
-           "margin / heating rate = heat capacity x margin / GPU power: a lumped plate starting at the supply "
-           "temperature; the die's rise over the plate at full power is left out (the real time is shorter), the "
-           "package's and the hoses' heat capacity too (longer) [E]")
-    s.check("throttle_above_coolant", "The GPU's maximum operating temperature is above the coolant supply",
-            i.gpu_throttle_temperature > i.coolant_supply_temperature,
-            "else the GPU slows at the supply temperature, with the flow running")
+    s.calc("cold_plate_time", "Time to the GPU's maximum operating temperature when flow stops", "s", usable / rate,
+           "usable margin / heating rate = heat capacity x (margin - die rise) / GPU power: a lumped plate starting "
+           "at the supply temperature with the die above it by its rise; the package's and the hoses' heat "
+           "capacity are left out (the real time is a little longer) [E]")
+    s.check("throttle_above_coolant", "The GPU's die at TDP is below its maximum operating temperature with the "
+            "flow running", usable > Const(0, "K"),
+            "usable margin > 0 (maximum operating temperature > coolant supply + the die's rise): else the GPU "
+            "slows with the flow running")
 
 
 def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: PowerOut) -> None:

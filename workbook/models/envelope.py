@@ -11,9 +11,9 @@ no goal seek.
 
 Power capping lowers each GPU's board power to cap x TDP. The node saves the GPUs' board power above the cap,
 at the wall (through the PSU efficiency, as the chain computes node power), and that saving goes through the
-marginal facility factor: what a kW at the GPUs' wall costs in facility power. For a PUE facility that is the
-design PUE (its overhead scales with its load, by definition); for an itemised one it is (1 + the cooling power a
-kW of GPU heat needs at the margin) / (1 - distribution loss), the cooling from the Cooling sheet: on a liquid
+marginal facility factor: what a kW at the GPUs' wall costs in facility power, (1 + the cooling power a kW of GPU
+heat needs at the margin) / (1 - distribution loss), the cooling from the Cooling sheet, whether the site gives a
+PUE or an itemised overhead (a PUE is an average: with one, the distribution loss is its estimate). On a liquid
 fleet whose loop runs on dry coolers the GPU's plated watts take no compressor, so the cap saves less facility
 power than the chain's average overhead would say. Lighting and other fixed loads do not move. The saving
 carries the feed headroom. The synchronised excursion above TDP is kept whole: a power cap is enforced by a
@@ -183,16 +183,17 @@ def _fleet(s: SheetBuilder, i: Inputs, share: Line, label: str, fleet: Fleet, th
 
 
 def _cap_factor(s: SheetBuilder, k: Callable[[str], str], p: Inputs, fleet: Fleet) -> Line:
-    """Facility power per kW saved at the GPUs' wall: the design PUE, or the itemised chain's cooling and
-    distribution loss at the margin."""
-    if p.has("distribution_loss"):
-        return s.calc(k("cap_facility_factor"), "Facility power per kW the cap saves at the wall (marginal)",
-                      "ratio", (1 + fleet.cooling.gpu_marginal_cooling) / (1 - p.distribution_loss),
-                      "(1 + cooling power per kW of GPU power at the margin (Cooling sheet: compressors only, none "
-                      "for plated watts on dry coolers)) / (1 - distribution loss); lighting and other fixed loads "
-                      "do not move")
+    """Facility power per kW saved at the GPUs' wall, from the plant at the margin whatever the site gives: the
+    Cooling sheet's cooling power for a kW of GPU heat and the distribution loss (the site's, or with a PUE its
+    estimate). The design PUE is an average: on a liquid fleet on dry coolers the plated watts a cap saves take no
+    compressor with them, and lighting and other fixed loads do not move."""
+    given = "the site's distribution loss (itemised)" if p.choice("facility_model") == "itemised" else (
+        "the distribution-loss estimate, not the design PUE the site gives (an average: its overhead does not "
+        "scale with a GPU's watts)")
     return s.calc(k("cap_facility_factor"), "Facility power per kW the cap saves at the wall (marginal)", "ratio",
-                  p.pue, "the design-day PUE: a PUE facility's overhead scales with its load")
+                  (1 + fleet.cooling.gpu_marginal_cooling) / (1 - p.distribution_loss),
+                  "(1 + cooling power per kW of GPU power at the margin (Cooling sheet: compressors only, none for "
+                  f"plated watts on dry coolers)) / (1 - distribution loss): {given}")
 
 
 def _whole_nodes(s: SheetBuilder, fleet: Fleet, pre: str, feed: Line, room: Line, per_node: Line,

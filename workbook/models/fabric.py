@@ -79,6 +79,8 @@ INPUTS = with_limits([
     Spec("fabric.switch_power", "Power per switch (without transceivers)", "W", **{**_W, "example": "747 W"}),
     Spec("fabric.switch_optic_power", "Power per switch-side transceiver (multimode, catalog optic)", "W", **_W),
     Spec("fabric.optic_reach", "Reach of the catalog optic (multimode)", "m", **_M),
+    Spec("fabric.optic_single_mode", "The catalog optic is single-mode (1) or multimode (0)", "flag", "a flag",
+         "0", lo=0, hi=1, integer=True, fmt=COUNT),
     Spec("fabric.single_mode_reach", "Reach of the single-mode transceiver for longer runs", "m",
          **{**_M, "example": "500 m"}),
     Spec("fabric.single_mode_optic_power", "Power per single-mode transceiver", "W", **{**_W, "example": "17 W"}),
@@ -197,16 +199,23 @@ def _runs(s: SheetBuilder, p: Inputs) -> tuple[Line, Line, Line]:
     return node_leaf, leaf_spine, spine_core
 
 
-def _single_mode_flags(s: SheetBuilder, i: Inputs, runs: tuple[Line, Line, Line]) -> list[Line]:
-    """Per tier 1 when its longest run is beyond the catalog optic's (multimode) reach, so it needs single-mode."""
+def _single_mode_flags(s: SheetBuilder, i: Inputs, runs: tuple[Line, Line, Line]) -> tuple[list[Line], list[Line]]:
+    """Per tier 1 when its longest run is beyond the catalog optic's (multimode) reach, so it needs single-mode (the
+    storage network's tiers); the compute tiers' also 1 where the catalog optic is itself single-mode."""
     flags = [s.calc(f"{tier}_single_mode", f"{label} tier needs single-mode (1 = yes)", "flag",
                     where(run > i.optic_reach, 1, 0), "longest run > the catalog optic's reach", fmt=COUNT)
              for tier, label, run in zip(("node_leaf", "leaf_spine", "spine_core"),
                                          ("Node-leaf", "Leaf-spine", "Spine-core"), runs, strict=True)]
+    compute = [s.calc(f"compute_{tier}_single_mode", f"Compute {label.lower()} tier single-mode (1 = yes)", "flag",
+                      max_(flag_, i.optic_single_mode), "MAX(the tier's run beyond the catalog optic's reach, the "
+                      "catalog optic single-mode): a single-mode switch-side optic makes both ends and the fibre "
+                      "single-mode, labelled and priced so", fmt=COUNT)
+               for tier, label, flag_ in zip(("node_leaf", "leaf_spine", "spine_core"),
+                                             ("Node-leaf", "Leaf-spine", "Spine-core"), flags, strict=True)]
     longest = s.calc("longest_run", "Longest cable run", "m", max_(*runs), "the longest of the three tiers' runs")
     s.check("runs_within_single_mode_reach", "The longest cable run is within the single-mode optic's reach",
             longest <= i.single_mode_reach, "longest run <= single-mode reach")
-    return flags
+    return flags, compute
 
 
 @dataclass(frozen=True)
@@ -261,9 +270,12 @@ class FabricOut:
     inband_leaf_transceivers: Line
     inband_leaf_spine_transceivers: Line
     inband_spine_core_transceivers: Line
-    node_leaf_single_mode: Line
+    node_leaf_single_mode: Line  # by the runs (the storage network's tiers)
     leaf_spine_single_mode: Line
     spine_core_single_mode: Line
+    compute_node_leaf_single_mode: Line  # the compute tiers': by the runs, or the catalog optic single-mode
+    compute_leaf_spine_single_mode: Line
+    compute_spine_core_single_mode: Line
     inband_node_leaf_single_mode: Line
     inband_leaf_spine_single_mode: Line
     inband_spine_core_single_mode: Line
@@ -274,7 +286,11 @@ class FabricOut:
     row_length: Line
     hall_depth: Line
     hosts: Line
-    leaf_nodes: Line  # the nodes a leaf switch's failure takes out of a job (the reliability model's spares)
+    leaf_nodes: Line  # the nodes a leaf switch's hosts sit in (the reliability model's failure domains)
+    leaf_hosts: Line  # the hosts a leaf switch's failure takes out of a job
+    leaf_gpus: Line  # their GPUs
+    storage_leaf_down_ports: Line  # what a storage or an in-band leaf switch serves (the spares' switch pools)
+    inband_leaf_down_ports: Line
 
 
 def define(scope: Scope, i: Inputs, p: Inputs, servers: Servers | None = None) -> FabricOut:
@@ -300,14 +316,19 @@ def define(scope: Scope, i: Inputs, p: Inputs, servers: Servers | None = None) -
     switches = s.calc("switches", "Compute fabric switches", "switches", net.leaves + net.spines + net.cores,
                       "leaves + spines + cores", fmt=COUNT)
     served = min_(ports.down, hosts) if rail else min_(ports.down, endpoints) / rails
-    s.calc("leaf_nodes", "Nodes a leaf switch serves (its failure takes them out of a job)", "nodes",
-           ceil(served / p.hosts_per_node),
-           "ROUNDUP(hosts on a leaf / hosts per node): a rail's leaf serves up to its ports down of hosts, one NIC "
-           "each" if rail else "ROUNDUP(endpoints on a leaf / rails / hosts per node): a host's NICs share a leaf",
-           fmt=COUNT)
+    leaf_hosts = s.calc("leaf_hosts", "Hosts a leaf switch serves (its failure takes them out of a job)", "hosts",
+                        ceil(served), "a rail's leaf serves up to its ports down of hosts, one NIC each" if rail else
+                        "ROUNDUP(endpoints on a leaf / rails): a host's NICs share a leaf", fmt=COUNT)
+    s.calc("leaf_gpus", "GPUs on the hosts a leaf switch serves", "GPUs",
+           leaf_hosts * ceil(p.gpus_per_node / p.hosts_per_node), "hosts on a leaf x GPUs per host", fmt=COUNT)
+    s.calc("leaf_nodes", "Nodes a leaf switch's hosts sit in, at most", "nodes",
+           min_(nodes, ceil((leaf_hosts - 1) / p.hosts_per_node) + 1),
+           "MIN(nodes, ROUNDUP((hosts on a leaf - 1) / hosts per node) + 1): a leaf's consecutive hosts span that "
+           "many rack-scale nodes where they do not start at a node's first host (a GB200 leaf's 32 trays: 2 to 3 "
+           "racks); a server's hosts are its nodes", fmt=COUNT)
     runs = _runs(s, p)
-    flags = _single_mode_flags(s, i, runs)
-    compute = _compute_links(s, i, net, switches, endpoints, hosts, rails, flags)
+    flags, compute_flags = _single_mode_flags(s, i, runs)
+    compute = _compute_links(s, i, net, switches, endpoints, hosts, rails, compute_flags)
     storage, _ = storage_network.define(s, i, nodes, flags, search, servers)
     in_band = inband.define(s, i, nodes, runs, search, servers)
     _totals(s, [compute, storage, in_band])

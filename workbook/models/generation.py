@@ -33,6 +33,7 @@ from workbook.formula.functions import (
     max_,
     min_,
     not_,
+    pmt,
     prev,
     safe_div,
     smallest,
@@ -49,6 +50,9 @@ PREFIX = "generation"
 TITLE = UPGRADE
 INPUTS_TITLE = "Generation upgrade"  # the Inputs sheet's section
 MONTH = Const(1, "fmonth")
+# A month's load against a limit computed apart (the facility power with the headroom against the contract the power
+# chain sized from the same peak, the hall's heat against the plant's): within 0.1 kW, not to the last bit.
+KW_TOLERANCE = Const(100, "W")
 USD = "#,##0"
 KW = "#,##0.0"
 EQ = "#,##0"  # H100-equivalents
@@ -85,6 +89,8 @@ class Plant:
     power_factor: Line
     heat: Line  # the IT hall heat the plant was sized to reject
     facility: Callable[[Any], Node]  # the hall's facility power for an IT load: design PUE, or itemised
+    it_for: Callable[[Any], Node]  # its inverse: the IT load a facility power allows
+    headroom: Line  # the feed headroom the site keeps over its synchronised peak (the power chain's)
 
 
 @dataclass(frozen=True)
@@ -141,12 +147,15 @@ def _support(s: SheetBuilder, key: str, label: str, p: Any) -> tuple[Line, Line]
     return racks, power
 
 
-def _scheduled(month: Line, amounts: list[tuple[Line, Line]], start: Any = None, *, once: bool = False) -> Node:
-    """`start` plus each amount from its month of the timeline on (`once`: in that month only). Every schedule
-    of the plans is this: racks delivered or removed, a project's capacity or its cost."""
+def _scheduled(month: Line, amounts: list[tuple[Line, Line]], start: Any = None, *, once: bool = False,
+               after: Any = None) -> Node:
+    """`start` plus each amount from its month of the timeline on (`once`: in that month only; `after`: that many
+    months later, a rack's burn-in before it produces). Every schedule of the plans is this: racks delivered or
+    removed, a project's capacity or its cost."""
     out: Node = as_node(start) if start is not None else Const(0, "dimensionless")
     for amount, month_no in amounts:
-        when = month.eq(month_no * MONTH) if once else month >= month_no * MONTH
+        due = (month_no + after) * MONTH if after is not None else month_no * MONTH
+        when = month.eq(due) if once else month >= due
         out = out + amount * flag(when)
     return out
 
@@ -196,14 +205,18 @@ def _zone_racks(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, plan: str,
                        "at the start, less each decommissioning from its month", fmt=COUNT)
     new_racks = s.calc(f"{k}_new_racks", f"Zone {zone}: compute racks of the {new.label}", "racks",
                        _scheduled(month, _entries(i, deliveries, zone)), "each delivery from its month", fmt=COUNT)
+    producing = s.calc(f"{k}_new_producing", f"Zone {zone}: compute racks of the {new.label} producing (burnt in)",
+                       "racks", _scheduled(month, _entries(i, deliveries, zone), after=i.burn_in_months),
+                       "each delivery from its month + the burn-in months: a rack draws power from delivery and "
+                       "computes for the plan once burnt in", fmt=COUNT)
     old_support = getattr(i, f"{k}_support_racks")
     new_support = s.calc(f"{k}_new_support_racks", f"Zone {zone}: network, storage and management racks of the "
                          f"{new.label}", "racks", _support_here(month, i, deliveries, zone, new),
                          "from the next fleet's first delivery, in that delivery's zone", fmt=COUNT)
     support = s.calc(f"{k}_support_racks", f"Zone {zone}: network, storage and management racks", "racks",
                      old_support + new_support, f"the {old.label}'s (they stay) + the {new.label}'s", fmt=COUNT)
-    return {"old": old_racks, "new": new_racks, "old_support": old_support, "new_support": new_support,
-            "support": support}
+    return {"old": old_racks, "new": new_racks, "producing": producing, "old_support": old_support,
+            "new_support": new_support, "support": support}
 
 
 def _room(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, zone: str, racks: dict[str, Any], old: FleetRack,
@@ -269,10 +282,11 @@ def _zone(s: SheetBuilder, month: Line, i: Inputs, up: Upgrade, plan: str, zone:
                                      any_(old_racks <= 0, old.floor <= avail["floor_rating"]),
                                      any_(new_racks <= 0, new.floor <= avail["floor_rating"])), fmt=BOOL)
     compute = s.calc(f"{k}_compute", f"Zone {zone}: delivered compute", "H100-eq",
-                     running * (old_racks * old.compute + new_racks * new.compute),
-                     "racks x compute per rack, nothing while the zone is stopped", fmt=EQ)
+                     running * (old_racks * old.compute + racks["producing"] * new.compute),
+                     "racks x compute per rack (the next fleet's once burnt in), nothing while the zone is stopped",
+                     fmt=EQ)
     stranded = s.calc(f"{k}_stranded_power", f"Zone {zone}: power available but not used", "kW",
-                      max_(0, avail["feed"] - power), fmt=KW)
+                      max_(0, avail["feed"] - power), "the zone's power available - used, at least 0", fmt=KW)
     free = s.calc(f"{k}_free_positions", f"Zone {zone}: rack positions free", "racks",
                   max_(0, avail["positions"] - used), fmt=COUNT)
     return {**racks, "running": running, "fits": fits, "compute": compute, "stranded": stranded, "power": power,
@@ -297,15 +311,15 @@ def _hall(s: SheetBuilder, zones: dict[str, dict[str, Any]], old: FleetRack, new
                           added(x["running"] * x["old"] for x in z) * old.compute,
                           "its racks running in every zone x compute per rack: one fabric", fmt=EQ),
         "next": s.calc("compute_next", f"Delivered compute of the {new.label}", "H100-eq",
-                       added(x["running"] * x["new"] for x in z) * new.compute,
-                       "its racks running in every zone x compute per rack: the other fabric", fmt=EQ)}
+                       added(x["running"] * x["producing"] for x in z) * new.compute,
+                       "its racks running and burnt in, in every zone x compute per rack: the other fabric", fmt=EQ)}
     out["job"] = s.calc("largest_job", "Largest single job (one fabric)", "H100-eq",
                         max_(out["current"], out["next"]),
                         "MAX(each fleet's compute): a training job cannot span the two fabrics", fmt=EQ)
     out["zones_fit"] = s.calc("hall_fits", "Every zone fits", "TRUE/FALSE", all_(*(x["fits"] for x in z)),
                               "positions, power, power per position, cooling and floor, zone by zone", fmt=BOOL)
-    out["stranded"] = s.calc("stranded_power", "Power available but not used", "kW",
-                             added(x["stranded"] for x in z), fmt=KW)
+    out["zone_room"] = s.calc("zones_power_room", "Zones' power available but not used", "kW",
+                              added(x["stranded"] for x in z), "every zone's, added", fmt=KW)
     out["power"] = s.calc("power_used", "IT power used (synchronised peak)", "kW", added(x["power"] for x in z),
                           fmt=KW)
     out["design"] = s.calc(
@@ -323,14 +337,27 @@ def _hall(s: SheetBuilder, zones: dict[str, dict[str, Any]], old: FleetRack, new
 
 def _plant_power(s: SheetBuilder, i: Inputs, up: Upgrade, month: Line, hall: dict[str, Line],
                  plant: Plant) -> dict[str, Line]:
-    """The hall's facility power each month against the contracted feed, the site and the transformers."""
-    s.section("The site's plant: feed, site and transformers (facility power at the synchronised peak)")
+    """The hall's facility power each month, with the feed headroom the site keeps, against the contracted feed,
+    the site and the transformers: the rule a new site is sized by (peak x (1 + headroom) x PUE)."""
+    s.section("The site's plant: feed, site and transformers (facility power at the synchronised peak, with the "
+              "feed headroom kept)")
     facility = s.calc("facility_power", "Facility power (synchronised peak)", "kW", plant.facility(hall["power"]),
                       "IT power used x the hall's design PUE (or its itemised overhead), as the power chain sizes "
                       "the feed; the next fleet's racks too: they share the hall's plant", fmt=KW)
+    need = s.calc("facility_with_headroom", "Facility power with the feed headroom kept", "kW",
+                  facility * (1 + plant.headroom),
+                  "facility power x (1 + the power chain's feed headroom): what the feed must carry, as a new site's "
+                  "contract is sized", fmt=KW)
     feed = s.calc("feed_available", "Contracted feed", "kW",
                   _scheduled(month, _projects(i, up, "contracted_feed"), Ref(plant.feed)),
                   "the power chain's contracted feed, plus each project's from the month it is done", fmt=KW)
+    margin = s.calc("feed_margin", "Margin of the contracted feed over the month's facility power", "%",
+                    where(facility > 0, (feed - facility) / max_(facility, Const(1, "kW")), 0),
+                    "(feed - facility power) / facility power: at least the feed headroom, or the check fails",
+                    fmt="0.0%")
+    s.calc("feed_margin_least", "Least margin of the feed over a month's facility power (the headroom kept: "
+           "at least the power chain's feed headroom)", "%", _least(margin), "the least of the row above",
+           fmt="0.0%")
     blocks = s.calc("transformer_blocks", "Transformer blocks installed", "blocks",
                     _scheduled(month, _projects(i, up, "transformer_blocks"), Ref(plant.transformers)),
                     "the power chain's, plus each project's from the month it is done", fmt=COUNT)
@@ -340,21 +367,25 @@ def _plant_power(s: SheetBuilder, i: Inputs, up: Upgrade, month: Line, hall: dic
                       "ROUNDDOWN((blocks - spares) / multiple of N) x rating x power factor: N+1 carries the load "
                       "with one block out, 2N with one path out (the power chain's redundancy)", fmt=KW)
     return {
-        "feed": _limit(s, "within_feed", "Facility power within the contracted feed", facility <= feed),
-        "site": _limit(s, "within_site", "Facility power within the site's available power",
-                       facility <= plant.site),
-        "transformers": _limit(s, "within_transformers", "Facility power within the transformers with the "
-                               "redundancy's blocks out", facility <= capacity)}
+        "feed": _limit(s, "within_feed", "Facility power with the feed headroom within the contracted feed",
+                       need <= feed + KW_TOLERANCE),
+        "site": _limit(s, "within_site", "Facility power with the feed headroom within the site's available power",
+                       need <= plant.site + KW_TOLERANCE),
+        "transformers": _limit(s, "within_transformers", "Facility power with the feed headroom within the "
+                               "transformers with the redundancy's blocks out", need <= capacity + KW_TOLERANCE),
+        "_feed": feed, "_transformers": capacity}
 
 
 def _plant_backup_and_heat(s: SheetBuilder, i: Inputs, up: Upgrade, month: Line, hall: dict[str, Line],
                            plant: Plant, old: FleetRack, new: FleetRack) -> dict[str, Line]:
     """The UPS-backed load against the UPS blocks, and the hall's heat against the heat rejection."""
     s.section("The site's plant: UPS and heat rejection")
-    backed = s.calc("ups_load", "UPS-backed load", "kW", hall["power"] + old.pumps * flag(hall["old"] > 0)
-                    + new.pumps * flag(hall["new"] > 0),
-                    "IT power used + each fleet's CDU pumps while any of its racks is in the hall (a cold plate "
-                    "without flow reaches its limit in seconds), as the UPS model carries", fmt=KW)
+    pumps = old.pumps * flag(hall["old"] > 0) + new.pumps * flag(hall["new"] > 0)
+    backed = s.calc("ups_load", "UPS-backed load, with the feed headroom on the IT", "kW",
+                    hall["power"] * (1 + plant.headroom) + pumps,
+                    "IT power used x (1 + feed headroom), as the power chain's critical IT capacity, + each fleet's "
+                    "CDU pumps while any of its racks is in the hall (a cold plate without flow reaches its limit in "
+                    "seconds), as the UPS model carries", fmt=KW)
     blocks = s.calc("ups_blocks", "UPS blocks installed", "blocks",
                     _scheduled(month, _projects(i, up, "ups_blocks"), Ref(plant.ups)),
                     "the power chain's, plus each project's from the month it is done", fmt=COUNT)
@@ -362,7 +393,6 @@ def _plant_backup_and_heat(s: SheetBuilder, i: Inputs, up: Upgrade, month: Line,
     capacity = s.calc("ups_capacity", "UPS capacity with the redundancy's blocks out", "kW",
                       floor((blocks - spares) / multiple) * size * plant.power_factor,
                       "ROUNDDOWN((blocks - spares) / multiple of N) x rating x power factor", fmt=KW)
-    pumps = old.pumps * flag(hall["old"] > 0) + new.pumps * flag(hall["new"] > 0)
     heat = s.calc("heat_load", "IT hall heat to reject", "kW", hall["design"] + pumps,
                   "IT load at the nodes' design power + each fleet's CDU pumps while its racks are in the hall, as "
                   "the Cooling sheet's heat to liquid, heat to air and pump power", fmt=KW)
@@ -371,13 +401,38 @@ def _plant_backup_and_heat(s: SheetBuilder, i: Inputs, up: Upgrade, month: Line,
                        "the heat load the plant was sized for (the current fleet's, Cooling sheet), plus each "
                        "project's from the month it is done", fmt=KW)
     return {"ups": _limit(s, "within_ups", "UPS-backed load within the UPS with the redundancy's blocks out",
-                          backed <= capacity),
-            "heat": _limit(s, "within_heat", "Heat load within the heat rejection", heat <= rejection)}
+                          backed <= capacity + KW_TOLERANCE),
+            "heat": _limit(s, "within_heat", "Heat load within the heat rejection", heat <= rejection + KW_TOLERANCE),
+            "_ups": capacity, "_pumps": pumps}
+
+
+def _room_left(s: SheetBuilder, hall: dict[str, Line], plant: Plant, limits: dict[str, Line]) -> Line:
+    """The IT power the plan could still add in a month: the least of what every limit leaves, each as IT at the
+    synchronised peak with the feed headroom kept (a zone's power, the contracted feed, the site, the transformers
+    with a block out, the UPS with a block out); at least 0."""
+    it, h = hall["power"], plant.headroom
+    s.section("Power available but not used: the least any limit leaves (IT at the synchronised peak)")
+    room = [hall["zone_room"],
+            s.calc("feed_room", "IT the contracted feed leaves, with the headroom kept", "kW",
+                   plant.it_for(limits["_feed"] / (1 + h)) - it,
+                   "the IT load whose facility power x (1 + headroom) is the feed - IT power used", fmt=KW),
+            s.calc("site_room", "IT the site's available power leaves, with the headroom kept", "kW",
+                   plant.it_for(plant.site / (1 + h)) - it, "as the feed's, for the site's available power", fmt=KW),
+            s.calc("transformer_room", "IT the transformers leave with the redundancy's blocks out", "kW",
+                   plant.it_for(limits["_transformers"] / (1 + h)) - it,
+                   "as the feed's, for the transformer capacity with the blocks out", fmt=KW),
+            s.calc("ups_room", "IT the UPS leaves with the redundancy's blocks out", "kW",
+                   (limits["_ups"] - limits["_pumps"]) / (1 + h) - it,
+                   "(UPS capacity - CDU pumps) / (1 + headroom) - IT power used", fmt=KW)]
+    return s.calc("stranded_power", "Power available but not used (the least any limit leaves)", "kW",
+                  max_(0, min_(*room)), "MAX(0, MIN(the zones' room, the feed's, the site's, the transformers', the "
+                  "UPS's)): what the plan could still add", fmt=KW)
 
 
 def _limit(s: SheetBuilder, key: str, label: str, condition: Node) -> Line:
-    """A row per month: TRUE while the hall is within this limit."""
-    return s.calc(key, label, "TRUE/FALSE", condition, fmt=BOOL)
+    """A row per month: TRUE while the hall is within this limit (a plant limit within 0.1 kW)."""
+    return s.calc(key, label, "TRUE/FALSE", condition, "within the limit, to 0.1 kW where both sides are computed",
+                  fmt=BOOL)
 
 
 def _every(row: Line) -> Node:
@@ -387,15 +442,16 @@ def _every(row: Line) -> Node:
 
 # The limits a plan is checked against each month: (key, what the check says is kept).
 LIMITS = (("zones", "the racks fit every zone (positions, power, power per position, cooling, floor)"),
-          ("feed", "facility power within the contracted feed"),
-          ("site", "facility power within the site's available power"),
-          ("transformers", "facility power within the transformers with the redundancy's blocks out"),
+          ("feed", "facility power with the feed headroom within the contracted feed"),
+          ("site", "facility power with the feed headroom within the site's available power"),
+          ("transformers", "facility power with the feed headroom within the transformers with the redundancy's "
+                           "blocks out"),
           ("ups", "UPS-backed load within the UPS blocks with the redundancy's blocks out"),
           ("heat", "heat load within the heat rejection"))
 
 
 def define_plan(scope: Scope, i: Inputs, up: Upgrade, plan: str, old: FleetRack, new: FleetRack,
-                hall_prices: dict[str, Line], baseline: Line, plant: Plant) -> PlanOut:
+                hall_prices: dict[str, Any], baseline: Line, plant: Plant) -> PlanOut:
     """One plan (a model instance under the plan's name): every zone each month, the hall's totals against the
     site's plant, a check per limit, the capacity trough (summed and of the largest job), the cost and the cost
     per unit of delivered compute."""
@@ -406,13 +462,15 @@ def define_plan(scope: Scope, i: Inputs, up: Upgrade, plan: str, old: FleetRack,
                      "0 in the Start column (time 0), as in the TCO", fmt=COUNT)
     zones = {z: _zone(s, month, i, up, plan, z, old, new) for z in up.zones}
     hall = _hall(s, zones, old, new)
-    within = {"zones": hall["zones_fit"], **_plant_power(s, i, up, month, hall, plant),
-              **_plant_backup_and_heat(s, i, up, month, hall, plant, old, new)}
+    limits = {**_plant_power(s, i, up, month, hall, plant), **_plant_backup_and_heat(s, i, up, month, hall, plant,
+                                                                                       old, new)}
+    stranded = _room_left(s, hall, plant, limits)
+    within = {"zones": hall["zones_fit"], **{k: v for k, v in limits.items() if not k.startswith("_")}}
     checks = _plan_checks(s, i, up, plan, month, within, hall["new"], zones, new)
     cost = _plan_cost(s, i, up, plan, month, service, hall["power"], hall_prices)
     feasible = _feasibility(s, plan, month, within, checks)
     return _answers(s, "", (hall["compute"], hall["job"], baseline), cost, (month, service), feasible,
-                    hall["stranded"], hall["free"])
+                    stranded, hall["free"])
 
 
 def _plan_checks(s: SheetBuilder, i: Inputs, up: Upgrade, plan: str, month: Line, within: dict[str, Line],
@@ -447,7 +505,7 @@ def _least(line: Line) -> Node:
 
 
 def _plan_cost(s: SheetBuilder, i: Inputs, up: Upgrade, plan: str, month: Line, service: Line, power: Line,
-               hall: dict[str, Line]) -> Line:
+               hall: dict[str, Any]) -> Line:
     """Cash out each month: racks delivered, projects done, the hall's energy, less what retired racks bring."""
     s.section("Cost (today's prices, undiscounted)")
     deliveries, decommissions = up.plans[plan]
@@ -457,13 +515,20 @@ def _plan_cost(s: SheetBuilder, i: Inputs, up: Upgrade, plan: str, month: Line, 
                      _scheduled(month, _entries(i, decommissions), once=True), fmt=COUNT)
     works = s.calc("projects_cost", "Facility projects paid (in the month each is done)", "USD",
                    _scheduled(month, _projects(i, up, "cost"), Const(0, "USD"), once=True), fmt=USD)
+    kept = added([Const(0, "USD"), *(cost * _value_share(i, hall, largest(month) - done * MONTH)
+                                     for cost, done in _projects(i, up, "cost"))])
+    value = s.calc("projects_value_kept", "Facility projects' value kept at the end of the timeline", "USD",
+                   flag(month.eq(largest(month))) * kept,
+                   "in the last month: each project's cost x its value share after its months in use, by the "
+                   "site's facility-residual method (Upgrade racks)", fmt=USD)
     energy = s.calc("energy_cost", "Energy of the racks in the hall", "USD",
                     service * power * hall["pue"] * hall["price"] * MONTH,
                     "power used x annual PUE x electricity price x hours in the month (at the synchronised peak: "
                     "conservative); none in the Start column", fmt=USD)
     return s.calc("cost_flow", "Cost this month", "USD",
-                  delivered * i.new_rack_price + works + energy - retired * i.old_rack_value,
-                  "racks delivered x price + projects + energy - racks decommissioned x their value", fmt=USD)
+                  delivered * i.new_rack_price + works + energy - retired * i.old_rack_value - value,
+                  "racks delivered x price + projects + energy - racks decommissioned x their value - the projects' "
+                  "value kept at the end", fmt=USD)
 
 
 def _first_month(s: SheetBuilder, key: str, label: str, ok: Line, month: Line) -> Line:
@@ -569,13 +634,19 @@ def _plant(s: SheetBuilder, current: Any) -> Plant:
     if i.choice("facility_model") == "pue":
         def facility(it: Any) -> Node:
             return it * i.pue
+
+        def it_for(power: Any) -> Node:
+            return power / i.pue
     else:
         def facility(it: Any) -> Node:
             return (it + it * i.cooling_overhead + i.other_facility_power) / (1 - i.distribution_loss)
+
+        def it_for(power: Any) -> Node:
+            return (power * (1 - i.distribution_loss) - i.other_facility_power) / (1 + i.cooling_overhead)
     return Plant(feed, site, transformers,
                  (i.feed_block_size, i.feed_redundancy_multiplier, i.feed_redundancy_spares), ups,
                  (i.ups_block_size, i.ups_redundancy_multiplier, i.ups_redundancy_spares), i.power_factor, heat,
-                 facility)
+                 facility, it_for, i.feed_headroom)
 
 
 def _start(s: SheetBuilder, i: Inputs, up: Upgrade, old: FleetRack) -> tuple[Line, Line]:
@@ -604,7 +675,7 @@ def _start(s: SheetBuilder, i: Inputs, up: Upgrade, old: FleetRack) -> tuple[Lin
     return baseline, power
 
 
-def define(scope: Scope, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dict[str, Line]) -> GenerationOut:
+def define(scope: Scope, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dict[str, Any]) -> GenerationOut:
     """The upgrade: both fleets' racks, the site's plant, each plan as an instance of the plan model, moving
     instead, the chart of delivered compute by month and the plans side by side. `current` and `nxt` are the two
     fleets (Fleet); `hall`: the energy price and the annual PUE the hall's energy is billed at."""
@@ -631,25 +702,43 @@ def define(scope: Scope, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: d
     return GenerationOut(plans, move, baseline, tuple(shown), Presented(views=(view,)))
 
 
-def _move(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Line], baseline: Line,
+def _move(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Any], baseline: Line,
           site: dict[str, Line]) -> PlanOut:
     """Moving instead: the hall is left as it is (the current fleet keeps running, no works, no trough) and the
     whole next fleet, with its network, storage and management racks, runs at a second site from the month it is
-    ready (as a delivery counts from its month). The second site is costed as a site: its capex per MW of the next
-    fleet's critical IT (the basis build costs are quoted on), its rent or running costs per kW-month of that
-    capacity, its staff, and its energy at the next fleet's own PUE (its power chain is the second site's)."""
+    ready (as a delivery counts from its month; it computes once burnt in). The second site is costed as a site: its
+    capex per MW of the next fleet's critical IT (the basis build costs are quoted on), its rent or running costs per
+    kW-month of that capacity, its staff, its energy at the next fleet's own PUE (its power chain is the second
+    site's), and the value it keeps at the end of the timeline."""
     s.section("Moving the next fleet to a second site instead")
     month = s.calc("move_month", "Month (end of period)", "months", lambda me: prev(me) + MONTH, opening=0,
                    fmt=COUNT)
     service = s.calc("move_in_service", "A month of service (flag)", "flag", flag(month > 0 * MONTH), fmt=COUNT)
     ready = s.calc("move_ready", "The second site runs the next fleet (flag)", "flag",
                    flag(month >= i.move_lead_time * MONTH), fmt=COUNT)
+    producing = s.calc("move_producing", "The next fleet at the second site is burnt in (flag)", "flag",
+                       flag(month >= (i.move_lead_time + i.burn_in_months) * MONTH),
+                       "from the month it is ready + the burn-in months", fmt=COUNT)
     nxt = s.calc("move_compute_next", "Delivered compute of the next fleet, at the second site", "H100-eq",
-                 ready * new.racks * new.compute, fmt=EQ)
+                 producing * new.racks * new.compute, fmt=EQ)
     compute = s.calc("move_compute", "Delivered compute, moving", "H100-eq", baseline + nxt,
                      "the hall's, plus the next fleet's once it runs", fmt=EQ)
     job = s.calc("move_largest_job", "Largest single job (one fabric), moving", "H100-eq", max_(baseline, nxt),
                  "MAX(the hall's current fleet, the next fleet at the second site)", fmt=EQ)
+    cost = _move_cost(s, i, new, hall, site, (month, service, ready))
+    fits = s.check("move_within_timeline", "Moving: the second site is ready within the timeline",
+                   i.move_lead_time * MONTH <= largest(month))
+    none = s.calc("move_infeasible_months", "Months moving does not fit", "months", Const(0, "fmonth"),
+                  "none: the hall keeps the fleet its plant was built for, and the second site is the next fleet's "
+                  "own power chain and cooling (sheets (next), their checks on the Checks sheet)", fmt=COUNT)
+    return _answers(s, "move_", (compute, job, baseline), cost, (month, service), (fits, none, None))
+
+
+def _move_cost(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Any], site: dict[str, Line],
+               timeline: tuple[Line, Line, Line]) -> Line:
+    """Moving's cost each month: the hall's energy all along; the second site's capex and racks when it is ready,
+    its running costs after, less the value it keeps at the end of the timeline."""
+    month, service, ready = timeline
     site_power = s.calc("move_site_power", "Second site's IT power (synchronised peak)", "kW",
                         new.racks * new.power + new.support_racks * new.support_power,
                         "the next fleet's compute racks x their power + its network, storage and management racks x "
@@ -668,16 +757,33 @@ def _move(s: SheetBuilder, i: Inputs, new: FleetRack, hall: dict[str, Line], bas
                    i.move_staff_fte * site["staff_cost"] * MONTH, "staff x cost per FTE", fmt=USD)
     running = s.calc("move_site_running", "Second site a month: energy, rent or running costs, staff", "USD",
                      ready * (energy + upkeep + staff), "once it runs: energy + running costs + staff", fmt=USD)
-    cost = s.calc("move_cost_flow", "Cost this month, moving", "USD",
+    share = s.calc("move_value_share", "Second site's value kept at the end of the timeline, per USD of capex",
+                   "ratio", _value_share(i, hall, largest(month) - i.move_lead_time * MONTH),
+                   f"after its months in use, by the site's facility-residual method ({hall['method']})",
+                   fmt="0.0000")
+    kept = s.calc("move_value_kept", "Second site's value kept at the end of the timeline", "USD",
+                  flag(month.eq(largest(month))) * capex * share, "in the last month: capex x value share", fmt=USD)
+    return s.calc("move_cost_flow", "Cost this month, moving", "USD",
                   flag(month.eq(i.move_lead_time * MONTH)) * (capex + new.racks * i.new_rack_price) + hall_energy
-                  + running, "when the site is ready: its capex and the racks; every month: the hall's energy and "
-                  "the second site's", fmt=USD)
-    fits = s.check("move_within_timeline", "Moving: the second site is ready within the timeline",
-                   i.move_lead_time * MONTH <= largest(month))
-    none = s.calc("move_infeasible_months", "Months moving does not fit", "months", Const(0, "fmonth"),
-                  "none: the hall keeps the fleet its plant was built for, and the second site is the next fleet's "
-                  "own power chain and cooling (sheets (next), their checks on the Checks sheet)", fmt=COUNT)
-    return _answers(s, "move_", (compute, job, baseline), cost, (month, service), (fits, none, None))
+                  + running - kept, "when the site is ready: its capex and the racks; every month: the hall's energy "
+                  "and the second site's; at the end, less the value the site keeps", fmt=USD)
+
+
+def _value_share(i: Inputs, hall: dict[str, Any], used: Any) -> Node:
+    """What a facility (the second site, a project's works) keeps at the end of the timeline per USD of its cost,
+    after `used` months in use, by the site's facility-residual method: its book value (life left / life), the
+    annuity value left, none, or the stated share."""
+    life = i.facility_life / MONTH
+    left = max_(0, life - used / MONTH)
+    method = hall["method"]
+    if method == "zero":
+        return Const(0)
+    if method == "stated":
+        return as_node(hall["exit"])
+    if method == "annuity":
+        rate = (1 + hall["wacc"]) ** (Const(1) / 12) - 1
+        return where(left > 0, pmt(rate, life, 1) / pmt(rate, left, 1), 0)
+    return left / life
 
 
 def _compare(plans: dict[str, PlanOut], move: PlanOut, per_mw: Line, move_per_mw: Line) -> View:

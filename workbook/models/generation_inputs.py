@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbook.echo import clip
-from workbook.inputs import InputError, Site, Spec, Value, load_site, parse_value, split_value, with_limits
+from workbook.inputs import (
+    InputError,
+    Site,
+    Spec,
+    Value,
+    load_defaults,
+    load_site,
+    parse_value,
+    split_value,
+    with_limits,
+)
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
 # A plan is a namespace of ids beside the fleets' (`next`) and the models': these names are taken.
@@ -78,6 +88,11 @@ SCALARS = with_limits([
          "18.33 USD/kW/month", lo=0.0, fmt="#,##0.00"),
     Spec("generation.move_staff_fte", "Moving instead: operations staff at the second site (each at the TCO's "
          "cost per FTE)", "FTE", "a head count", "3", lo=0.0, fmt="#,##0.0"),
+    Spec("generation.burn_in_months", "Months a delivered rack burns in before it computes for the plan",
+         "no. of months", "a number of months", "1", lo=0, hi=24, integer=True, fmt="#,##0"),
+    Spec("generation.facility_life", "Depreciation life of the second site and of the facility projects (their "
+         "value kept at the end of the timeline)", "months", "a duration", "20 years", lo=12, hi=720, integer=True,
+         fmt="#,##0"),
 ])
 
 
@@ -162,7 +177,11 @@ def _next_site(site: Site, name: Any, specs: list[Spec], rules: list[Any]) -> Si
 
 
 def _add(site: Site, up: Upgrade, spec: Spec, raw: Any) -> None:
-    """One input: validated as any input, added to the upgrade's values and specs."""
+    """One input: validated as any input, added to the upgrade's values and specs; a key the file leaves out takes
+    its default (templates/defaults.yaml) where it has one."""
+    if raw is _MISSING and spec.key in load_defaults():
+        value, source = load_defaults()[spec.key]
+        raw = {"value": value, "source": f"default: {source}"}
     if raw is _MISSING:
         raise InputError("is missing", file=site.path, key=spec.key, expected=f"{spec.expect}, e.g. {spec.example}")
     try:

@@ -78,6 +78,8 @@ INPUTS = with_limits([
          choices=("centre", "end-of-row")),
     Spec("power.cable_slack", "Cable length added to each run (rise, drop and routing)", "m", "a length", "6 m",
          lo=0.0),
+    Spec("power.lighting_density", "Lighting power per m² of the IT hall", "W/m²", "a power per area", "10 W/m^2",
+         lo=0.0, hi=1000.0),
     Spec("power.storage_power", "Shared storage system power (as given)", "kW",
          when=("reliability.storage_sizing", "given"), **_KW),  # else sized on the Reliability sheet
     Spec("power.management_power", "Management servers and network power", "kW", **_KW),
@@ -89,8 +91,8 @@ INPUTS = with_limits([
          "a ratio", "1.25", lo=1.0, hi=3.0, optional=True),
     Spec("power.cooling_overhead", "Cooling power per kW of IT load", "kW/kW", "a ratio", "0.25",
          lo=0.0, hi=2.0, when=("power.facility_model", "itemised")),
-    Spec("power.distribution_loss", "Distribution loss (UPS, transformers, PDUs), share of input", "%",
-         when=("power.facility_model", "itemised"), **{**_RATIO, "hi": 0.5}),
+    Spec("power.distribution_loss", "Distribution loss (UPS, transformers, PDUs), share of input (with a PUE: an "
+         "estimate, for the overhead at the margin and the PUE floor)", "%", **{**_RATIO, "hi": 0.5}),
     Spec("power.other_facility_power", "Lighting, offices and other facility load", "kW",
          when=("power.facility_model", "itemised"), **_KW),
     Spec("power.sync_peak_factor", "Synchronised GPU peak over TDP", "ratio", "a ratio", "1.1", lo=1.0,
@@ -182,9 +184,9 @@ def define(scope: Scope, i: Inputs, fabric: FabricOut, storage: Line | None = No
         raise FormulaError("the site sizes its shared storage on the Reliability sheet (reliability.storage_sizing: "
                            "sized): define the reliability model first and pass its storage power (define_site_fleet)",
                            line=f"{scope.prefix}.storage_power")
-    nodes, rack_peak = _racks(s, i, fabric, node, node_peak, storage)
+    nodes, rack_peak, optics_per_node = _racks(s, i, fabric, node, node_peak, component, storage)
     _node_feeds(s, i, node)
-    it, gpu_board = _it_load(s, i, fabric, node, component, nodes, storage)
+    it, gpu_board = _it_load(s, i, fabric, node, component, nodes, storage, optics_per_node)
     _facility_and_feed(s, i, it, gpu_board, nodes, node, node_peak)
     s.check("rack_within_limit", "A full rack's synchronised peak stays within the rack power limit",
             rack_peak <= i.rack_power_limit)
@@ -225,20 +227,30 @@ def _node(s: SheetBuilder, i: Inputs) -> tuple[Line, Line, Line]:
     return node, node_peak, component
 
 
-def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line,
-           storage_power: Line) -> tuple[Line, Line]:
-    """Compute racks by space and by the synchronised peak; network, storage and management racks too."""
+def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak: Line, component: Line,
+           storage_power: Line) -> tuple[Line, Line, Line]:
+    """Compute racks by space and by the synchronised peak (with the node-side transceivers a node's design power
+    does not hold); network, storage and management racks too."""
     s.section("Racks")
     nodes = s.calc("nodes", "Nodes", "nodes", ceil(i.gpus / i.gpus_per_node), "whole nodes to hold every GPU",
                    fmt=COUNT)
+    optics = s.calc(
+        "node_optics_added_per_node", "Node-side transceivers per node that its design power does not hold", "kW",
+        max_(0, fabric.node_optics_power / i.psu_efficiency / max_(nodes, 1) - (node - component)),
+        "MAX(0, Fabric's node-side transceivers / PSU efficiency / nodes - (design power - component sum)): a "
+        "vendor's maximum input holds them where it covers them (DGX H100: 10.2 kW over a 9.46 kW component sum); "
+        "an HGX node at its component sum draws them on top, in its rack too")
     per_rack = s.calc(
         "nodes_per_rack", "Nodes per rack", "nodes/rack",
-        max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / node_peak))),
-        "the fewer of what fits by space and by the rack power limit at the synchronised peak (at least 1; "
-        "the rack check flags a node too big for the limit)", fmt=COUNT)
+        max_(1, min_(floor(i.rack_units / i.node_height), floor(i.rack_power_limit / (node_peak + optics)))),
+        "the fewer of what fits by space and by the rack power limit at the synchronised peak with its "
+        "transceivers (at least 1; the rack check flags a node too big for the limit)", fmt=COUNT)
     racks = s.calc("racks", "Compute racks", "racks", ceil(nodes / per_rack), fmt=COUNT)
-    s.calc("rack_power", "Design power of a full compute rack", "kW", per_rack * node)
-    rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW", per_rack * node_peak)
+    s.calc("rack_power", "Design power of a full compute rack", "kW", per_rack * (node + optics),
+           "nodes per rack x (node design power + its transceivers not held)")
+    rack_peak = s.calc("rack_peak_power", "Synchronised peak of a full compute rack", "kW",
+                       per_rack * (node_peak + optics),
+                       "nodes per rack x (node synchronised peak + its transceivers not held): sizes the PDUs")
     network = s.calc("network_racks", "Network racks", "racks",
                      ceil(fabric.switches_total / i.switches_per_network_rack),
                      "ROUNDUP(compute, storage and in-band switches / switches per network rack); out-of-band "
@@ -262,7 +274,7 @@ def _racks(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, node_peak:
     s.check("network_racks_within_limit", "A network rack stays within the rack power limit",
             network_power <= i.rack_power_limit)
     _rack_electrical(s, i, racks, rack_peak, support, max_(network_power, i.support_rack_power))
-    return nodes, rack_peak
+    return nodes, rack_peak, optics
 
 
 def _rack_electrical(s: SheetBuilder, i: Inputs, racks: Line, rack_peak: Line, support: Line,
@@ -307,11 +319,17 @@ def _node_feeds(s: SheetBuilder, i: Inputs, node: Line) -> None:
            i.psus_per_node - i.psus_needed, "PSUs per node - PSUs needed", fmt=COUNT)
     per_feed = s.calc("node_psus_per_feed", "Power supplies on each feed", "PSUs", floor(i.psus_per_node / 2),
                       "ROUNDDOWN(PSUs per node / 2): half on the A feed, half on the B feed", fmt=COUNT)
-    one = s.calc("node_one_feed_power", "DC power one feed's power supplies deliver", "kW",
+    one = s.calc("node_one_feed_power", "DC power one feed's power supplies deliver at their rating", "kW",
                  per_feed * i.psu_rating, "PSUs on a feed x rating")
+    rated = s.calc("node_one_feed_share_rated", "Share of a node's design power one feed's supplies are rated for",
+                   "%", one / dc, "one feed's PSUs x rating / design DC power", fmt=PERCENT)
+    of_n = s.calc("node_one_feed_share_of_n", "One feed's supplies as a share of the N the node needs", "%",
+                  per_feed / i.psus_needed, "PSUs on a feed / PSUs needed (N): the vendor's N carries the design "
+                  "power, so a supply carries 1/N of it whatever its label (a DGX H100's 3 of 4+2: 75%, though "
+                  "3 x 3.3 kW is 103% of its 9.588 kW)", fmt=PERCENT)
     share = s.calc("node_one_feed_share", "Share of a node's design power one feed carries", "%",
-                   one / dc, "one feed's PSUs / design DC power: below 100%, the node throttles on the loss of a "
-                   "feed", fmt=PERCENT)
+                   min_(rated, of_n), "MIN(by rating, by the vendor's N): below 100%, fewer supplies than N or "
+                   "than the power, the node throttles on the loss of a feed", fmt=PERCENT)
     s.check("psus_carry_node", "A node's N power supplies carry its design power",
             i.psus_needed * i.psu_rating >= dc, "PSUs needed x rating >= design DC power")
     s.check("one_feed_carries_node", "On the loss of a feed, a node keeps the share of its design power the site "
@@ -320,7 +338,7 @@ def _node_feeds(s: SheetBuilder, i: Inputs, node: Line) -> None:
 
 
 def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, component: Line, nodes: Line,
-             storage: Line) -> tuple[Line, Line]:
+             storage: Line, optics_per_node: Line) -> tuple[Line, Line]:
     s.section("IT load")
     gpu_board = s.calc("gpu_board_power", "GPU board power, all GPUs", "kW", i.gpus * i.gpu_tdp)
     compute = s.calc("compute_power", "Compute nodes", "kW", nodes * node, "nodes x node design power")
@@ -331,10 +349,7 @@ def _it_load(s: SheetBuilder, i: Inputs, fabric: FabricOut, node: Line, componen
                          "Fabric's node-side transceiver power / PSU efficiency: they draw the node's power")
     added_optics = s.calc(
         "node_optics_added_power", "Node-side transceivers the node design power does not hold", "kW",
-        max_(0, node_optics - nodes * (node - component)),
-        "MAX(0, node-side transceivers - nodes x (design power - component sum)): the vendor's maximum input holds "
-        "a node's transceivers where it covers them (DGX H100: 10.2 kW over a 9.46 kW component sum); the "
-        "component sum does not")
+        nodes * optics_per_node, "nodes x a node's transceivers not held by its design power (Racks, above)")
     optics = s.calc("optics_power", "Optical transceiver power (switch side, and node side not in the nodes)", "kW",
                     fabric.switch_optics_power + added_optics,
                     "Fabric's switch-side transceivers (in the network racks) + node-side ones the node design "

@@ -17,8 +17,10 @@ spares to hold. Every figure is a formula on the Reliability sheet, checkable by
    power feeds the power chain, their price the bill of materials.
 4. Spares per part type: the repair pipeline by Little's law (replacements per day x turnaround), the hot pool
    a job restarts on without waiting, and the correlated-failure buffer (the most nodes that fail at once: a
-   rack's, a leaf switch's, a CDU's), added; less the nodes the cluster holds beyond the job. A part is held at
-   all only when waiting one lead time for it idles the job for longer than the part is worth.
+   rack's, a leaf switch's, a CDU's), added; less the nodes the cluster holds beyond the job. A part's stock is
+   held when the waiting it saves over the service life (the expected GPUs idle with none on the shelf x the
+   rent x the life) costs more than the stock; what a missing node costs depends on the job: a synchronous job
+   waits whole, an elastic one drops a data-parallel replica.
 
 The model is defined in two steps: `define` from inputs only, before the fleet (its storage power feeds the
 power chain), and `define_spares` after it (the failure domains come from the power chain, fabric and cooling).
@@ -56,10 +58,17 @@ COMPONENTS = (
     ("nic", "NIC"),
     ("network", "network switch and cable"),
     ("psu", "power supply"),
-    ("host", "host (CPU, memory, SSD, chassis, maintenance)"),
+    ("host", "host hardware (CPU, memory, SSD, chassis, IO board)"),
+    ("maintenance", "host maintenance (no part: cleared by the host's own maintenance)"),
     ("software", "software (bugs, NCCL, dependencies)"),
 )
-NODE_COMPONENTS = ("gpu", "hbm", "host")  # a failure of these takes the node out for repair
+NODE_COMPONENTS = ("gpu", "hbm", "host")  # a failure of these needs a part: the node (unit) is swapped for repair
+# The support contracts a node comes back under (choice, key of its turnaround input, what it buys): each contract's
+# turnaround is an input with its source (templates/defaults.yaml); `own` takes the site's repair_turnaround.
+CONTRACTS = (("onsite-4h", "onsite_4h", "on-site parts replacement within 4 hours, 24x7"),
+             ("onsite-nbd", "onsite_nbd", "on-site parts replacement next business day"),
+             ("depot", "depot", "return-to-depot repair (RMA) of the failed unit"))
+OWN = "own"
 
 _COUNT = dict(expect="a count", lo=0.0, integer=True, fmt=COUNT)
 _GBS = dict(expect="a bandwidth", example="20 GB/s", lo=0.0, lo_open=True, hi=1000.0, fmt="#,##0.0")
@@ -121,8 +130,13 @@ INPUTS = with_limits([
          **{**_GBS, "hi": 1e6}),
     Spec("reliability.storage_read_bandwidth", "Shared storage as given: read bandwidth", "GB/s", when=GIVEN,
          **{**_GBS, "hi": 1e6}),
-    Spec("reliability.repair_turnaround", "Node repair turnaround (pull, repair or RMA, return)", "days",
-         **{**_DAYS, "example": "14 days"}),
+    Spec("reliability.support_contract", "Hardware support contract a failed node comes back under", "",
+         "a contract", "onsite-nbd", choices=(*(c for c, _, _ in CONTRACTS), OWN)),
+    *(Spec(f"reliability.turnaround_{key}", f"Node repair turnaround, {words}", "days",
+           **{**_DAYS, "example": example}) for (_, key, words), example in zip(CONTRACTS, ("2 days", "5 days",
+                                                                                         "14 days"), strict=True)),
+    Spec("reliability.repair_turnaround", "Node repair turnaround, the site's own (support_contract: own)", "days",
+         when=("reliability.support_contract", OWN), **{**_DAYS, "example": "14 days"}),
     Spec("reliability.parts_lead_time", "Lead time of a replacement part (NIC, optic, cable, PSU, fan, switch)",
          "days", **_DAYS),
     Spec("reliability.hot_refill_time", "Time to bring a cold spare node into the hot pool (rack, burn in)", "h",
@@ -135,6 +149,12 @@ INPUTS = with_limits([
          "USD", when=("reliability.spare_unit", "host"), **{**_USD, "example": "170000 USD"}),  # a GB200 tray
     Spec("reliability.fan_redundancy", "Fans a spare unit can lose and still cool at full power (the k of N+k)",
          "fans", example="1", **{**_COUNT, "hi": 1000.0}),
+    Spec("reliability.job_kind", "What a missing node costs the job with no spare to restart on: the whole job "
+         "(synchronous) or one data-parallel replica (elastic)", "", "a kind of job", "synchronous",
+         choices=("synchronous", "elastic")),
+    Spec("reliability.replica_gpus", "GPUs of one data-parallel replica (tensor x pipeline x context parallel)",
+         "GPUs", "a count of GPUs", "128", lo=0, lo_open=True, integer=True, when=("reliability.job_kind", "elastic"),
+         fmt=COUNT),
     Spec("reliability.correlated_domain", "Correlated-failure buffer: the failure domain held as spare nodes", "",
          "a domain", "largest", choices=("largest", "rack", "leaf", "cdu", "none")),
     Spec("reliability.fans_per_node", "Fans per node", "count", example="12", **{**_COUNT, "hi": 1000.0}),
@@ -355,25 +375,27 @@ def _curve(s: SheetBuilder, r: Inputs, mtbi: Line, write: Line, restore: Line, o
 
 
 def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerOut, fabric: FabricOut,
-                  cooling: CoolingOut, parts: dict[str, str]) -> tuple[tuple[Spare, ...], Presented]:
-    """Spares per part type, from the fleet's counts and failure domains (after the fleet is defined), and the
-    chart of the spares held."""
+                  cooling: CoolingOut, parts: dict[str, str],
+                  models: dict[str, str] | None = None) -> tuple[tuple[Spare, ...], Presented]:
+    """Spares per part type (per part model: each switch model is a pool of its own), from the fleet's counts and
+    failure domains (after the fleet is defined), and the chart of the spares held. `parts`: each catalog kind's
+    description (the BOM's specs); `models`: each kind's catalog entry (`switch`: `QM9700`), which pools switches."""
     s = scope.sheet(TITLE)
     r, t, p = i.reliability, i.tco, i.power
     unit = _spare_unit(s, r, p, t)
-    s.section("Spares: the value of the job's capacity while it waits")
-    value = s.calc("job_value_per_hour", "The job's capacity per hour (what waiting for a spare node idles)", "USD/h",
-                   rel.job_gpus * t.on_demand_price, "job GPUs x on-demand rent per GPU-hour (renting it instead)",
-                   fmt=USD)
-    leaf_gpus = s.calc("switch_idled_gpus", "GPUs one missing switch idles while awaited", "GPUs",
-                       fabric.leaf_nodes * p.gpus_per_node, "a leaf switch takes its nodes off the fabric until it "
-                       "is replaced (a spine or core switch only narrows the fabric)", fmt=COUNT)
-    switch = _part(s, r, t, leaf_gpus, "switch", "fabric switches", "switches", fabric.switches_total, None,
-                   t.switch_price, "switch")
-    buffer = _domains(s, r, power, fabric, cooling, switch[2])
-    nodes = _node_spares(s, r, rel, power, value, buffer, unit)
+    s.section("Spares: what a missing unit costs, and the rule that decides holding")
+    s.text(HOLD_RULE)
+    s.calc("job_value_per_hour", "The job's capacity per hour (what waiting for a spare node idles)", "USD/h",
+           rel.job_gpus * t.on_demand_price, "job GPUs x on-demand rent per GPU-hour (renting it instead)", fmt=USD)
+    unit["loss"] = _loss(s, r, rel, unit)
+    switches = _switch_pools(s, i, rel, power, fabric, models or {})
+    buffer = _domains(s, r, power, fabric, cooling, switches[0][2], unit)
+    nodes = _node_spares(s, r, t, rel, power, buffer, unit)
+    hot = _hot_rack(s, r, t, rel, unit) if unit["host"] else None
     restart = s.calc("restart_units", "Spare units the job restarts on (held + the site's beyond the job)", "units",
-                     nodes[2] + unit["idle"], "spare units held + units beyond the job", fmt=COUNT)
+                     nodes[2] + unit["idle"] + (hot[2] * unit["per_node"] if hot else 0),
+                     "spare units held + units beyond the job" + (" + a spare rack's units" if hot else ""),
+                     fmt=COUNT)
     idle = _idled(s, r, p, rel, unit, restart)
     cheap = [  # key, label, unit, installed, replacements per day (None: from the annual rate), price, catalog kind
         ("nic", "NICs", "NICs", power.nodes * p.nics_per_node, rel.nic_rate * power.gpus, r.nic_price, ""),
@@ -382,15 +404,108 @@ def define_spares(scope: Scope, i: AllInputs, rel: ReliabilityOut, power: PowerO
         ("psu", "power supplies", "PSUs", power.nodes * p.psus_per_node, None, r.psu_price, ""),
         ("fan", "fans", "fans", power.nodes * r.fans_per_node, None, r.fan_price, ""),
     ]
-    spares = [nodes] + [_part(s, r, t, idle[row[0]], *row) for row in cheap] + [switch]
+    spares = ([nodes, *([hot] if hot else [])] + [_part(s, r, t, (idle[row[0]], rel.job_gpus), *row) for row in cheap]
+              + switches)
     specs = dict(parts)
     if unit["host"] and parts.get("node"):
         specs["node"] = f"compute tray (field-replaceable host) of the {parts['node']}"
+        specs["hot_rack"] = parts["node"]
     spares = [Spare(k, lbl, held, u, price, kind, specs.get(kind, "")) for k, lbl, held, u, price, kind in spares]
     s.section("Spares held, by part type (the chart's rows)")
     rows = [s.show(x.held, f"held_{x.key}_by_part", f"Spare {x.label}") for x in spares]
     return tuple(spares), Presented(charts=(Chart(s.title, "Spares held, by part type", "bar", rows,
                                               y_title="spares held"),))
+
+
+# The networks whose switches are spared, in the order their pools are named: (key, network, catalog kind, what a
+# missing switch of the network idles). Networks whose switches are one catalog model share a pool.
+SWITCH_NETWORKS = (("switch", "compute fabric", "switch"), ("storage_switch", "storage network", "storage_switch"),
+                   ("inband_switch", "in-band network", "inband_switch"))
+
+
+def _switch_pools(s: SheetBuilder, i: AllInputs, rel: ReliabilityOut, power: PowerOut, fabric: FabricOut,
+                  models: dict[str, str]) -> list[tuple[Any, ...]]:
+    """A pool of spares per switch model: networks of one catalog model share it (the compute fabric's and the
+    storage network's QM9700), another model is a pool of its own (the in-band SN4600C). A missing switch idles
+    what the most exposed of its networks loses: a compute leaf its hosts; a storage leaf its nodes (cut off from
+    storage); an in-band leaf nothing until its pair's other leaf fails while it is awaited."""
+    r, t, p = i.reliability, i.tco, i.power
+    s.section("Spares: what a missing switch idles, by network")
+    gpus = s.calc("gpus_per_node_spared", "GPUs per node", "GPUs", p.gpus_per_node, "Inputs", fmt=COUNT)
+    idled = {
+        "switch": s.calc("switch_idled_gpus", "GPUs a missing compute leaf idles while awaited", "GPUs",
+                         fabric.leaf_gpus, "a leaf switch takes its hosts off the fabric until it is replaced (a "
+                         "spine or core switch only narrows the fabric): their GPUs (Fabric)", fmt=COUNT),
+        "storage_switch": s.calc(
+            "storage_switch_idled_gpus", "GPUs a missing storage leaf idles while awaited", "GPUs",
+            min_(power.nodes, ceil(fabric.storage_leaf_down_ports / max_(1, i.fabric.storage_ports_per_node))) * gpus,
+            "MIN(nodes, ROUNDUP(storage leaf ports down / storage ports per node)) x GPUs per node: the nodes it "
+            "serves lose the shared storage (endpoints fill the leaves in order)", fmt=COUNT),
+        "inband_switch": s.calc(
+            "inband_switch_idled_gpus", "GPUs a missing in-band leaf idles while awaited", "GPUs",
+            min_(1, r.switch_afr * r.parts_lead_time) * gpus
+            * min_(power.nodes, ceil(fabric.inband_leaf_down_ports / max_(1, i.fabric.inband_ports_per_node / 2))),
+            "its pair's other leaf failing within the lead time (MIN(1, annual rate x lead time)) x the GPUs of the "
+            "nodes the pair serves (each node bonds half its in-band ports on each leaf)", fmt="#,##0.00"),
+    }
+    counts = {"switch": fabric.switches, "storage_switch": fabric.storage_switches,
+              "inband_switch": fabric.inband_switches}
+    prices = {"switch": t.switch_price, "storage_switch": t.switch_price, "inband_switch": i.bom.inband_switch_price}
+    pools: dict[str, list[str]] = {}  # a catalog model, or a network without one -> its networks
+    for key, _, kind in SWITCH_NETWORKS:
+        pools.setdefault(models.get(kind) or key, []).append(key)
+    out = []
+    for model, keys in pools.items():
+        first = keys[0]
+        words = " and ".join(net for key, net, _ in SWITCH_NETWORKS if key in keys)
+        label = f"{model} switches, {words}" if model not in counts else f"switches, {words}"
+        worst = s.calc(f"{first}_pool_idled_gpus", f"GPUs a missing switch idles, {words}", "GPUs",
+                       max_(*[idled[k] for k in keys]) if len(keys) > 1 else idled[first],
+                       "the most any of its networks loses", fmt="#,##0.00")
+        out.append(_part(s, r, t, (worst, rel.job_gpus), first, label, "switches", added([counts[k] for k in keys]),
+                         None, prices[first], first, r.switch_afr))
+    return out
+
+
+def _hot_rack(s: SheetBuilder, r: Inputs, t: Inputs, rel: ReliabilityOut, unit: dict[str, Any]) -> tuple[Any, ...]:
+    """A rack-scale node has no empty tray slot: a spare tray cannot stand hot, and the job runs without the rack
+    until a tray is swapped in. Its hot pool is a whole spare rack, held when the waiting for tray swaps over the
+    life costs more than the rack; else none."""
+    s.section("Spares: the hot pool of a rack-scale node (a spare rack or none)")
+    racks = s.calc("hot_rack_need", "Spare racks the job would restart on while a tray is swapped", "racks",
+                   ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
+                   "ROUNDUP(the job's tray swaps per hour x the time to swap a tray in and ready it)", fmt=COUNT)
+    s.calc("hot_rack_wait_one", "One tray swap with no spare rack: the job's loss", "USD",
+           r.hot_refill_time * unit["loss"] * t.on_demand_price,
+           "swap time x GPUs a missing unit idles x on-demand rent", fmt=USD)
+    wait = s.calc("hot_rack_wait_cost", "Expected cost of waiting for tray swaps over the useful life, with no "
+                  "spare rack", "USD",
+                  min_(rel.job_gpus, rel.node_rate * rel.job_gpus * r.hot_refill_time * unit["loss"])
+                  * t.on_demand_price * t.useful_life,
+                  "MIN(job GPUs, swaps under way at once x GPUs a missing unit idles) x on-demand rent x useful life",
+                  fmt=USD)
+    held = _hold(s, "hot_rack", "racks for the hot pool", wait, t.server_price, racks)
+    return "hot_rack", "racks for the hot pool (whole rack-scale nodes)", held, "racks", t.server_price, "hot_rack"
+
+
+HOLD_RULE = ("Hold a part's stock when the waiting it saves over the service life costs more than the stock: the "
+             "expected GPUs idle with none on the shelf (replacements a year x the wait x what one missing part "
+             "idles, or for a synchronous job the share of the time one of its units is in repair x the whole job) "
+             "x the on-demand rent x the useful life, against the stock x its price. With a spare unit to restart "
+             "on, a missing part idles only what it takes down.")
+
+
+def _loss(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, unit: dict[str, Any]) -> Line:
+    """What a missing unit takes from the job when no spare unit is at hand: a synchronous job waits whole; an
+    elastic one drops the data-parallel replica the unit is in and runs on."""
+    if r.choice("job_kind") == "elastic":
+        return s.calc("loss_gpus", "GPUs a missing unit idles with no spare to restart on: its replica (elastic)",
+                      "GPUs", min_(rel.job_gpus, max_(unit["gpus"], r.replica_gpus)),
+                      "an elastic job drops the data-parallel replica the unit is in and runs on: MIN(job GPUs, "
+                      "MAX(GPUs in a unit, GPUs of a replica))", fmt=COUNT)
+    return s.calc("loss_gpus", "GPUs a missing unit idles with no spare to restart on: the whole job "
+                  "(synchronous)", "GPUs", rel.job_gpus,
+                  "a synchronous job cannot run without every one of its units: it waits whole", fmt=COUNT)
 
 
 def _spare_unit(s: SheetBuilder, r: Inputs, p: Inputs, t: Inputs) -> dict[str, Any]:
@@ -407,37 +522,77 @@ def _spare_unit(s: SheetBuilder, r: Inputs, p: Inputs, t: Inputs) -> dict[str, A
     gpus = s.calc("gpus_per_unit", "GPUs in a spare unit", "GPUs", p.gpus_per_node / per_node,
                   "GPUs per node / units per node", fmt=COUNT)
     label = "compute trays" if host else "GPU nodes"
-    return {"per_node": per_node, "price": price, "gpus": gpus, "label": label, "host": host}
+    return {"per_node": per_node, "price": price, "gpus": gpus, "label": label, "host": host,
+            "turnaround": _turnaround(s, r)}
+
+
+def _turnaround(s: SheetBuilder, r: Inputs) -> Line:
+    """How long a failed unit is away: the turnaround of the support contract the site buys (or its own)."""
+    contract = r.choice("support_contract")
+    if contract == OWN:
+        return s.calc("node_turnaround", "Node repair turnaround (the site's own)", "days", r.repair_turnaround,
+                      "support_contract: own (Inputs)", fmt="#,##0.0")
+    key, words = next((k, w) for c, k, w in CONTRACTS if c == contract)
+    return s.calc("node_turnaround", f"Node repair turnaround under the support contract: {words}", "days",
+                  getattr(r, f"turnaround_{key}"), f"the {contract} contract's turnaround (Inputs, with its source)",
+                  fmt="#,##0.0")
+
+
+def contract_words(r: Inputs) -> str:
+    """What the site's support contract buys, in words (the bill of materials' support lines say it)."""
+    contract = r.choice("support_contract")
+    if contract == OWN:
+        return "parts replacement within the site's own repair turnaround"
+    return next(w for c, _, w in CONTRACTS if c == contract)
+
+
+def _by_contract(s: SheetBuilder, r: Inputs, per_day: Line, installed: Line, rest: tuple[Line, Line, Line],
+                 unit: dict[str, Any]) -> None:
+    """The spare units to buy at each contract's turnaround, beside the chosen one (the hot pool, buffer and units
+    beyond the job do not depend on it)."""
+    hot, buffer, idle = rest
+    what = unit["label"]
+    s.section(f"Spares: {what} at each support contract's turnaround (the chosen contract's are above)")
+    for contract, key, words in CONTRACTS:
+        turnaround = getattr(r, f"turnaround_{key}")
+        mean = s.calc(f"contract_{key}_pipeline", f"Repair pipeline, mean, {words}", "parts",
+                      per_day * turnaround, f"replacements per day x the {contract} turnaround", fmt="#,##0.00")
+        stock = _stock(s, r, f"contract_{key}", f"{what}, {words}", "units", installed, mean)
+        need = s.calc(f"contract_{key}_need", f"Spare {what} to buy, {words}", "units",
+                      max_(0, stock + hot + buffer - idle), "MAX(0, stock + hot pool + buffer - units beyond the "
+                      "job)", fmt=COUNT)
+        s.calc(f"contract_{key}_cost", f"Their price, {words}", "USD", need * unit["price"],
+               "units x the unit's price", fmt=USD)
 
 
 def _domains(s: SheetBuilder, r: Inputs, power: PowerOut, fabric: FabricOut, cooling: CoolingOut,
-             switches_held: Line) -> Line:
-    """The most nodes one failure keeps out until it is repaired: a rack's; a leaf switch's, unless a spare switch
-    is held on site (swapped within hours, as a hot spare node is readied); a CDU's, only where its group has no
-    redundant unit (one CDU of an N+1 or 2N group failing takes no node out)."""
-    s.section("Spares: correlated failures (the most nodes one failure keeps out)")
-    rack = s.calc("rack_domain", "Nodes a rack failure takes (PDUs, rack cabling)", "nodes", power.nodes_per_rack,
-                  "nodes per rack (Power chain)", fmt=COUNT)
-    leaf = s.calc("leaf_domain", "Nodes a leaf switch failure keeps out", "nodes",
-                  fabric.leaf_nodes * flag(switches_held < 1),
-                  "nodes a leaf switch serves (Fabric), none where a spare switch is held (swapped within hours)",
-                  fmt=COUNT)
-    liquid = power.racks * flag(cooling.rack_liquid_heat > Const(0, "kW"))
-    redundant = s.calc("cdu_redundant", "CDUs beyond the running ones (1 = a CDU can fail without a loss)", "flag",
-                       flag(cooling.cdus_installed > cooling.cdus_n),
-                       "1 where CDUs installed > CDUs running (N+k, 2N): what the redundancy is for", fmt=COUNT)
-    cdu = s.calc("cdu_domain", "Nodes a CDU failure takes", "nodes",
-                 (1 - redundant) * ceil(liquid / max_(cooling.cdus_installed, 1)) * power.nodes_per_rack,
-                 "with a redundant CDU in its group, none (ASHRAE TC 9.9 liquid cooling guidance: N+1 keeps the loop "
-                 "at full capacity with a unit down); without, its share of the liquid-cooled racks: ROUNDUP(liquid "
-                 "racks / CDUs installed) x nodes per rack (an in-rack CDU takes its rack)", fmt=COUNT)
-    largest = s.calc("largest_domain", "Most nodes that fail at once", "nodes", max_(rack, leaf, cdu),
+             switches_held: Line, unit: dict[str, Any]) -> Line:
+    """The most spare units one failure keeps out until it is repaired: a rack's; a leaf switch's hosts, unless a
+    spare switch is held on site (swapped within hours, as a hot spare node is readied); a CDU's, only where its
+    group has no redundant unit (one CDU of an N+1 or 2N group failing takes no node out). In spare units: a
+    rack-scale node's compute trays, where a leaf's 32 trays span 2 or 3 racks."""
+    s.section("Spares: correlated failures (the most units one failure keeps out)")
+    per_node = unit["per_node"]
+    rack = s.calc("rack_domain", "Units a rack failure takes (PDUs, rack cabling)", "units",
+                  power.nodes_per_rack * per_node, "nodes per rack (Power chain) x units per node", fmt=COUNT)
+    leaf_units = fabric.leaf_hosts if unit["host"] else fabric.leaf_nodes
+    leaf = s.calc("leaf_domain", "Units a leaf switch failure keeps out", "units",
+                  leaf_units * flag(switches_held < 1),
+                  ("hosts (compute trays) a leaf switch serves (Fabric)" if unit["host"] else
+                   "nodes a leaf switch's hosts sit in (Fabric)") + ", none where a spare switch is held (swapped "
+                  "within hours)", fmt=COUNT)
+    cdu = s.calc("cdu_domain", "Units a CDU failure takes", "units",
+                 cooling.cdu_failure_racks * power.nodes_per_rack * per_node,
+                 "racks one CDU failure stops (Cooling sheet: none with a redundant CDU in its group; at N, the "
+                 "site's choice, its share of the liquid-cooled racks, an in-rack CDU its own) x nodes per rack x "
+                 "units per node", fmt=COUNT)
+    largest = s.calc("largest_domain", "Most units that fail at once", "units", max_(rack, leaf, cdu),
                      "MAX(rack, leaf switch, CDU)", fmt=COUNT)
     domain = r.choice("correlated_domain")
     held = {"largest": largest, "rack": rack, "leaf": leaf, "cdu": cdu, "none": Const(0)}[domain]
     why = ("none held: the job runs smaller while a domain is repaired" if domain == "none" else
-           f"the {domain} domain's nodes (the site's choice: {domain})")
-    return s.calc("correlated_buffer", "Correlated-failure buffer", "nodes", held, why, fmt=COUNT)
+           f"the {domain} domain's units (the site's choice: {domain})")
+    return s.calc("correlated_buffer", "Correlated-failure buffer, in spare units", "units", held, why, fmt=COUNT)
 
 
 def _stock(s: SheetBuilder, r: Inputs, key: str, label: str, unit: str, installed: Any, mean: Line) -> Line:
@@ -453,9 +608,10 @@ def _stock(s: SheetBuilder, r: Inputs, key: str, label: str, unit: str, installe
                   "fails", fmt=COUNT)
 
 
-def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOut, value: Line, buffer: Line,
+def _node_spares(s: SheetBuilder, r: Inputs, t: Inputs, rel: ReliabilityOut, power: PowerOut, buffer: Line,
                  unit: dict[str, Any]) -> tuple[Any, ...]:
-    """Spare units: pipeline stock + hot pool + correlated buffer, less the units idle beyond the job."""
+    """Spare units: pipeline stock + hot pool + correlated buffer, less the units idle beyond the job; held when
+    the waiting they save over the life costs more than they do."""
     what = unit["label"]
     s.section(f"Spares: {what} (repair pipeline stock + hot pool + correlated buffer)")
     installed = s.calc("node_units_installed", f"Installed {what}", "units", power.nodes * unit["per_node"],
@@ -465,91 +621,154 @@ def _node_spares(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, power: PowerOu
                      "node replacements per million GPU-hours x site GPUs x 24 h / 1,000,000 (one unit each)",
                      fmt="#,##0.000")
     pipeline = s.calc("node_pipeline", "Repair pipeline, mean (Little's law: per day x turnaround)", "parts",
-                      per_day * r.repair_turnaround, "replacements per day x repair turnaround", fmt="#,##0.00")
+                      per_day * unit["turnaround"], "replacements per day x repair turnaround", fmt="#,##0.00")
     stock = _stock(s, r, "node", what, "units", installed, pipeline)
-    hot = s.calc("hot_pool", "Hot pool: units the job restarts on while a cold spare is readied", "units",
-                 ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
-                 "ROUNDUP(the job's replacements per hour x time to ready a cold spare)", fmt=COUNT)
-    held_buffer = s.calc("buffer_units", "Correlated-failure buffer, in spare units", "units",
-                         buffer * unit["per_node"], "buffer nodes x units per node", fmt=COUNT)
+    hot = _hot_pool(s, r, rel, unit)
     reserve = s.calc("node_reserve", "Reserve: pipeline stock + hot pool + buffer", "units",
-                     stock + hot + held_buffer, fmt=COUNT)
+                     stock + hot + buffer, fmt=COUNT)
     idle = s.calc("idle_nodes", "Units of the site beyond the job (already spare capacity)", "units",
                   (power.nodes - rel.job_nodes) * unit["per_node"], "(site nodes - job nodes) x units per node",
                   fmt=COUNT)
     unit["idle"] = idle
     need = s.calc("node_need", f"Spare {what} to buy", "units", max_(0, reserve - idle),
                   "MAX(0, reserve - units beyond the job)", fmt=COUNT)
-    wait = s.calc("node_wait_cost", f"Waiting one repair turnaround for one of the {what}: the job idle", "USD",
-                  r.repair_turnaround * value,
-                  "turnaround x the job's capacity per hour: without a spare unit the job cannot run at full size",
-                  fmt=USD)
-    held = _hold(s, "node", what, wait, unit["price"], need)
+    held = _node_hold(s, r, t, rel, (installed, pipeline, need), unit)
+    _by_contract(s, r, per_day, installed, (hot, buffer, idle), unit)
     return "node", what, held, "units", unit["price"], "node"
+
+
+def _node_hold(s: SheetBuilder, r: Inputs, t: Inputs, rel: ReliabilityOut, counts: tuple[Line, Line, Line],
+               unit: dict[str, Any]) -> Line:
+    """Whether the spare units are held: the waiting they save over the life against their price. `counts`:
+    (units installed, units in repair (the pipeline's mean), units to buy)."""
+    installed, pipeline, need = counts
+    what = unit["label"]
+    s.calc("node_wait_one", f"Waiting one repair turnaround for one of the {what}, with none to restart on", "USD",
+           unit["turnaround"] * unit["loss"] * t.on_demand_price,
+           "turnaround x GPUs a missing unit idles x on-demand rent: one wait", fmt=USD)
+    job_units = s.calc("job_units", "Units of the job", "units", rel.job_nodes * unit["per_node"],
+                       "job nodes x units per node", fmt=COUNT)
+    if r.choice("job_kind") == "elastic":
+        idle_gpus = s.calc("node_idle_gpus", "Expected GPUs idle with no spare units (elastic: a replica per unit "
+                           "in repair)", "GPUs", min_(rel.job_gpus, pipeline * unit["loss"]),
+                           "MIN(job GPUs, units in repair (the pipeline's mean) x GPUs a missing unit idles)",
+                           fmt="#,##0.0")
+    else:
+        share = min_(1, pipeline / max_(installed, 1))
+        idle_gpus = s.calc("node_idle_gpus", "Expected GPUs idle with no spare units (synchronous: the whole job "
+                           "while any of its units is in repair)", "GPUs",
+                           where(share * job_units > 10, 1, 1 - (1 - share) ** job_units) * rel.job_gpus,
+                           "(1 - (1 - MIN(1, units in repair / installed))^job units) x job GPUs: the chance one of "
+                           "the job's units is in repair (binomial) x the job; 1 where the job's units in repair "
+                           "average over 10 (the chance none is, below e^-10 = 0.005%, is taken as 0)",
+                           fmt="#,##0.0")
+    wait = s.calc("node_wait_cost", f"Expected cost of waiting for {what} over the useful life, with none held",
+                  "USD", idle_gpus * t.on_demand_price * t.useful_life,
+                  "expected GPUs idle x on-demand rent x useful life; units beyond the job would cut it (they are "
+                  "counted as spares first: an upper bound there)", fmt=USD)
+    return _hold(s, "node", what, wait, unit["price"], need)
+
+
+def _hot_pool(s: SheetBuilder, r: Inputs, rel: ReliabilityOut, unit: dict[str, Any]) -> Line:
+    """Units the job restarts on at once while a cold spare is readied: a synchronous job needs them; an elastic
+    one runs on without the replica meanwhile; a rack-scale node's trays cannot stand hot (a spare rack instead)."""
+    if unit["host"]:
+        return s.calc("hot_pool", "Hot pool in compute trays: none (a rack-scale node has no empty tray slot, so a "
+                      "spare tray cannot stand hot: a spare rack or none, below)", "units", Const(0),
+                      "the spare unit is a compute tray (Inputs)", fmt=COUNT)
+    if r.choice("job_kind") == "elastic":
+        return s.calc("hot_pool", "Hot pool: none (an elastic job runs on without the replica while a cold spare "
+                      "is readied)", "units", Const(0), "the job's kind (Inputs): elastic", fmt=COUNT)
+    return s.calc("hot_pool", "Hot pool: units the job restarts on while a cold spare is readied", "units",
+                  ceil(rel.node_rate * rel.job_gpus * r.hot_refill_time),
+                  "ROUNDUP(the job's replacements per hour x time to ready a cold spare): a synchronous job restarts "
+                  "only on a full set of units", fmt=COUNT)
 
 
 def _idled(s: SheetBuilder, r: Inputs, p: Inputs, rel: ReliabilityOut, unit: dict[str, Any],
            restart: Line) -> dict[str, Line]:
     """The GPUs one missing part idles while it is awaited. With a spare unit to restart on, the job runs on it
-    and the part idles only what it takes down; with none, the job waits whole."""
+    and the part idles only what it takes down; with none, what a missing unit costs the job (the whole job, or
+    a replica). A part of a redundant set takes its unit down only if the set loses more while it is awaited."""
     s.section("Spares: what a missing part idles while it is awaited")
     s.text("With a spare unit to restart on (the hot pool, or nodes beyond the job), the job restarts within the "
-           "restart time and a missing part idles only what it takes down; with none, the whole job waits.")
+           "restart time and a missing part idles only what it takes down; with none, what a missing unit costs "
+           "the job (the whole job, or an elastic job's replica).")
     lead = r.parts_lead_time
     host_gpus = s.calc("gpus_per_host", "GPUs a fabric host holds (what one host link takes down)", "GPUs",
                        ceil(p.gpus_per_node / p.hosts_per_node), "ROUNDUP(GPUs per node / hosts per node)", fmt=COUNT)
-    psu_second = s.calc("psu_second_failure", "Chance another of a node's power supplies fails within the lead "
-                        "time", "%", min_(1, (p.psus_per_node - 1) * r.psu_afr * lead),
-                        "MIN(1, (PSUs per node - 1) x annual failure rate x lead time): a redundant set runs on",
-                        fmt="0.000%")
+    psu_k = p.psus_per_node - p.psus_needed
+    psu_set = s.calc("psu_set_failure", "Chance a node's power supplies lose their redundant ones while one is "
+                     "awaited (at most)", "%",
+                     where(psu_k > 0, min_(1, (p.psus_per_node - 1) * r.psu_afr * lead) ** min_(psu_k, 4), 1),
+                     "with k = PSUs per node - PSUs needed redundant, the node goes down only if k more of the other "
+                     "PSUs - 1 fail within the lead time: at most MIN(1, (PSUs - 1) x annual rate x lead time)^k, "
+                     "the binomial tail's union bound (exact to first order for N+1; 4+2 or 24+24 lose nothing on a "
+                     "second failure; k taken at most 4, which keeps it a bound); 1 without redundancy",
+                     fmt="0.000000%")
     fans_unit = s.calc("fans_per_unit", "Fans per spare unit (the set that cools it)", "fans",
                        r.fans_per_node / unit["per_node"], "fans per node / units per node", fmt="#,##0.0")
-    fan_second = s.calc("fan_second_failure", "Chance another fan of the same unit fails within the lead time", "%",
-                        min_(1, (fans_unit - 1) * r.fan_afr * lead),
-                        "MIN(1, (fans per unit - 1) x annual failure rate x lead time)", fmt="0.000%")
+    fan_set = s.calc("fan_set_failure", "Chance a unit's fans lose their redundant ones while one is awaited (at "
+                     "most)", "%",
+                     where(r.fan_redundancy > 0,
+                           min_(1, max_(0, fans_unit - 1) * r.fan_afr * lead) ** min_(r.fan_redundancy, 4), 1),
+                     "MIN(1, (fans per unit - 1) x annual rate x lead time)^k with k the fans a unit can lose, as "
+                     "the power supplies'; 1 without redundancy", fmt="0.000000%")
+    down = where(restart > 0, 1, 0)  # 1: a spare unit to restart on
     domain = {
-        "nic": (host_gpus, "a NIC takes its host off the fabric: the host's GPUs"),
-        "optic": (host_gpus, "at most a host link's host (switch-to-switch links route around a lost link)"),
-        "cable": (host_gpus, "at most a host link's host (switch-to-switch links route around a lost link)"),
-        "psu": (p.gpus_per_node * where(p.psus_per_node > p.psus_needed, psu_second, 1),
-                "a redundant set (N+k, k >= 1) idles nothing until another PSU of the node fails: the node's GPUs x "
-                "that chance; without redundancy, the node"),
-        "fan": (unit["gpus"] * where(r.fan_redundancy > 0, fan_second, 1),
-                "fans in N+k (k >= 1) idle nothing until another fan of the unit fails: the unit's GPUs x that "
-                "chance; without redundancy, the unit"),
+        "nic": (where(restart > 0, host_gpus, unit["loss"]), "a NIC takes its host off the fabric: the host's GPUs"),
+        "optic": (where(restart > 0, host_gpus, unit["loss"]),
+                  "at most a host link's host (switch-to-switch links route around a lost link)"),
+        "cable": (where(restart > 0, host_gpus, unit["loss"]),
+                  "at most a host link's host (switch-to-switch links route around a lost link)"),
+        "psu": (psu_set * (down * p.gpus_per_node + (1 - down) * unit["loss"]),
+                "a redundant set (N+k, k >= 1) idles nothing until it loses k more: that chance x the node's GPUs "
+                "(with none to restart on, what a missing unit costs the job); without redundancy, all of it"),
+        "fan": (fan_set * (down * unit["gpus"] + (1 - down) * unit["loss"]),
+                "fans in N+k (k >= 1) idle nothing until the unit loses k more: that chance x the unit's GPUs (with "
+                "none to restart on, what a missing unit costs the job); without redundancy, all of it"),
     }
     out = {}
     for key, (gpus, why) in domain.items():
-        out[key] = s.calc(f"{key}_idled_gpus", f"GPUs one missing part idles while awaited, {key}", "GPUs",
-                          where(restart > 0, gpus, rel.job_gpus),
-                          f"with a unit to restart on: {why}; with none, the job's GPUs", fmt="#,##0.00")
+        out[key] = s.calc(f"{key}_idled_gpus", f"GPUs one missing part idles while awaited, {key}", "GPUs", gpus,
+                          f"with a unit to restart on: {why}; with none, what a missing unit costs the job",
+                          fmt="#,##0.00")
     return out
 
 
-def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: Line, key: str, label: str, unit: str, installed: Node,
-          rate: Node | None, price: Line, kind: str) -> tuple[Any, ...]:
+def _part(s: SheetBuilder, r: Inputs, t: Inputs, idled: tuple[Line, Line], key: str, label: str, unit: str,
+          installed: Node, rate: Node | None, price: Line, kind: str, afr: Line | None = None) -> tuple[Any, ...]:
     """A part type's repair pipeline by Little's law, from the job's rate (NICs) or an annual failure rate, held at
-    the service level when waiting for one costs more than it does."""
+    the service level when the waiting it saves over the life costs more than the stock. `idled`: (GPUs one missing
+    part idles, the job's GPUs: the most it can idle)."""
+    gpus, job = idled
     s.section(f"Spares: {label}")
     count = s.calc(f"{key}_installed", f"Installed {label}", unit, installed, fmt=COUNT)
     per_day = s.calc(f"{key}_per_day", f"Replacements per day, {label}", "parts/day",
-                     rate if rate is not None else count * getattr(r, f"{key}_afr"),
+                     rate if rate is not None else count * (afr if afr is not None else getattr(r, f"{key}_afr")),
                      "replacements per million GPU-hours x site GPUs x 24 h / 1,000,000" if rate is not None else
                      "installed x annual failure rate / 365", fmt="#,##0.000")
     pipeline = s.calc(f"{key}_pipeline", f"Repair pipeline, {label}, mean (Little's law)", "parts",
                       per_day * r.parts_lead_time, "replacements per day x lead time", fmt="#,##0.00")
     need = _stock(s, r, key, label, unit, count, pipeline)
-    wait = s.calc(f"{key}_wait_cost", f"Waiting one lead time for one of the {label}: the GPUs it idles", "USD",
-                  idled * t.on_demand_price * r.parts_lead_time,
-                  "GPUs it idles x on-demand rent per GPU-hour x lead time", fmt=USD)
+    s.calc(f"{key}_wait_one", f"Waiting one lead time for one of the {label}: the GPUs it idles", "USD",
+           gpus * t.on_demand_price * r.parts_lead_time,
+           "GPUs it idles x on-demand rent per GPU-hour x lead time: one wait", fmt=USD)
+    wait = s.calc(f"{key}_wait_cost", f"Expected cost of waiting for {label} over the useful life, with none held",
+                  "USD", min_(job, pipeline * gpus) * t.on_demand_price * t.useful_life,
+                  "MIN(job GPUs, parts awaited at once (the pipeline's mean) x GPUs one idles) x on-demand rent x "
+                  "useful life: replacements a year x the wait x what it idles x years", fmt=USD)
     held = _hold(s, key, label, wait, price, need)
     return key, label, held, unit, price, kind
 
 
 def _hold(s: SheetBuilder, key: str, label: str, wait: Line, price: Line, need: Line) -> Line:
-    """Hold a part at all when waiting one lead time for it idles more capacity than the part costs."""
-    hold = s.calc(f"{key}_hold", f"Hold spare {label} (waiting costs more than the part)", "TRUE/FALSE",
-                  wait > price, "the capacity idled waiting > the part's price", fmt=BOOL)
+    """Hold a part's stock when the waiting it saves over the life costs more than the stock does."""
+    stock = s.calc(f"{key}_stock_cost", f"Holding cost: the stock of spare {label} at its price", "USD",
+                   need * price, "stock x unit price", fmt=USD)
+    hold = s.calc(f"{key}_hold", f"Hold spare {label} (waiting over the life costs more than the stock)",
+                  "TRUE/FALSE", wait > stock, "expected waiting cost over the useful life > the stock's price",
+                  fmt=BOOL)
     return s.calc(f"{key}_held", f"Spare {label} held", "parts", need * flag(hold), "stock x hold flag",
                   fmt=COUNT)
 

@@ -61,11 +61,11 @@ def define_checks(book: Book, aside: tuple[str, ...] = ()) -> Line:
 
 
 def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoOut, t: Inputs,
-           confirm: list[Confirm], risk: Any = None) -> tuple[SheetBuilder, Presented]:
+           confirm: list[Confirm], risk: Any = None, standby: Any = None) -> tuple[SheetBuilder, Presented]:
     """The Summary's own rows, the answer first: the sentence and its figures (with the inputs that drive it), the
     master check, the estimates to confirm, the cluster and its power; its charts, the decision's beside
     the answer, and the answer for the Cover. Returns the sheet, on which each model then summarises itself, and
-    what it presents. `t`: the TCO's inputs."""
+    what it presents. `t`: the TCO's inputs; `standby`: the site's standby generators (GeneratorOut)."""
     s = scope.sheet(SUMMARY)
     s.section("The answer: rent or buy (TCO sheet; after tax, unlevered, at the cost of capital)")
     valid, checks = _validity(scope.book)
@@ -97,6 +97,9 @@ def define(scope: Scope, all_pass: Line, power: PowerOut, ups: UpsOut, tco: TcoO
                       ("feed_blocks", power.feed_blocks), ("ups_blocks", ups.ups_blocks),
                       ("gpu_share", power.gpu_share)):
         s.show(line, key)
+    if standby is not None:  # the standby generators (Power chain sheet): sets and the chance they fail to start
+        s.show(standby.generator_blocks, "generator_sets", "Standby generator sets installed")
+        s.show(standby.generator_start_failure, "generator_start_failure")
     pie = _power_split(s, power)
     # the answer is the pack's first page too: the Cover repeats it and its figures under its title, live
     cover = [shown[line.id] for line in (tco.npv_advantage, tco.npv_advantage_on_demand, tco.npv_advantage_committed,

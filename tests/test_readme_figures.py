@@ -1,0 +1,142 @@
+"""The README's figures from the sites in inputs/, tested against their builds (item 13 of issue 42: its
+generators and envelope figures had gone stale). Each row names the site, the line, how the README writes the
+figure and the words around it; the test formats the built value and finds the phrase in the README (whitespace
+folded, so a phrase may wrap). A figure the README quotes from a site goes in this table, or is generated."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT
+from workbook.api import Model, load
+
+README = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+
+EX, B200, GB200, TENK, UPGRADE = ("example", "b200-liquid-build", "gb200-nvl72-colo", "h100-10k-build",
+                                  "example-b200-upgrade")
+
+# (site, line (or lines, summed), format, phrase with {} where the figure goes). Formats: a str.format spec,
+# "pct1" / "pct2" for a share in percent to that many decimals, "musd2" for USD in millions to two.
+SPARES = tuple(f"bom.spare_{part}_cost" for part in ("node", "nic", "optic", "cable", "psu", "fan", "switch",
+                                                     "inband_switch"))
+FIGURES = [
+    # Fabric
+    (GB200, "fabric.leaves", ".0f", "the GB200 site's {} leaves get 16 spines"),
+    (GB200, "fabric.spines", ".0f", "leaves get {} spines of 2 links"),
+    (GB200, "fabric.switches", ".0f", "({} switches, 576 leaf-spine links"),
+    (GB200, "fabric.leaf_spine_links", ",.0f", "switches, {} leaf-spine links"),
+    (GB200, "fabric.transceivers", ",.0f", "links, {} compute transceivers"),
+    (TENK, "fabric.spine_core_links", ",.0f", "so {} spine-core links"),
+    (TENK, "fabric.cores", ".0f", "spine-core links and {} cores"),
+    (EX, "fabric.storage_endpoints", ",.0f", "128 x 2 + 2 x 8 + 4 x 2 = {} endpoints"),
+    (EX, "fabric.storage_leaves", ".0f", "a full leaf: {} leaves and 2 spines"),
+    (EX, "fabric.storage_spines", ".0f", "leaves and {} spines of 9 links"),
+    (EX, "fabric.storage_switches", ".0f", "9 links ({} switches, was 16)"),
+    (TENK, "fabric.storage_endpoints", ",.0f", "280 system ports): {} endpoints"),
+    (TENK, "fabric.storage_leaves", ".0f", "endpoints on {} leaves"),
+    (TENK, "fabric.storage_spines", ".0f", "leaves and {} spines, two tiers"),
+    (TENK, "fabric.storage_switches", ".0f", "two tiers ({} switches;"),
+    (EX, "fabric.inband_leaves", ".0f", "16 up; {} leaves (3 pairs)"),
+    (EX, "fabric.inband_spines", ".0f", "(3 pairs) and {} spines of 8 links"),
+    (EX, "fabric.inband_switches", ".0f", "8 links: {} switches"),
+    (EX, "fabric.inband_leaf_spine_links", ".0f", "switches, {} leaf-spine links"),
+    (EX, "fabric.inband_transceivers", ",.0f", "peer cables, {} transceivers"),
+    (EX, "fabric.switch_optics_power", ".2f", "in the IT load: {} kW of switch-side"),
+    # Standby generators (Power chain)
+    (EX, "power.critical_it_capacity", ",.1f", "The example: {} kW UPS-backed"),
+    (EX, "power.generator_plant_load", ",.1f", "+ {} kW of overhead"),
+    (EX, "power.generator_recharge_load", ",.1f", "+ {} kW of recharge"),
+    (EX, "power.generator_load", ",.1f", "= {} kW ="),
+    (EX, "power.generator_load_apparent", ",.1f", "= {} kVA: 2 sets"),
+    (EX, "power.generator_blocks", ".0f", "N+1 = {} (7,500 kVA)"),
+    (EX, "power.installed_generator", ",.0f", "({} kVA); at most"),
+    (B200, "power.generator_load_apparent", ",.1f", "The B200 build: {} kVA a bus"),
+    (B200, "power.generator_blocks", ".0f", "two buses ({};"),
+    (TENK, "power.generator_blocks_n", ".0f", "the 10k site: {} sets needed"),
+    (TENK, "power.generator_blocks", ".0f", "N+2 = {}."),
+    # One feed's share of a node (Power chain)
+    (EX, "power.node_one_feed_share_rated", "pct0", "of DC at the 10.2 kW maximum ({}%)"),
+    (EX, "power.node_one_feed_share", "pct0", "so it runs on 3/4 = {}%"),
+    (B200, "power.node_one_feed_share", "pct0", "are 3/5 = {}%"),
+    (B200, "power.node_one_feed_share_rated", "pct1", "({}% by their labels)"),
+    # The design PUE floor (Cooling)
+    (EX, "cooling.pue_design", ".2f", "The example now gives {} (its floor"),
+    (EX, "cooling.pue_floor", ".4f", "(its floor {} at that PUE"),
+    (B200, "cooling.pue_design", ".3f", "the B200 build's {} is above"),
+    (B200, "cooling.pue_floor", ".3f", "is above its {}, the GB200"),
+    (GB200, "cooling.pue_design", ".2f", "the GB200 site's {} above"),
+    (GB200, "cooling.pue_floor", ".3f", "above {}, the 10k site's"),
+    (TENK, "cooling.pue_design", ".2f", "the 10k site's {} above"),
+    (TENK, "cooling.pue_floor", ".3f", "above {} (water-cooled chillers"),
+    (B200, "cooling.cold_plate_time", ".1f", "margin less 25 K, {} s"),
+    (EX, "cooling.cold_plate_time", ".1f", "the example's H100: {} s."),
+    # Power envelope and capping
+    (EX, "envelope.fixed_feed", ",.2f", "x 1.1 x 1.49 = {} kW, feed per node"),
+    (EX, "envelope.feed_per_node", ",.3f", "1.639 = {} kW, so"),
+    (EX, "envelope.nodes", ".0f", "so {} DGX H100"),
+    (EX, "envelope.gpus", ",.0f", "DGX H100 = {} GPUs."),
+    (EX, "envelope.capped_nodes", ".0f", "The example: {} nodes,"),
+    (EX, "envelope.capped_gpus", ",.0f", "nodes, {} GPUs (80 more)"),
+    (EX, "envelope.extra_gpus", ",.0f", "GPUs ({} more) at 88.8%"),
+    (EX, "envelope.compute_gain", "pct1", "each: +{}% compute per MW"),
+    (EX, "envelope.compute_gain_continuous", "pct1", "+{}% for the example"),
+    (B200, "envelope.cap_facility_factor", ".3f", "(the B200 build: 1.02 / 0.95 = {} against"),
+    (B200, "envelope.capped_nodes", ".0f", "The B200 build: {} nodes ("),
+    (B200, "envelope.capped_gpus", ",.0f", "nodes ({} GPUs, it was 384"),
+    (B200, "envelope.compute_gain", "pct1", "factor), +{}%."),
+    (B200, "envelope.compute_gain_continuous", "pct1", "+{}% for the B200 build."),
+    (GB200, "envelope.cap_facility_factor", ".3f", "the GB200 site 1.01 / 0.95 = {} against"),
+    (GB200, "envelope.nodes", ".0f", "1 MW holds {} GB200 NVL72 racks at TDP"),
+    (GB200, "envelope.capped_nodes", ".0f", "at TDP and {} capped"),
+    (GB200, "envelope.compute_gain", "pct1", "capped, +{}% ("),
+    (GB200, "envelope.compute_gain_continuous", "pct1", "+{}% for the GB200 racks"),
+    # Reliability and storage
+    (EX, "reliability.mtbi", ".1f", "(16 x fewer): {} h,"),
+    (EX, "reliability.interruptions_per_month", ".2f", "h, {} interruptions a 730-hour month"),
+    (EX, "reliability.replacements_per_month", ".1f", "month, {} of them needing a part"),
+    (EX, "reliability.restarts_per_month", ".1f", "and {} cleared by a restart"),
+    (EX, "reliability.checkpoint_size", ".2f", "70e9 x 16 = {} TB"),
+    (EX, "reliability.write_time", ".1f", "{} s to write"),
+    (EX, "reliability.restore_time", ".1f", "{} s to restore"),
+    (EX, "reliability.optimal_interval", ".1f", "(the example: {} minutes;"),
+    (EX, "reliability.goodput", "pct2", "the goodput is {}%"),
+    (EX, "reliability.storage_power", ".2f", "(the example: {} kW) is the Power chain's storage line"),
+    (EX, "reliability.node_reserve", ".0f", "The example holds {} nodes"),
+    (EX, "reliability.node_pipeline_stock", ".0f", "(stock {} for a mean"),
+    (EX, "reliability.node_pipeline", ".2f", "for a mean of {} in repair"),
+    (EX, "reliability.contract_onsite_4h_need", ".0f", "a rack's 4; {} at 2 days,"),
+    (EX, "reliability.contract_depot_need", ".0f", "at 2 days, {} at 14)"),
+    (EX, "reliability.fan_wait_cost", ",.0f", "(N+1 fan sets: {} USD of waiting"),
+    (EX, SPARES, "musd2", "group prices them (USD {}M)"),
+    (B200, "reliability.node_reserve", ".0f", "The B200 build holds {} nodes"),
+    (GB200, "reliability.node_reserve", ".0f", "The GB200 site holds {} compute trays"),
+    (GB200, "reliability.hot_rack_stock_cost", "musd1", "for its hot pool (USD {}M)"),
+    # Generation upgrade: moving instead
+    (UPGRADE, "generation.move_value_share", "pct1", "and keeps {}% of its"),
+]
+
+
+@cache
+def _site(name: str) -> Model:
+    return load(ROOT / "inputs" / f"{name}.yaml")
+
+
+def _figure(value: float, fmt: str) -> str:
+    if fmt.startswith("musd"):
+        return f"{value / 1e6:.{int(fmt[4:])}f}"
+    if fmt.startswith("pct"):
+        return f"{value * 100:.{int(fmt[3:])}f}"
+    return format(value, fmt)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("site", "line", "fmt", "phrase"), FIGURES,
+                         ids=[f"{site}:{line if isinstance(line, str) else 'spares'}" for site, line, _, _ in FIGURES])
+def test_the_readme_quotes_the_built_figure(site: str, line: str | tuple[str, ...], fmt: str, phrase: str) -> None:
+    lines = (line,) if isinstance(line, str) else line
+    value = sum(float(np.asarray(_site(site).values[each]).reshape(-1)[0]) for each in lines)
+    want = phrase.format(_figure(value, fmt))
+    assert want in README, f"README should say {want!r} ({line} of {site} = {value!r})"
