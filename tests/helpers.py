@@ -315,3 +315,10 @@ def too_wide(path: Path) -> list[str]:
                 if text_points(shown, cell.font.sz or 10, bool(cell.font.b)) > room(width):
                     out.append(f"'{ws.title}'!{get_column_letter(cell.column)}{cell.row}: {shown!r} in {width:g}")
     return out
+
+
+def documents_text() -> str:
+    """The README and every page of docs/ as one text, whitespace folded (a phrase may wrap): what a test of the
+    documents' words and figures reads."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    return " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in pages)

@@ -15,7 +15,7 @@ import pytest
 import xlsxwriter
 
 from tests.conftest import ROOT
-from tests.helpers import run
+from tests.helpers import documents_text, run
 from tests.parity import Built, build_all
 from workbook import gnumeric as gnumeric_engine
 from workbook.formula import functions
@@ -126,5 +126,5 @@ def test_the_command_verifies_in_each_engine(libreoffice: str, gnumeric: str, tm
 
 
 def test_readme_says_why_gnumeric_prints_without_repeated_titles() -> None:
-    text = " ".join((ROOT / "README.md").read_text().split())
+    text = documents_text()
     assert "Multiple expressions are not supported in this context" in text

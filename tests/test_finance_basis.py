@@ -18,8 +18,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import B200, hand, site_file, v
+from tests.conftest import EXAMPLE
+from tests.helpers import B200, documents_text, hand, site_file, v
 from workbook.api import load
 from workbook.excel.cells import cached
 from workbook.excel.layout import has_total
@@ -326,7 +326,7 @@ def test_a_month_number_has_no_total(example: object) -> None:
 
 
 def test_readme_names_the_rent_cases() -> None:
-    text = (ROOT / "README.md").read_text()
+    text = documents_text()
     for words in ("committed contract", "rent in force", "proven root", "MIRR", "Shapley"):
         assert words in text, words
 
@@ -335,7 +335,7 @@ def test_the_readme_figures_come_from_a_build(example: object) -> None:
     """The figures the README quotes for the rent cases and the operating payback are what a build gives."""
     import re
 
-    text = " ".join((ROOT / "README.md").read_text().split())
+    text = documents_text()
     said = re.search(r"the NPV advantage is (-?[\d.]+) MUSD against on demand and (-?[\d.]+) MUSD against a "
                      r"committed contract", text)
     assert said is not None
@@ -361,7 +361,7 @@ def test_the_readme_shapley_figure_comes_from_the_risk() -> None:
 
     from workbook.api import risk
 
-    text = " ".join((ROOT / "README.md").read_text().split())
+    text = documents_text()
     said = re.search(r"on B200 the on-demand price's is ([+-][\d.]+) while its Shapley effect is ([\d.]+)%", text)
     assert said is not None
     result = risk(B200)

@@ -1,7 +1,8 @@
-"""The README's figures from the sites in inputs/, tested against their builds (item 13 of issue 42: its
-generators and envelope figures had gone stale). Each row names the site, the line, how the README writes the
-figure and the words around it; the test formats the built value and finds the phrase in the README (whitespace
-folded, so a phrase may wrap). A figure the README quotes from a site goes in this table, or is generated."""
+"""The figures the README and docs/ quote from the sites in inputs/, tested against their builds (item 13 of
+issue 42: its generators and envelope figures had gone stale). Each row names the site, the line, how the document
+writes the figure and the words around it; the test formats the built value and finds the phrase in the README or a
+page of docs/ (whitespace folded, so a phrase may wrap). A figure a document quotes from a site goes in this table,
+or is generated."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import documents_text
 from workbook.api import Model, load
 
-README = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+README = documents_text()
 
 EX, B200, GB200, TENK, UPGRADE = ("example", "b200-liquid-build", "gb200-nvl72-colo", "h100-10k-build",
                                   "example-b200-upgrade")
@@ -114,6 +116,8 @@ FIGURES = [
     (B200, "reliability.node_reserve", ".0f", "The B200 build holds {} nodes"),
     (GB200, "reliability.node_reserve", ".0f", "The GB200 site holds {} compute trays"),
     (GB200, "reliability.hot_rack_stock_cost", "musd1", "for its hot pool (USD {}M)"),
+    # The workbook's sheets (README): the Summary's sentence
+    (EX, "tco.npv_advantage", "-musd1", '"Rent: owning costs {} MUSD more than renting (NPV)" on the example'),
     # Generation upgrade: moving instead
     (UPGRADE, "generation.move_value_share", "pct1", "and keeps {}% of its"),
 ]
@@ -125,6 +129,8 @@ def _site(name: str) -> Model:
 
 
 def _figure(value: float, fmt: str) -> str:
+    if fmt.startswith("-"):  # a figure the words give as a size: "owning costs 16.7 MUSD more"
+        value, fmt = -value, fmt[1:]
     if fmt.startswith("musd"):
         return f"{value / 1e6:.{int(fmt[4:])}f}"
     if fmt.startswith("pct"):
