@@ -35,9 +35,11 @@ SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / 
 # lines a row, still two pages across at 80% or more): 81 (the BOM 11), b200 93 -> 84 (the BOM 22 -> 13). The Risk
 # sheet (the example's and b200's risk: sections) adds three pages: its tables on two, its two charts on one.
 # Issue 42's spares (the hold rule's rows per part type, the support contracts, a pool per switch model) add three
-# pages to the Reliability sheet and two to the BOM: the example 84 -> 89. Each limit is the pack's pages now + 2.
-PACK_PAGES = {"example": 91, "b200-liquid-build": 92, "gb200-nvl72-colo": 84,
-              "example-b200-upgrade": 114}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
+# pages to the Reliability sheet and two to the BOM: the example 84 -> 89. Issue 41's rent cases, IRR search and
+# risk charts (TCO, Risk), issue 42's PUE floor and plant rows (Power chain 3 -> 4, Checks) and issue 44's Cover with
+# its figures and page index: planned at 97, 100, 88 and 121 (2026-12-06). Each limit is the pack's pages now + 2.
+PACK_PAGES = {"example": 99, "b200-liquid-build": 102, "gb200-nvl72-colo": 90,
+              "example-b200-upgrade": 123}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
 SUMMARY_PAGES = 7  # three pages of figures at 100%, then its three charts two a page (the upgrade's: four pages of
 # figures at 97%, its fourth chart beside the last, then one a page: two a page would need 91%, which saves none)
 
