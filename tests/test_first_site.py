@@ -302,7 +302,7 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
     assert proc.returncode == 0, proc.stderr
     text = path.read_text()
     required = re.findall(r"^  ([a-z_0-9]+):$", text, flags=re.M)
-    assert len(required) == 38 and proc.stdout.splitlines()[0].startswith(f"wrote {path} (38 keys REQUIRED: "
+    assert len(required) == 32 and proc.stdout.splitlines()[0].startswith(f"wrote {path} (32 keys REQUIRED: "
                                                                          "power.gpus, power.rack_units, ")
     assert "  # gpu_tdp: 700 W" in text and "  # rack_width: 0.6 m" in text and "  # loan_share: 0.6" in text
     assert "  gpu: H200-SXM" in text and "  node: HGX-H200-Supermicro" in text and "  switch: QM9700" in text
@@ -326,7 +326,7 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
 def test_init_marks_required_exactly_what_a_build_finds_missing(tmp_path: Path) -> None:
     """The skeleton's REQUIRED keys, removed, are the keys the loader reports missing: two computations, one
     answer. With --node none every node key is among them."""
-    for node, count in (("DGX-H100", 38), ("none", 60)):
+    for node, count in (("DGX-H100", 32), ("none", 54)):
         path = tmp_path / f"{node}.yaml"
         assert run("init", "--gpu", "H200-SXM", "--node", node, "-o", path).returncode == 0
         text = path.read_text()

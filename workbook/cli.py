@@ -555,7 +555,8 @@ def _import_quote(args: argparse.Namespace) -> int:
     path, entry = import_quote(args.returned, args.site, args.vendor)
     for key, line in entry["lines"].items():
         print(f"{key}: {line['unit_price']:,.2f} USD, {line['lead_time_weeks']:g} weeks")
-    print(f"wrote {path} ({len(entry['lines'])} lines quoted by {entry['vendor']}; the next build uses them)")
+    print(f"wrote {path} ({len(entry['lines'])} lines quoted by {entry['vendor']}, dated {entry['date']}: "
+          f"{entry['dated']}; the next build uses them)")
     return 0
 
 

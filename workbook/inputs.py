@@ -17,7 +17,7 @@ import math
 import operator
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,6 +130,7 @@ class Spec:
     text: int = 0  # words of at most this many characters (a node's name, an address): shown, in no formula
     starts: tuple[str, ...] = ()  # a text that must begin with one of these words, then more (an Incoterms rule)
     alone: tuple[str, ...] = ()  # texts allowed as they are, in place of a date or of starts' words ("to be agreed")
+    liquid: bool = False  # needed only where a part is liquid-cooled (LIQUID_SHARES): else a stand-in, not REQUIRED
 
     @property
     def bounds(self) -> Range:
@@ -203,6 +204,29 @@ def expected_value(spec: Spec, key: str | None = None) -> str:
 # The project's example sites, whose values are each key's example where the tool has no default: the example
 # site first, then the build site for what it does not use (an own build, a loan, an itemised overhead).
 EXAMPLE_SITES = (TEMPLATES.parent / "inputs" / "example.yaml", TEMPLATES.parent / "inputs" / "b200-liquid-build.yaml")
+
+
+# the node's parts whose heat cold plates may take: a site whose shares are all 0 has no coolant loop
+LIQUID_SHARES = ("cooling.gpu_liquid_share", "cooling.cpu_liquid_share", "cooling.baseboard_liquid_share",
+                 "cooling.nic_liquid_share")
+AIR_COOLED = ("not used: no part is liquid-cooled (" + ", ".join(k.split(".")[1] for k in LIQUID_SHARES)
+              + " all 0), so no coolant loop; the example's value stands in for the rows that do not apply")
+
+
+def air_cooled(raw: Callable[[str], Any]) -> bool:
+    """Whether every part's liquid share is 0, from each share's raw value as written (`raw(key)`, None where it is
+    not known): a key only a liquid-cooled part needs (Spec.liquid) is then neither REQUIRED nor missing."""
+    for key in LIQUID_SHARES:
+        value = raw(key)
+        value = value.get("value") if isinstance(value, dict) else value
+        if isinstance(value, str):
+            value = value.strip().rstrip("%").strip()
+        try:
+            if isinstance(value, bool) or value is None or float(value) != 0:
+                return False
+        except (TypeError, ValueError):
+            return False
+    return True
 
 
 def example_for(spec: Spec) -> tuple[str, str]:
@@ -755,6 +779,10 @@ def _resolve(specs: list[Spec], by_key: dict[str, Spec], given: dict[str, tuple[
         elif spec.key in tool_defaults:
             raw, source = tool_defaults[spec.key]
             origin, source = (DEFAULTS_PATH, f"{DEFAULTS_PATH.name} {spec.key}"), f"default: {source}"
+        elif spec.liquid and air_cooled(lambda k: next((d[k][0] for d in (given, defaults, tool_defaults)
+                                                        if k in d), None)):
+            raw, source = example_for(spec)[0], AIR_COOLED
+            origin = (DEFAULTS_PATH, f"{spec.key}: {AIR_COOLED}")
         else:
             if not spec.optional and spec.key not in unknown:
                 hint = " (not in the site file nor in its catalog entries)" if has_catalog else ""

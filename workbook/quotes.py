@@ -96,7 +96,16 @@ def out_of_range(field: str, v: float) -> str | None:
     bounds, why = _quote_limits()[field]
     if math.isfinite(v) and bounds.holds(v):
         return None
-    return f"is not a finite number from {bounds.lo:g} to {bounds.hi:g} ({why})"
+    unit = UNITS[field]
+    return f"is not a {unit[1]} from {_figure(bounds.lo)} to {_figure(bounds.hi)} {unit[0]} ({why})"
+
+
+UNITS = {"unit_price": ("USD", "unit price"), "lead_time_weeks": ("weeks", "lead time")}  # a field's unit, in words
+
+
+def _figure(v: float) -> str:
+    """A limit as a reader writes it: 10,000,000,000 (never 1e+10), 0.5."""
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
 
 
 def _text_field(path: Path, place: str, value: Any) -> None:

@@ -24,6 +24,7 @@ from workbook.inputs import (
     EXAMPLE_SITES,
     InputError,
     Spec,
+    air_cooled,
     catalog_kind,
     catalog_table,
     did_you_mean,
@@ -118,6 +119,10 @@ def _key(spec: Spec, given: dict[str, tuple[Any, str]], defaults: dict[str, tupl
             example, origin = example_for(spec)
             text = f"{spec.label}{unit}: {when} (it is not here){words}; e.g. {example}{_from(origin)}"
             return [*_wrap(text, "  # "), f"  # {name}: {example}"], False
+    if spec.liquid and spec.key not in given and spec.key not in defaults and air_cooled(chosen.get):
+        example, origin = example_for(spec)
+        text = f"{spec.label}{unit}: used when a part is liquid-cooled (none is here){words}; e.g. {example}"
+        return [*_wrap(text + _from(origin), "  # "), f"  # {name}: {example}"], False
     if spec.key in given or spec.key in defaults:
         value, source = given[spec.key] if spec.key in given else (defaults[spec.key][0],
                                                                     f"default: {defaults[spec.key][1]}")

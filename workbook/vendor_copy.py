@@ -67,6 +67,7 @@ COLUMNS = [GridColumn("Line", 26), GridColumn("Item", 32, wrap=True), GridColumn
            GridColumn("Line total (USD)", 16)]
 # the request sheet: what is asked, on what terms, and how to answer (labels in column 0, the words in column 1)
 REFERENCE, VENDOR, ISSUED, STATUS = "Reference", "Vendor", "Issued", "Status"
+QUOTE_DATE = "Date of your quote"  # the vendor's own date (a yellow cell): a quote's validity runs from it
 DRAFT = "DRAFT"
 # a draft's page header: the sheet's name, DRAFT in bold in the middle, the page number (as styles.PAGE_HEADER)
 DRAFT_HEADER = '&L&A&C&"-,Bold"DRAFT: not issued, not for return&R&P / &N'
@@ -77,6 +78,8 @@ HOW = [
                  "comment where your unit prices include delivery."),
     ("Support", "Each group's support and warranty line is priced per year of cover; its quantity is the years "
                 "asked for. Say in the comment what the cover includes."),
+    ("Quote date", f"Type the date of your quote (YYYY-MM-DD) beside \"{QUOTE_DATE}\" above: its validity runs "
+                   "from that date."),
     ("Lead time", "In weeks from our order to delivery at the delivery site, for every line you price."),
     ("Comment", "Text only: the part number you offer where it differs from the spec, minimum order quantities, "
                 "anything we should know."),
@@ -169,10 +172,12 @@ def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteR
     book = Book(ref)
     book.sheets[INSTRUCTIONS_SHEET] = []  # first: the sheets' order is the order they are made in
     lines = _quote_lines(book, rows)
+    dated = book.sheet(INSTRUCTIONS_SHEET, PREFIX)._add("quote_date", _input(
+        f"{PREFIX}.quote_date", QUOTE_DATE, "days", 0.0, "yyyy-mm-dd", (None, None), INSTRUCTIONS_SHEET))
     title = f"Request for quotation ({DRAFT})" if draft else "Request for quotation"
     cover = Grid(INSTRUCTIONS_SHEET, title, f"Reference {ref}, issued {issued.isoformat()}",
                  [GridColumn("Request", 30, wrap=True), GridColumn("Details", 96, wrap=True)],
-                 _cover_rows(model, ref, vendor, issued, rows, draft))
+                 _cover_rows(model, ref, vendor, issued, rows, draft, dated))
     grid = Grid(QUOTE_SHEET, f"Quote ({DRAFT})" if draft else "Quote",
                 f"Reference {ref}: fill the yellow cells (unit price, lead time, comment).", COLUMNS)
     values = iter(lines["rows"])
@@ -190,7 +195,7 @@ def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteR
 
 
 def _cover_rows(model: Any, ref: str, vendor: str, issued: datetime.date,
-                rows: Sequence[QuoteRow], draft: bool = False) -> list[Any]:
+                rows: Sequence[QuoteRow], draft: bool, dated: Line) -> list[Any]:
     """The request: who and what (a draft's status first), the site's terms, the validity asked for, how to
     answer."""
     bom = model.book.bom
@@ -204,7 +209,7 @@ def _cover_rows(model: Any, ref: str, vendor: str, issued: datetime.date,
                             "imported."])
     out += [[REFERENCE, ref], [VENDOR, vendor], [ISSUED, issued.isoformat()],
             ["Lines to quote", f"{len(rows)} lines on the Quote sheet: {', '.join(asked)}"],
-            Section("Delivery and commercial terms")]
+            [QUOTE_DATE, Blank(dated)], Section("Delivery and commercial terms")]
     out += [[term.label, term.text] for term in bom.terms]
     out += [["Quote validity", f"At least {days:g} days from the date of your quote"],
             ["Currency", "US dollars (USD), excluding taxes"], Section("How to quote")]
@@ -229,12 +234,13 @@ def _quote_lines(book: Book, rows: list[QuoteRow]) -> dict[str, Any]:
     return {"rows": out, "total": s.calc("total", "Total", "USD", grand, "the line totals added", fmt="#,##0.00")}
 
 
-def _input(line_id: str, label: str, unit_text: str, value: float, fmt: str, bounds: tuple[Any, Any]) -> Line:
+def _input(line_id: str, label: str, unit_text: str, value: float, fmt: str, bounds: tuple[Any, Any],
+           sheet: str = QUOTE_SHEET) -> Line:
     from workbook.formula.line import as_stored, pint_text
 
-    return Line(line_id, label, unit_text, parse_unit(pint_text(unit_text)), "input", QUOTE_SHEET, "", fmt=fmt,
+    return Line(line_id, label, unit_text, parse_unit(pint_text(unit_text)), "input", sheet, "", fmt=fmt,
                 value=np.asarray(as_stored(value), dtype=float), bounds=Range(bounds[0], bounds[1]),
-                section=QUOTE_SHEET)
+                section=sheet)
 
 
 def _write(book: Book, values: dict[str, np.ndarray], document: Document, vendor: str,

@@ -273,7 +273,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
                                       m.inputs.tco, confirm, risk, standby=m.fleet.generators)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
-    cooling.summarise(s, m.fleet.cooling)
+    cooling.summarise(s, m.fleet.cooling, cooling.air_cooled(m.inputs.cooling))
     comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)
     reliability.summarise(s, m.rel, m.spares)
     delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()

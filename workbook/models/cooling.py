@@ -54,15 +54,15 @@ INPUTS = with_limits([
     Spec("cooling.coolant_specific_heat", "Coolant specific heat", "kJ/(kg*K)", "a specific heat",
          "4.18 kJ/(kg*K)", **_POSITIVE),
     Spec("cooling.coolant_supply_temperature", "Coolant supply temperature (to the cold plates)", "°C",
-         "a temperature", "30 degC", lo=0.0, hi=70.0),
+         "a temperature", "30 degC", lo=0.0, hi=70.0, liquid=True),
     Spec("cooling.allowed_rise", "Allowed coolant temperature rise", "K", "a temperature difference",
-         "10 K", lo=0.0, lo_open=True, hi=40.0),
+         "10 K", lo=0.0, lo_open=True, hi=40.0, liquid=True),
     Spec("cooling.flow_per_kw", "Design coolant flow per kW of liquid heat", "L/min/kW",
-         "a flow per power", "1.5 L/min/kW", **_POSITIVE),
+         "a flow per power", "1.5 L/min/kW", liquid=True, **_POSITIVE),
     Spec("cooling.rack_manifold_flow", "Rack manifold flow limit", "L/min", "a volume flow",
-         "200 L/min", **_POSITIVE),
+         "200 L/min", liquid=True, **_POSITIVE),
     Spec("cooling.cold_plate_volume", "Coolant held in one GPU cold plate", "mL", "a volume", "60 mL",
-         **_POSITIVE),
+         liquid=True, **_POSITIVE),
     Spec("cooling.cold_plate_metal_mass", "Metal (copper) of one GPU cold plate", "kg", "a mass", "0.5 kg",
          lo=0.0),
     Spec("cooling.cold_plate_metal_specific_heat", "Specific heat of the cold plate's metal", "kJ/(kg*K)",
@@ -79,7 +79,7 @@ INPUTS = with_limits([
     Spec("cooling.cdu_unit_pump_power", "CDU pump electrical power (per running unit)", "kW", "a power", "15 kW",
          lo=0.0),
     Spec("cooling.cdu_redundancy", "CDU redundancy (per CDU group: the hall, or each rack)", "", "", "N+1",
-         redundancy=True),
+         redundancy=True, liquid=True),
     Spec("cooling.air_density", "Air density", "kg/m³", "a density", "1.2 kg/m^3", **_POSITIVE),
     Spec("cooling.air_specific_heat", "Air specific heat", "kJ/(kg*K)", "a specific heat",
          "1.006 kJ/(kg*K)", **_POSITIVE),
@@ -431,10 +431,21 @@ def _floor(s: SheetBuilder, i: Inputs, p: Inputs, node_liquid: Line, power: Powe
     s.check("floor_within_rating", "A full rack's floor load within the floor rating", load <= i.floor_rating)
 
 
-def summarise(s: SheetBuilder, cooling: CoolingOut) -> None:
+# the Summary's rows of the coolant loop: under a heading of their own, collapsed with the reason where no part is
+# liquid-cooled (as the Cooling sheet's coolant loop and CDUs)
+LOOP = ("coolant_flow", "coolant_flow_gpm", "cdus_n", "cdus_installed", "cdu_pump_power", "cold_plate_time",
+        "rack_liquid_heat")
+
+
+def summarise(s: SheetBuilder, cooling: CoolingOut, unused: str = "") -> None:
     """Cooling figures on the Summary sheet: every output of the whole hall, in the order the Cooling sheet has
-    them (a node's heat split is for the models that place racks, not a figure to read first)."""
+    them (a node's heat split is for the models that place racks, not a figure to read first); the coolant loop's
+    (flow, CDUs, the cold plate's time to its limit) under a heading of their own, which says why they do not
+    apply where `unused` (air_cooled) says so, its rows collapsed."""
+    shown = [f.name for f in dataclasses.fields(cooling) if f.name not in NOT_SHOWN]
     s.section("Cooling")
-    for field in dataclasses.fields(cooling):
-        if field.name not in NOT_SHOWN:
-            s.show(getattr(cooling, field.name))
+    for name in (n for n in shown if n not in LOOP):
+        s.show(getattr(cooling, name))
+    s.section("Cooling: the coolant loop, its CDUs and the cold plates", unused)
+    for name in (n for n in shown if n in LOOP):
+        s.show(getattr(cooling, name))

@@ -7,15 +7,18 @@ quantity and unit: a tampered quantity or a changed spec is refused, as is a sit
 changed since the copy was made), in the copy's layout (group headings, lines, total), and its reference is the
 one the site, its vendor, its issue date and its lines make (workbook.vendor_copy.reference: a changed vendor,
 date or set of lines is refused). Only the price, lead time and comment cells are read; a price is a finite
-number of at least 0, typed, never a formula; a lead time comes with every price. Nothing is written unless the
-whole file passes; then the quote is added to the site's quotes file (workbook.quotes) with the vendor, the
-date and the file's SHA-256, and the next build prices its lines at the quote (the lines it does not hold keep
-their budget or other vendors' quotes).
+number of at least 0, typed, never a formula; a lead time comes with every price. Every problem of the file is
+said at once, a line each (an InputErrors), once its layout is the copy's. Nothing is written unless the
+whole file passes; then the quote is added to the site's quotes file (workbook.quotes) with the vendor, its
+date (the vendor's own quote date from the request sheet, from which its staleness runs; the copy's issue date
+where the vendor gave none), the day it was imported and the file's SHA-256, and the next build prices its
+lines at the quote (the lines it does not hold keep their budget or other vendors' quotes).
 """
 
 from __future__ import annotations
 
 import datetime
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +29,7 @@ from workbook.echo import clip
 from workbook.excel.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
 from workbook.excel.output import locked, write_all_atomically
-from workbook.inputs import InputError, hidden
+from workbook.inputs import EPOCH, InputError, InputErrors, hidden, raise_all
 from workbook.quotes import comment_too_long, out_of_range, parse_quotes, quotes_path, read_quotes
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.vendor_copy import (
@@ -40,6 +43,7 @@ from workbook.vendor_copy import (
     LEAD,
     PRICE,
     QTY,
+    QUOTE_DATE,
     QUOTE_SHEET,
     REFERENCE,
     SPEC,
@@ -59,7 +63,7 @@ HEADER = "# Vendor quotes for {site}, added by `python -m workbook import-quote`
 
 
 KINDS = ("wrong-sheets", "reference", "tampered", "structure", "bad-price", "bad-lead", "formula", "no-prices",
-         "duplicate", "bad-text")
+         "duplicate", "bad-text", "bad-date")
 
 
 class QuoteRefused(InputError):
@@ -87,17 +91,23 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
     model = load(site_path, risk=False)  # its bill of materials: no risk figure is read
     everything = quote_rows(model.book, model.values)
     cells = got.cells[QUOTE_SHEET]
-    asked = _asked(returned, cells, everything)
+    asked = _asked(returned, cells, everything)  # the layout: without it no row can be read
     cover = _cover(got.cells[INSTRUCTIONS_SHEET])
-    _check_reference(returned, site_path, cover, model.site.name, everything, asked)
-    lines = _read_lines(returned, cells, asked)
-    if not lines:
-        raise QuoteRefused("has no unit price filled in", file=returned, kind="no-prices")
-    who = _vendor(returned, vendor, cover[VENDOR])
     day = today or datetime.datetime.now(datetime.UTC).date()
+    problems: list[InputError] = []  # every problem of the file, said at once
+    issued = _at_once(problems, _check_reference, returned, site_path, cover, model.site.name, everything, asked)
+    dated = _at_once(problems, _quote_date, returned, got.cells[INSTRUCTIONS_SHEET], issued, day)
+    who = _at_once(problems, _vendor, returned, vendor, cover[VENDOR])
+    lines = _read_lines(returned, cells, asked, problems)
+    if not lines and not problems:
+        problems.append(QuoteRefused("has no unit price filled in", file=returned, kind="no-prices"))
+    raise_all(problems)
+    assert isinstance(issued, datetime.date) and isinstance(who, str)
     path = quotes_path(site_path)
-    entry = {"vendor": " ".join(who.split())[:100], "date": day.isoformat(), "file": returned.name,
-             "reference": cover[REFERENCE], "sha256": got.sha256, "lines": lines}
+    entry = {"vendor": " ".join(who.split())[:100], "date": (dated or issued).isoformat(),
+             "dated": "the vendor's quote date" if dated else "the copy's issue date (the vendor gave no quote date)",
+             "imported": day.isoformat(), "file": returned.name, "reference": cover[REFERENCE], "sha256": got.sha256,
+             "lines": lines}
     with locked(site_path.parent):  # read, add, write back: two imports at once take turns, neither is lost
         entries = _existing(path)
         for earlier in entries:
@@ -108,6 +118,45 @@ def import_quote(returned: Path | str, site_path: Path | str, vendor: str | None
                                                                    allow_unicode=True, width=1000)
         write_all_atomically([(path, _readable(returned, path, text))])
     return path, entry
+
+
+def _at_once(problems: list[InputError], check: Any, *args: Any) -> Any:
+    """A check's result, or None with its refusal added to `problems` (said with the others)."""
+    try:
+        return check(*args)
+    except InputErrors as many:
+        problems.extend(many.errors)
+    except QuoteRefused as one:
+        problems.append(one)
+    return None
+
+
+def _quote_date(file: Path, cells: dict[tuple[int, int], Cell], issued: datetime.date | None,
+                today: datetime.date) -> datetime.date | None:
+    """The vendor's own quote date, from its cell beside QUOTE_DATE (a date, or text YYYY-MM-DD): from the copy's
+    issue date to today; None where the vendor left it empty (the copy's issue date is taken: a quote is no older)."""
+    at = next(((r, 1) for (r, c), cell in cells.items() if c == 0 and _text(cell) == QUOTE_DATE), None)
+    cell = cells.get(at) if at is not None else None
+    where = f"{INSTRUCTIONS_SHEET}!{_cell_name(*at)}" if at is not None else f"{INSTRUCTIONS_SHEET}!{QUOTE_DATE}"
+    if cell is None or cell.value in (None, ""):
+        return None
+    v = cell.value
+    day: datetime.date | None = None
+    if isinstance(v, float) and not isinstance(v, bool) and math.isfinite(v) and 1 <= v <= 2958465:
+        day = EPOCH + datetime.timedelta(days=int(v))
+    elif isinstance(v, str):
+        try:
+            day = datetime.date.fromisoformat(v.strip())
+        except ValueError:
+            day = None
+    if day is None:
+        raise QuoteRefused("is not a date (YYYY-MM-DD)", file=file, kind="bad-date", key=where, value=v,
+                           expected="the date of your quote, e.g. 2026-12-10")
+    if (issued is not None and day < issued) or day > today:
+        since = f"from the copy's issue date {issued.isoformat()} " if issued is not None else ""
+        raise QuoteRefused(f"is not a date {since}to today, {today.isoformat()}", file=file, kind="bad-date",
+                           key=where, value=day.isoformat(), expected="the date of your quote")
+    return day
 
 
 def _readable(returned: Path, path: Path, text: str) -> bytes:
@@ -151,7 +200,7 @@ def _cover(cells: dict[tuple[int, int], Cell]) -> dict[str, str]:
 
 
 def _check_reference(file: Path, site_path: Path, cover: dict[str, str], site_name: str,
-                     everything: list[QuoteRow], asked: list[QuoteRow]) -> None:
+                     everything: list[QuoteRow], asked: list[QuoteRow]) -> datetime.date:
     """The reference on the cover is the one this site, the cover's vendor and date and the copy's lines make; a
     draft is not a request (its reference is no issued copy's either)."""
     if cover[STATUS].startswith(DRAFT):
@@ -168,6 +217,7 @@ def _check_reference(file: Path, site_path: Path, cover: dict[str, str], site_na
                            f"{site_path.name} issued to this vendor on this date for these lines (another site, a "
                            "changed bill of materials, or a changed vendor, date or set of lines)", file=file,
                            kind="reference", key=f"{INSTRUCTIONS_SHEET}!{REFERENCE}")
+    return issued
 
 
 def _existing(path: Path) -> list[Any]:
@@ -197,26 +247,32 @@ def _asked(file: Path, cells: dict[tuple[int, int], Cell], everything: list[Quot
     return asked
 
 
-def _read_lines(file: Path, cells: dict[tuple[int, int], Cell], asked: list[QuoteRow]) -> dict[str, Any]:
+def _read_lines(file: Path, cells: dict[tuple[int, int], Cell], asked: list[QuoteRow],
+                problems: list[InputError]) -> dict[str, Any]:
     """Check the sheet is the one we sent (rows, quantities, specs; formulas only in line totals; nothing in a
-    heading row or outside the table) and read each filled price with its lead time and comment."""
+    heading row or outside the table) and read each filled price with its lead time and comment; every problem
+    is added to `problems`, in the sheet's order, cell by cell."""
     rows = layout(asked)
     last = FIRST_ROW + len(rows) - 1  # the total row
     at = {r: row for r, row in enumerate(rows, start=FIRST_ROW)}
-    for (r, c), cell in cells.items():
+    formulas = set()  # rows with a formula where a value is typed: said once, not again as a missing price
+    for (r, c), cell in sorted(cells.items()):
         row = at.get(r)
         if cell.formula is not None and not (c == TOTAL and (isinstance(row, QuoteRow) or r == last)):
-            raise QuoteRefused("holds a formula; type values only", file=file, kind="formula", key=_where(r, c),
-                               value=cell.formula)
+            problems.append(QuoteRefused("holds a formula; type values only", file=file, kind="formula",
+                                         key=_where(r, c), value=cell.formula))
+            formulas.add(r)
+            continue
         stray = r > last or c > TOTAL or (isinstance(row, str) and r != last and c != KEY)
         if stray and cell.value not in (None, ""):
-            raise QuoteRefused("is outside the quote's lines (rows or columns were added, or a heading row was "
-                               "written in)", file=file, kind="structure", key=_where(r, c), value=cell.value)
+            problems.append(QuoteRefused("is outside the quote's lines (rows or columns were added, or a heading row "
+                                         "was written in)", file=file, kind="structure", key=_where(r, c),
+                                         value=cell.value))
     out: dict[str, Any] = {}
     for r, row in at.items():
         if isinstance(row, QuoteRow):
-            _same_row(file, cells, r, row)
-            quoted = _line(file, cells, r, row)
+            _at_once(problems, _same_row, file, cells, r, row)
+            quoted = None if r in formulas else _at_once(problems, _line, file, cells, r, row)
             if quoted is not None:
                 out[row.key] = quoted
     return out
@@ -237,9 +293,12 @@ def _same_row(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: Quote
 
 def _line(file: Path, cells: dict[tuple[int, int], Cell], r: int, row: QuoteRow) -> dict[str, Any] | None:
     """One row's price, lead time and comment; None when the vendor left the price empty."""
-    price = _number(file, cells.get((r, PRICE)), _where(r, PRICE), "bad-price", "a unit price in USD", "unit_price")
-    lead = _number(file, cells.get((r, LEAD)), _where(r, LEAD), "bad-lead", "a lead time in weeks",
-                   "lead_time_weeks")
+    problems: list[InputError] = []
+    price = _at_once(problems, _number, file, cells.get((r, PRICE)), _where(r, PRICE), "bad-price",
+                     "a unit price in USD", "unit_price")
+    lead = _at_once(problems, _number, file, cells.get((r, LEAD)), _where(r, LEAD), "bad-lead",
+                    "a lead time in weeks", "lead_time_weeks")
+    raise_all(problems)  # a row's price and lead time both said
     if price is None:
         if lead is not None:
             raise QuoteRefused(f"gives a lead time for {row.key} but no unit price", file=file, kind="bad-price",
@@ -279,9 +338,13 @@ def _text(cell: Cell | None) -> str:
     return "" if cell is None or cell.value is None or isinstance(cell.value, bool) else str(cell.value).strip()
 
 
-def _where(r: int, c: int) -> str:
+def _cell_name(r: int, c: int) -> str:
     from xlsxwriter.utility import xl_rowcol_to_cell
 
-    return f"{QUOTE_SHEET}!{xl_rowcol_to_cell(r, c)}"
+    return str(xl_rowcol_to_cell(r, c))
+
+
+def _where(r: int, c: int) -> str:
+    return f"{QUOTE_SHEET}!{_cell_name(r, c)}"
 
 
