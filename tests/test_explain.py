@@ -616,7 +616,7 @@ def test_from_a_revision_a_refusal_names_the_file_at_the_revision(tmp_path: Path
 
 
 def test_a_check_that_flips_is_named_with_both_figures(folder: Path, example: Path) -> None:
-    """Doubling the GPUs takes the contracted feed from 2.15 to 4.27 MW against the 3 MW the site has: the feed
+    """Doubling the GPUs takes the contracted feed from 2.28 to 4.55 MW against the 3 MW the site has: the feed
     check and the master check flip to FAILS, each said with the figures it compares in both versions."""
     doubled = example_with(folder, "doubled", risk=False, **{"power.gpus": 2048})
     bridge = explain(example, doubled)
@@ -624,7 +624,7 @@ def test_a_check_that_flips_is_named_with_both_figures(folder: Path, example: Pa
     assert {"checks.all_pass", "power.feed_within_site"} <= set(flipped)
     feed = flipped["power.feed_within_site"]
     assert (feed.old, feed.new) == (True, False)
-    assert "Contracted utility feed 2.15 MW" in feed.old_figures and "Contracted utility feed 4.27 MW" in \
+    assert "Contracted utility feed 2.28 MW" in feed.old_figures and "Contracted utility feed 4.55 MW" in \
         feed.new_figures
     text = lines(bridge)
     assert any(line.startswith("  Contracted feed fits the site's available power: passes -> FAILS (") for line in text)

@@ -648,7 +648,7 @@ def read_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     values = _resolve(specs, by_key, given, defaults, unresolved, path, bool(data.get("catalog")), problems)
     problems.extend(broken_rules(path, values, rules))
     scenarios, description = _scenarios(data, path, problems), _description(data, path, problems)
-    problems.extend(scenario_problems(path, scenarios, values, by_key, rules))
+    problems.extend(scenario_problems(path, scenarios, values, by_key, rules, {e.key for e in problems}))
     parts = catalog_parts(data.get("catalog"), catalog)
     models = {str(kind): str(entry) for kind, entry in (data.get("catalog") or {}).items() if str(kind) in parts}
     site = Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
@@ -660,10 +660,11 @@ SCENARIO_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 
 def scenario_problems(path: Path, scenarios: dict[Any, Any], values: dict[str, Value], by_key: dict[str, Spec],
-                      rules: list[Rule] | tuple[Rule, ...]) -> list[InputError]:
+                      rules: list[Rule] | tuple[Rule, ...], refused: set[str | None] = frozenset()) -> list[InputError]:
     """Each scenario's problems, found with the file's others: a name that is no name, a change that is no
     mapping, a key that is no live input of this site (with the one meant), a value its input refuses, a rule
-    between keys it breaks (with the base values of the keys it does not change)."""
+    between keys it breaks (with the base values of the keys it does not change). A key whose base value is
+    `refused` has been said once: a scenario's change of it is not said again as no live input."""
     live = [k for k in values if k in by_key and not (by_key[k].choices or by_key[k].structural or by_key[k].text)]
     out: list[InputError] = []
     for name, changes in scenarios.items():
@@ -679,6 +680,8 @@ def scenario_problems(path: Path, scenarios: dict[Any, Any], values: dict[str, V
             continue
         changed = dict(values)
         for key, raw in changes.items():
+            if key in refused:
+                continue
             if key not in live:
                 out.append(InputError(f"not a live input of this site{did_you_mean(str(key), live)}", file=path,
                                       where=where, key=clip(key), scenario=name))
