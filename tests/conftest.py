@@ -13,21 +13,22 @@ EXAMPLE = ROOT / "inputs" / "example.yaml"
 pytest_plugins = ["tests.scheduling"]
 
 
+def _engine(command: str, name: str, package: str) -> str:
+    """An engine's executable; missing, the test fails rather than skips, saying how to install it."""
+    exe = shutil.which(command)
+    if exe is None:
+        pytest.fail(f"{name} ({command}) is not installed; run `make test` as root or "
+                    f"apt-get install -y --no-install-recommends {package}")
+    return exe
+
+
 @pytest.fixture(scope="session")
 def libreoffice() -> str:
-    """The parity tests need LibreOffice; `make test` installs it. Missing, they fail rather than skip."""
-    exe = shutil.which("soffice")
-    if exe is None:
-        pytest.fail("LibreOffice (soffice) is not installed; run `make test` as root or "
-                    "apt-get install -y --no-install-recommends libreoffice-calc-nogui")
-    return exe
+    """The parity tests need LibreOffice; `make test` installs it."""
+    return _engine("soffice", "LibreOffice", "libreoffice-calc-nogui")
 
 
 @pytest.fixture(scope="session")
 def gnumeric() -> str:
-    """The second engine's tests need Gnumeric (ssconvert); `make test` installs it. Missing, they fail."""
-    exe = shutil.which("ssconvert")
-    if exe is None:
-        pytest.fail("Gnumeric (ssconvert) is not installed; run `make test` as root or "
-                    "apt-get install -y --no-install-recommends gnumeric")
-    return exe
+    """The second engine's tests need Gnumeric (ssconvert); `make test` installs it."""
+    return _engine("ssconvert", "Gnumeric", "gnumeric")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbook.engine_error import EngineMissing
+from workbook.engine_process import EngineMissing
 from workbook.formula.expr import FormulaError
 from workbook.inputs import InputError, InputErrors
 from workbook.pdf import ExportFailed

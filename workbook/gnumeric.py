@@ -12,17 +12,14 @@ nothing: every output is checked. What it says on stderr while importing (its wa
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
-import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbook.engine_error import EngineMissing
+from workbook.engine_process import EngineMissing, run_as_group
 
 INSTALL = "apt-get install -y --no-install-recommends gnumeric"
 
@@ -61,16 +58,8 @@ def recalculate(paths: list[Path], outdir: Path, timeout: float = 600, jobs: int
 def _one(exe: str, source: Path, target: Path, timeout: float) -> Recalculated:
     with tempfile.TemporaryDirectory(prefix="gnumeric-home-") as home:
         env = {**os.environ, "HOME": home}
-        with subprocess.Popen([exe, "--recalc", str(source), str(target)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env, start_new_session=True) as proc:
-            try:
-                out, err = proc.communicate(timeout=timeout)
-            except BaseException:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise
+        status, out, err = run_as_group([exe, "--recalc", str(source), str(target)], env, timeout)
     if not target.exists():
-        raise RuntimeError(f"Gnumeric wrote no copy of {source.name} (exit {proc.returncode}): "
+        raise RuntimeError(f"Gnumeric wrote no copy of {source.name} (exit {status}): "
                            f"{(err or out).strip()[:300]}")
     return Recalculated(target, tuple(line.strip() for line in (err or "").splitlines() if line.strip()))

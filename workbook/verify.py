@@ -15,11 +15,9 @@ agree exactly against either engine.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import zipfile
@@ -28,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbook.engine_error import EngineMissing
+from workbook.engine_process import EngineMissing, run_as_group
 from workbook.inputs import InputError
 from workbook.sheet_reader import Cells, cell_values, defined_names, formula_cells
 
@@ -102,16 +100,8 @@ def run_soffice(paths: Iterable[Path], outdir: Path, to: str, timeout: float,
             "--nologo", "--nodefault", "--convert-to", to, "--outdir", str(outdir), *map(str, paths),
         ]
         env = {**os.environ, "HOME": profile}
-        with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                              start_new_session=True) as proc:
-            try:
-                out, err = proc.communicate(timeout=timeout)
-            except BaseException:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise
-        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+        status, out, err = run_as_group(cmd, env, timeout)
+        return subprocess.CompletedProcess(cmd, status, out, err)
 
 
 LIBREOFFICE, GNUMERIC = "LibreOffice", "Gnumeric"
