@@ -71,7 +71,7 @@ def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Pape
     `headline`: the answer and its figures, repeated under the title, each a live reference (=its name) to its row,
     so the pack's first page decides; `odds`: the risk's probability that buying wins (a build-time value)."""
     tall: dict[int, float] = {0: TITLE_HEIGHT}  # rows taller than one line of text
-    ws.set_column(0, 0, 58)  # the longest setting's label whole
+    ws.set_column(0, 0, LABEL_WIDTH)  # the longest setting's label whole
     ws.set_column(1, 1, TEXT_WIDTH)
     ws.write(0, 0, "GPU site workbook", styles.title)
     rows = [
@@ -83,7 +83,7 @@ def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Pape
     ]
     for setting in (s for s in layout.settings if s.shapes):
         rows.append((setting.label, f"{setting.value} ({_origin(setting.source)})"))
-    r = max(2, _headline(ws, styles, headline or [], 1, values))  # under the title: the answer and its figures
+    r = max(2, _headline(ws, styles, headline or [], 1, tall, values))  # under the title: the answer, its figures
     if odds is not None:
         ws.write(r, 0, "Probability that buying wins (Risk sheet; a build-time value)", styles.bold_top)
         ws.write_string(r, 1, odds, styles.text)
@@ -112,7 +112,7 @@ def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Pape
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
         heights[r + k] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(purpose + APPENDIX, TEXT_WIDTH) + 2.25)
         rows_at[title] = (r + k, purpose)
-    layout.pages[COVER] = plan = plan_pages(paper, [58, TEXT_WIDTH], heights)
+    layout.pages[COVER] = plan = plan_pages(paper, [LABEL_WIDTH, TEXT_WIDTH], heights)
     first = first_pages(layout, plan.pages)
     link = _link(styles)
     for title, (row, purpose) in rows_at.items():
@@ -144,14 +144,21 @@ def _printed(layout: Layout) -> str:
             "the workbook, and printed only on request (python -m workbook pdf --monthly, a year a page across).")
 
 
-def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], r: int,
+def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], r: int, tall: dict[int, float],
               values: dict[str, np.ndarray] | None = None) -> int:
     """The headline's rows from `r`, each =its line's name in the number format of its row (the answer's sentence,
-    a figure with its unit); returns the next row."""
+    a figure with its unit); a label wider than its column wraps, its row as tall as its lines (recorded in `tall`
+    for the page plan), never cut by the figure beside it; returns the next row."""
+    wrapping = styles.wb.add_format({**styles.base, "bold": True, "valign": "top", "text_wrap": True})
     for line, value in headline:
         shown = formats.shown(line, value)
         unit = "" if formats.worded(line.fmt) or line.is_bool or not shown.unit else f" ({shown.unit})"
-        ws.write(r, 0, line.label + unit, styles.bold_top)
+        label = line.label + unit
+        lines = wrapped_lines(label, LABEL_WIDTH, bold=True)
+        ws.write(r, 0, label, wrapping if lines > 1 else styles.bold_top)
+        if lines > 1:
+            tall[r] = max(ROW_HEIGHT, LINE_HEIGHT * lines + 2.25)
+            ws.set_row(r, tall[r])
         if line.is_bool:
             fmt = styles.value(line.fmt, "check")
         elif formats.worded(line.fmt):
@@ -179,6 +186,7 @@ def _origin(source: str) -> str:
 
 
 TEXT_WIDTH = 110  # characters in the Cover's text column
+LABEL_WIDTH = 58  # characters in its label column: the longest setting's label whole
 
 
 def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> float:
