@@ -110,7 +110,7 @@ def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Pape
     rows_at = {}
     for k, title in enumerate(index):
         purpose = SHEET_PURPOSE.get(title) or SHEET_PURPOSE.get(title.split(" (")[0], "workings")
-        heights[r + k] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(purpose + APPENDIX, TEXT_WIDTH) + 2.25)
+        heights[r + k] = _row_height(wrapped_lines(purpose + APPENDIX, TEXT_WIDTH))
         rows_at[title] = (r + k, purpose)
     layout.pages[COVER] = plan = plan_pages(paper, [LABEL_WIDTH, TEXT_WIDTH], heights)
     first = first_pages(layout, plan.pages)
@@ -157,7 +157,7 @@ def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], 
         lines = wrapped_lines(label, LABEL_WIDTH, bold=True)
         ws.write(r, 0, label, wrapping if lines > 1 else styles.bold_top)
         if lines > 1:
-            tall[r] = max(ROW_HEIGHT, LINE_HEIGHT * lines + 2.25)
+            tall[r] = _row_height(lines)
             ws.set_row(r, tall[r])
         if line.is_bool:
             fmt = styles.value(line.fmt, "check")
@@ -193,6 +193,11 @@ def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> float:
     """A text wrapped in its column, with the row as tall as its lines (viewers and the PDF export do not all
     size a row to wrapped text, and a short row lets the text run over the next); returns the row's height."""
     ws.write_string(row, 1, text, styles.text)
-    height = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, TEXT_WIDTH) + 2.25)
+    height = _row_height(wrapped_lines(text, TEXT_WIDTH))
     ws.set_row(row, height)
     return height
+
+
+def _row_height(lines: int) -> float:
+    """A Cover row's height in points for its lines of wrapped text (one line at least)."""
+    return max(ROW_HEIGHT, LINE_HEIGHT * lines + 2.25)
