@@ -146,7 +146,8 @@ HAND_TCO = {
 # the BOM's other budget prices at 0 (its services and shipping too), so the capex is the one node's 240,000 (the
 # colocation supplies the cabinets)
 HAND_BOM = {key: "0 USD" for key in ("power_cord_price", "node_transceiver_price", "storage_port_transceiver_price",
-                                     "single_mode_cable_price", "oob_cable_price", "fabric_manager_price", "cdu_price",
+                                     "single_mode_cable_price", "oob_cable_price", "oob_uplink_cable_price",
+                                     "fabric_manager_price", "cdu_price",
                                      "manifold_price", "hose_price", "management_node_price",
                                      "inband_switch_price", "inband_transceiver_price",
                                      "inband_single_mode_transceiver_price", "dac_price", "licence_price",
@@ -322,3 +323,4 @@ def documents_text() -> str:
     documents' words and figures reads."""
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     return " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in pages)
+

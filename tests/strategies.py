@@ -132,6 +132,8 @@ def fabric_section(draw: Any) -> dict[str, Any]:
         "oob_other_endpoints": draw(st.integers(0, 500)),
         "oob_switch_ports": draw(st.integers(1, 96)),
         "oob_switch_power": draw(qty(0, 500, "W")),
+        "oob_uplink_ports": (uplink_ports := draw(st.integers(1, 8))),
+        "oob_uplinks_per_switch": draw(st.integers(1, uplink_ports)),
     }
     if draw(st.booleans()):  # else the default, rail-optimised
         s["wiring"] = draw(st.sampled_from(["rail-optimised", "flat"]))

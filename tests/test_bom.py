@@ -94,17 +94,18 @@ def test_capex_is_the_bom_total(example: Model) -> None:
     30,000 = 1,710,000 and in-band 8 x 30,000 = 240,000; OOB 8 x 8,000 = 64,000; fabric managers 2 x 25,000 =
     50,000; transceivers 512 x 1,000 (host side) + (512 + 1,024 + 140 + 112) x 1,000 + 280 x 700 = 2,496,000 and
     in-band 740 x 150 = 111,000; fibre (2,048 + 392 + 372) x 150 = 421,800 (every length class at the one price);
-    peer-link copper 6 x 100 = 600; out-of-band copper 367 x 8 = 2,936; power cords 128 x 6 x 25 = 19,200 and
-    (65 + 8 + 2 + 4) x 2 x 25 = 3,950 for switches and appliances; the colocation supplies the 39 cabinets and 142
-    PDUs (counted, not bought). Storage, sized on the Reliability sheet: 2 all-flash appliances x 350,000 +
-    ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
+    peer-link copper 6 x 100 = 600; out-of-band copper 367 x 8 = 2,936; the out-of-band aggregation pair 2 x
+    30,000 = 60,000 (the in-band switch model) and its uplinks 8 x 2 = 16 x 150 = 2,400; power cords 128 x 6 x 25
+    = 19,200 and (65 + 8 + 2 + 2 + 4) x 2 x 25 = 4,050 for switches and appliances; the colocation supplies the 39
+    cabinets and 142 PDUs (counted, not bought). Storage, sized on the Reliability sheet: 2 all-flash appliances x
+    350,000 + ROUNDUP(22.4) = 23 TB of capacity tier x 100 = 702,300.
     Spares (Reliability sheet): 10 nodes x 270,000 + 2 NICs x 1,500 + 3 transceivers x 1,000 + 2 cables x 150 + 3
     fans x 300 + a switch 30,000 (no PSU: a 4+2 set waits for its part) = 2,737,200.
     Fabric manager licences: 128 hosts x 500 = 64,000 (not equipment: not shipped or supported).
     Each group's shipping: 1% of its equipment (one lot). Services: 39 racks x 2,500 = 97,500 installation and
-    (2,818 fabric + 367 out-of-band) = 3,185 cables x 20 = 63,700 cabling."""
-    network = 1_710_000 + 240_000 + 64_000 + 50_000 + 2_496_000 + 111_000 + 421_800 + 600 + 2_936
-    equipment = {"compute": 34_560_000 + 100_000, "network": network, "power": 19_200 + 3_950,
+    (2,818 fabric + 367 out-of-band + 16 uplinks) = 3,201 cables x 20 = 64,020 cabling."""
+    network = 1_710_000 + 240_000 + 64_000 + 50_000 + 2_496_000 + 111_000 + 421_800 + 600 + 2_936 + 60_000 + 2_400
+    equipment = {"compute": 34_560_000 + 100_000, "network": network, "power": 19_200 + 4_050,
                  "storage": 2 * 350_000 + 23 * 100,
                  "spares": 10 * 270_000 + 2 * 1_500 + 3 * 1_000 + 2 * 150 + 3 * 300 + 30_000}
     licences = 128 * 500
@@ -114,8 +115,8 @@ def test_capex_is_the_bom_total(example: Model) -> None:
         extra = licences if group == "network" else 0
         assert v(example, f"bom.total_{group}") == pytest.approx(1.01 * cost + extra, rel=1e-12), group
     assert v(example, "bom.fabric_manager_licences_cost") == licences
-    services = 39 * 2_500 + 3_185 * 20
-    assert v(example, "bom.total_services") == services == 161_200
+    services = 39 * 2_500 + 3_201 * 20
+    assert v(example, "bom.total_services") == services == 161_520
     total = 1.01 * sum(equipment.values()) + licences + services
     assert v(example, "bom.total") == pytest.approx(total, rel=1e-12)
     assert v(example, "tco.it_capex") == v(example, "bom.total")
@@ -126,16 +127,16 @@ def test_capex_is_the_bom_total(example: Model) -> None:
 def test_support_is_the_groups_support_lines_counted_once(example: Model) -> None:
     """Each hardware group's support and warranty line, priced per year of cover: budget 8% a year x the group's
     equipment (compute 34,660,000 -> 2,772,800), for ROUNDUP(60 months / 12) = 5 years. The TCO's hardware support
-    is their yearly prices added, 8% x 43,218,986 = 3,457,518.88 a year = 288,126.57 a month, and the support
+    is their yearly prices added, 8% x 43,281,486 = 3,462,518.88 a year = 288,543.24 a month, and the support
     lines are not in the capex (the total is the groups' equipment, shipping, licences and services)."""
-    equipment = 34_660_000 + 5_096_336 + 23_150 + 702_300 + 2_737_200
-    assert equipment == 43_218_986
+    equipment = 34_660_000 + 5_158_736 + 23_250 + 702_300 + 2_737_200
+    assert equipment == 43_281_486
     assert v(example, "bom.support_compute_unit_price") == pytest.approx(0.08 * 34_660_000, rel=1e-12)
     assert v(example, "bom.support_compute_qty") == 5
     assert v(example, "bom.support_cooling_qty") == 0  # nothing to support on an air-cooled site
     assert v(example, "bom.support_per_year") == pytest.approx(0.08 * equipment, rel=1e-12)
     assert v(example, "tco.support_cost") == pytest.approx(0.08 * equipment / 12, rel=1e-12)
-    assert v(example, "bom.total") == pytest.approx(1.01 * equipment + 64_000 + 161_200, rel=1e-12)
+    assert v(example, "bom.total") == pytest.approx(1.01 * equipment + 64_000 + 161_520, rel=1e-12)
 
 
 @pytest.mark.slow

@@ -28,15 +28,15 @@ def printed() -> str:
 
 
 def test_evaluate_prints_figures_as_the_sheet_shows_them(printed: str) -> None:
-    """No scientific notation, no fraction beside a percent sign: 70% (not 0.7 %), -16.72 MUSD (not -1.7e+07 USD),
+    """No scientific notation, no fraction beside a percent sign: 70% (not 0.7 %), -16.80 MUSD (not -1.7e+07 USD),
     a date as a date, a break-even as a percentage, words where the cell shows words."""
     assert not re.search(r"\de[+-]\d", printed)
     assert not re.search(r"\b0\.\d+ %", printed)
     lines = {line.split()[0]: line for line in printed.splitlines()}
-    assert re.search(r"\s-16\.72 MUSD\s", lines["tco.npv_advantage"])
-    assert re.search(r"\s90\.3%\s", lines["tco.break_even_utilisation"])
+    assert re.search(r"\s-16\.80 MUSD\s", lines["tco.npv_advantage"])
+    assert re.search(r"\s90\.4%\s", lines["tco.break_even_utilisation"])
     assert "never (ends behind)" in lines["tco.payback_month"]
-    assert "Rent: owning costs 16.72 MUSD more than renting (NPV)" in lines["summary.answer"]
+    assert "Rent: owning costs 16.80 MUSD more than renting (NPV)" in lines["summary.answer"]
     assert re.search(r"01 Jan 2027 \.\. 31 Dec 2034 \(97 periods\)", lines["tco.month_end"])
 
 

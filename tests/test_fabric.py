@@ -143,7 +143,10 @@ def test_10000_gpus_spine_core_links_count_the_ports_used() -> None:
     part-filled ones, each with ROUNDUP(2 / 1) = 2 uplinks. The tenth group's 32 spines: 2 reached by all 32 of
     its leaves (32 uplinks each), 30 by its 24 full leaves only (24 each). Spine-core links 9 x 32 x 32 + 2 x 32
     + 30 x 24 = 9,216 + 64 + 720 = 10,000 = the leaf-spine links (312 x 32 + 8 x 2), not 10,240 (counting the
-    group's 32 leaves on every spine); cores ROUNDUP(10,000 / 64) = 157, not 160."""
+    group's 32 leaves on every spine). Cores per plane (the spines at one position in every group reach only
+    their plane's cores): the 2 planes the part-filled leaves reach take 9 x 32 + 32 = 320 links, ROUNDUP(320 /
+    64) = 5 cores each; the other 30 take 9 x 32 + 24 = 312, also 5 each: 2 x 5 + 30 x 5 = 160 cores, not the
+    157 of ROUNDUP(10,000 / 64) pooled (a core cannot take links from two planes' spines)."""
     v = load(EXAMPLE).book.evaluate({"power.gpus": np.array([10000.0])})
     assert column(v, "fabric.leaves") == [320] and column(v, "fabric.tiers") == [3]
     assert column(v, "fabric.full_spine_groups") == [9]
@@ -152,7 +155,8 @@ def test_10000_gpus_spine_core_links_count_the_ports_used() -> None:
     assert column(v, "fabric.spines") == [320]
     assert column(v, "fabric.leaf_spine_links") == [312 * 32 + 8 * 2]
     assert column(v, "fabric.spine_core_links") == [9 * 32 * 32 + 2 * 32 + 30 * 24] == [10000]
-    assert column(v, "fabric.cores") == [157]
+    assert column(v, "fabric.core_plane_links_first") == [320] and column(v, "fabric.core_plane_links_other") == [312]
+    assert column(v, "fabric.cores") == [2 * 5 + 30 * 5] == [160]
     assert column(v, "fabric.spine_core_transceivers") == [2 * 10000 / 2]
 
 
@@ -163,8 +167,10 @@ def test_part_filled_leaves_spilling_into_a_group_of_their_own(tmp_path: Path) -
     fill one; the second holds the other 16 full and 16 part-filled leaves; the third the last 8 part-filled.
     Spines: 32 + 32 (a full leaf in the second group) + 5 = 69. Spine-core links (1:1, a spine uplinks each
     populated port down): 32 x 32 + 5 spines x 32 (all 32 leaves of the second group) + 27 x 16 (its full leaves
-    only) + 5 x 8 = 1,024 + 160 + 432 + 40 = 1,656 = the leaf-spine links 48 x 32 + 24 x 5; cores 26. (Counting
-    the second group as full gave 2 x 32 x 32 + 5 x 8 = 2,088.)"""
+    only) + 5 x 8 = 1,024 + 160 + 432 + 40 = 1,656 = the leaf-spine links 48 x 32 + 24 x 5. (Counting the
+    second group as full gave 2 x 32 x 32 + 5 x 8 = 2,088.) Cores per plane: the 5 planes the part-filled leaves
+    reach take 32 + 32 + 8 = 72 links, 2 cores each; the other 27 take 32 + 16 = 48, one each: 5 x 2 + 27 = 37
+    (26 if the 1,656 links were pooled across planes)."""
     v = load(site_file(tmp_path, power={"gpus": 552}, fabric={"nics_per_gpu": 3})).values
     assert column(v, "fabric.rails") == [24] and column(v, "fabric.leaves") == [72]
     assert column(v, "fabric.full_leaves") == [48] and column(v, "fabric.partial_leaf_up_ports") == [5]
@@ -173,7 +179,9 @@ def test_part_filled_leaves_spilling_into_a_group_of_their_own(tmp_path: Path) -
     assert column(v, "fabric.spines") == [32 + 32 + 5]
     assert column(v, "fabric.leaf_spine_links") == [48 * 32 + 24 * 5]
     assert column(v, "fabric.spine_core_links") == [1024 + 160 + 432 + 40]
-    assert column(v, "fabric.cores") == [26]
+    assert column(v, "fabric.core_plane_links_first") == [72]
+    assert column(v, "fabric.core_plane_links_other") == [48]
+    assert column(v, "fabric.cores") == [5 * 2 + 27 * 1]
 
 
 # --------------------------------------------------------------------------- the storage network (item 9)
@@ -225,13 +233,14 @@ def test_a_stated_storage_ratio_is_kept_and_grows_a_third_tier(tmp_path: Path) -
     """Non-blocking as stated: 1,250 DGX H100 x 2 + 16 + 8 = 2,524 endpoints, 78 full leaves and one with 28:
     79 leaves > 64, three tiers. Groups of 32 (non-blocking spines): 2 full groups; the third holds 14 full leaves
     and the part-filled one (28 uplinks), so 32 spines: 28 reached by 15 leaves, 4 by 14. Spines 96; spine-core
-    links 2 x 32 x 32 + 28 x 15 + 4 x 14 = 2,524 = the leaf-spine links 78 x 32 + 28; cores ROUNDUP(2,524 / 64)
-    = 40."""
+    links 2 x 32 x 32 + 28 x 15 + 4 x 14 = 2,524 = the leaf-spine links 78 x 32 + 28. Cores per plane: 28 planes
+    take 2 x 32 + 15 = 79 links and 4 take 64 + 14 = 78, ROUNDUP(/ 64) = 2 cores each: 64 (40 were the 2,524 links
+    pooled: each plane's 3 spines have more uplinks than one core has ports)."""
     v = load(site_file(tmp_path, fabric={"storage_oversubscription": 1})).book.evaluate(
         {"power.gpus": np.array([10000.0])})
     assert column(v, "fabric.storage_endpoints") == [2524]
     assert column(v, "fabric.storage_leaves") == [79] and column(v, "fabric.storage_tiers") == [3]
-    assert column(v, "fabric.storage_spines") == [96] and column(v, "fabric.storage_cores") == [40]
+    assert column(v, "fabric.storage_spines") == [96] and column(v, "fabric.storage_cores") == [28 * 2 + 4 * 2]
     assert column(v, "fabric.storage_leaf_spine_links") == [78 * 32 + 28]
     assert column(v, "fabric.storage_spine_core_links") == [2 * 32 * 32 + 28 * 15 + 4 * 14]
     assert bool(v["fabric.storage_holds_endpoints"].reshape(-1)[0])
@@ -526,6 +535,23 @@ def test_example_site_fabric_feeds_the_power_chain() -> None:
     assert v["fabric.oob_pdu_ports"] == v["power.pdus"] == 142
     assert v["fabric.oob_endpoints"] == 128 + 65 + 142 + 0 + 32
     assert bool(model.values["checks.all_pass"].reshape(-1)[0])
+
+
+def test_out_of_band_leaves_uplink_to_an_aggregation_pair() -> None:
+    """The example's 367 endpoints on 48-port leaves: ROUNDUP(367 / 48) = 8 leaves, each with 2 of its 4 uplink
+    ports to a pair of the in-band switch model (SN4600C, 64 ports): 16 uplinks, 2 x ROUNDUP(16 / 128) = 2
+    aggregation switches at 500 W = 1.0 kW, shown, not added to the power chain. 4-port leaves: 92 leaves, 184
+    uplinks, 2 x ROUNDUP(184 / 128) = 4. Five uplinks on a leaf with four uplink ports fail the check."""
+    book = load(EXAMPLE, risk=False).book
+    v = book.evaluate({"fabric.oob_switch_ports": np.array([48.0, 4.0, 48.0]),
+                       "fabric.oob_uplinks_per_switch": np.array([2.0, 2.0, 5.0])})
+    assert column(v, "fabric.oob_switches") == [8, 92, 8]
+    assert column(v, "fabric.oob_uplinks") == [16, 184, 40]
+    assert column(v, "fabric.oob_aggregation") == [2, 4, 2]
+    assert column(v, "fabric.oob_aggregation_power") == pytest.approx([1.0, 2.0, 1.0])
+    assert column(v, "fabric.oob_uplinks_fit") == [1, 1, 0]
+    assert column(v, "bom.oob_uplink_cables_qty") == [16, 184, 40]
+    assert column(v, "bom.oob_aggregation_switches_qty") == [2, 4, 2]
 
 
 @pytest.mark.slow

@@ -7,12 +7,13 @@ or is generated."""
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import documents_text
+from tests.helpers import documents_text, example_with
 from workbook.api import Model, load
 
 README = documents_text()
@@ -32,7 +33,7 @@ FIGURES = [
     (GB200, "fabric.leaf_spine_links", ",.0f", "switches, {} leaf-spine links"),
     (GB200, "fabric.transceivers", ",.0f", "links, {} compute transceivers"),
     (TENK, "fabric.spine_core_links", ",.0f", "so {} spine-core links"),
-    (TENK, "fabric.cores", ".0f", "spine-core links and {} cores"),
+    (TENK, "fabric.cores", ".0f", "5 cores each: {} cores"),
     (EX, "fabric.storage_endpoints", ",.0f", "128 x 2 + 2 x 8 + 4 x 2 = {} endpoints"),
     (EX, "fabric.storage_leaves", ".0f", "a full leaf: {} leaves and 2 spines"),
     (EX, "fabric.storage_spines", ".0f", "leaves and {} spines of 9 links"),
@@ -118,8 +119,12 @@ FIGURES = [
     (GB200, "reliability.hot_rack_stock_cost", "musd1", "for its hot pool (USD {}M)"),
     # The workbook's sheets (README): the Summary's sentence
     (EX, "tco.npv_advantage", "-musd1", '"Rent: owning costs {} MUSD more than renting (NPV)" on the example'),
+    (EX, "tco.npv_advantage_on_demand", "musd1", "the NPV advantage is {} MUSD against on demand"),
+    (EX, "tco.npv_advantage_committed", "musd1", "and {} MUSD against a committed contract"),
     # Generation upgrade: moving instead
     (UPGRADE, "generation.move_value_share", "pct1", "and keeps {}% of its"),
+    (UPGRADE, "generation.move_capex", "musd2", "of its {} MUSD; the retrofit"),
+    (UPGRADE, "generation.projects_total", "musd2", "the retrofit 150 / 240 of its {} MUSD"),
 ]
 
 
@@ -146,3 +151,19 @@ def test_the_readme_quotes_the_built_figure(site: str, line: str | tuple[str, ..
     value = sum(float(np.asarray(_site(site).values[each]).reshape(-1)[0]) for each in lines)
     want = phrase.format(_figure(value, fmt))
     assert want in README, f"README should say {want!r} ({line} of {site} = {value!r})"
+
+
+@pytest.mark.slow
+def test_the_single_mode_optic_figure_is_the_price_gap_on_the_example(tmp_path: Path) -> None:
+    """docs/fabric.md: choosing the single-mode MMS4X00-NS once left the example's compute transceivers at the
+    multimode price, "1.02 MUSD low on the example's 2,048": 2,048 single-mode compute transceivers (host side
+    512, leaf host side 512, leaf-spine 1,024) x (1,500 - 1,000) USD = 1,024,000 USD."""
+    model = load(example_with(tmp_path, "single_mode", risk=False, **{"catalog.optic": "MMS4X00-NS"}))
+    got = {k: float(model.values[f"bom.{k}_optics_sm_qty"].reshape(-1)[0])
+           for k in ("node", "leaf_host", "leaf_spine", "spine_core")}
+    assert got == {"node": 512, "leaf_host": 512, "leaf_spine": 1024, "spine_core": 0}
+    prices = (model.values[f"tco.{k}transceiver_price"].reshape(-1)[0] for k in ("single_mode_", ""))
+    gap = float(next(prices) - next(prices))
+    low = sum(got.values()) * gap
+    assert low == 2048 * 500
+    assert f"{low / 1e6:.2f} MUSD low on the example's {sum(got.values()):,.0f}" in README

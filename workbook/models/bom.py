@@ -76,6 +76,8 @@ INPUTS = with_limits([
          **_USD),
     Spec("bom.single_mode_cable_price", "Price per single-mode fibre cable", "USD", **_USD),
     Spec("bom.oob_cable_price", "Price per out-of-band copper patch cable", "USD", **_USD),
+    Spec("bom.oob_uplink_cable_price", "Price per out-of-band uplink cable (100G QSFP28 active optical)", "USD",
+         **_USD),
     Spec("bom.inband_switch_price", "Price per in-band (front-end Ethernet) switch", "USD", **_USD),
     Spec("bom.inband_transceiver_price", "Price per in-band transceiver (multimode)", "USD", **_USD),
     Spec("bom.inband_single_mode_transceiver_price", "Price per in-band single-mode transceiver", "USD", **_USD),

@@ -75,7 +75,8 @@ def hardware(i: Any, m: Models, parts: dict[str, str], s: SheetBuilder, table: G
     liquid_racks = m.power.racks * flag(m.cooling.rack_liquid_heat > Const(0, "kW"))
     bought = b.choice("cabinets") == "buy"
     colo = "" if bought else "supplied with the colocation cabinets (in the colocation price)"
-    devices = m.fabric.switches_total + m.oob.oob_switches + b.fabric_managers + b.management_nodes
+    devices = (m.fabric.switches_total + m.oob.oob_switches + m.oob.oob_aggregation + b.fabric_managers
+               + b.management_nodes)
     out = [
         Item("nodes", "compute", "GPU nodes", part("node", "GPU node"), m.power.nodes, "nodes",
              "ROUNDUP(GPUs / GPUs per node) (Power chain)", t.server_price),
@@ -98,7 +99,8 @@ def hardware(i: Any, m: Models, parts: dict[str, str], s: SheetBuilder, table: G
              m.power.nodes * b.node_power_cords, "cords", "nodes x power cords per node", b.power_cord_price),
         Item("device_power_cords", "power", "Power cords, switches and appliances", "C13-C14 power cord, PDU "
              "outlet to switch or server power supply", devices * b.device_power_cords, "cords",
-             "(fabric + out-of-band switches + fabric managers + management nodes) x cords each", b.power_cord_price),
+             "(fabric + out-of-band and aggregation switches + fabric managers + management nodes) x cords each",
+             b.power_cord_price),
         Item("cdus", "cooling", "Coolant distribution units (CDUs)", part("cdu", "CDU"), m.cooling.cdus_installed,
              "CDUs", "CDUs installed with redundancy (Cooling)", b.cdu_price),
         Item("manifolds", "cooling", "Rack coolant manifolds", "supply and return manifold per liquid-cooled rack, "
@@ -115,16 +117,16 @@ def hardware(i: Any, m: Models, parts: dict[str, str], s: SheetBuilder, table: G
 
 def services(b: Inputs, m: Models) -> list[Item]:
     """Installation and cabling: a trade of its own (an integrator), priced per rack and per cable."""
-    cables = m.fabric.cables_total + m.oob.oob_endpoints
+    cables = m.fabric.cables_total + m.oob.oob_endpoints + m.oob.oob_uplinks
     return [
         Item("installation", "services", "Installation: rack and stack, power up", "install every rack of this "
              "request: position and level the cabinet, mount its nodes, switches and appliances, connect the power "
              "cords, power on and hand over; per rack", m.power.racks_total, "racks",
              "every rack (Power chain)", b.install_price),
         Item("cabling", "services", "Cabling: install, label and test", "route, dress, label and test every "
-             "network cable of this request (fibre, copper peer links and out-of-band patch cables), with a test "
-             "report per link; per cable", cables, "cables",
-             "fabric cables (Fabric) + out-of-band patch cables (one per endpoint)", b.cabling_price),
+             "network cable of this request (fibre, copper peer links, out-of-band patch cables and uplinks), with a "
+             "test report per link; per cable", cables, "cables",
+             "fabric cables (Fabric) + out-of-band patch cables (one per endpoint) and uplinks", b.cabling_price),
     ]
 
 
@@ -144,6 +146,9 @@ def _network(i: Any, m: Models, part: Callable[[str, str], str], s: SheetBuilder
     out.append(Item("oob_switches", "network", "Out-of-band switches", part("oob_switch", "management switch"),
                     m.oob.oob_switches, "switches", "ROUNDUP(out-of-band endpoints / ports per switch) (Fabric)",
                     t.oob_switch_price))
+    out.append(Item("oob_aggregation_switches", "network", "Out-of-band aggregation switches", ib,
+                    m.oob.oob_aggregation, "switches", "a pair taking the out-of-band switches' uplinks (Fabric)",
+                    b.inband_switch_price))
     out.append(Item("fabric_managers", "network", "Fabric manager appliances", "InfiniBand fabric manager "
                     "appliance (NVIDIA UFM Enterprise appliance class), 1U, installed as a high-availability pair",
                     b.fabric_managers, "appliances", "the site's choice (Inputs)", b.fabric_manager_price))
@@ -157,6 +162,9 @@ def _network(i: Any, m: Models, part: Callable[[str, str], str], s: SheetBuilder
     out += _cables(s, i, m, table)
     out.append(Item("oob_cables", "network", "Out-of-band copper cables", "Cat6 patch cable, RJ45, 1-5 m",
                     m.oob.oob_endpoints, "cables", "one per out-of-band endpoint (Fabric)", b.oob_cable_price))
+    out.append(Item("oob_uplink_cables", "network", "Out-of-band uplink cables", "100G QSFP28 active optical "
+                    "cable, out-of-band switch to aggregation switch, 5-30 m", m.oob.oob_uplinks, "cables",
+                    "out-of-band switches x uplinks per switch (Fabric)", b.oob_uplink_cable_price))
     return out
 
 

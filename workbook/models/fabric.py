@@ -133,6 +133,10 @@ INPUTS = with_limits([
     Spec("fabric.oob_switch_ports", "Ports per out-of-band switch", "count", "a count of ports", "48", lo=0,
          lo_open=True, integer=True, fmt=COUNT),
     Spec("fabric.oob_switch_power", "Power per out-of-band switch", "W", **{**_W, "example": "150 W"}),
+    Spec("fabric.oob_uplinks_per_switch", "Uplinks per out-of-band switch to its aggregation pair", "count",
+         "a count of links, at least 1", "2", lo=1, integer=True, fmt=COUNT),
+    Spec("fabric.oob_uplink_ports", "Uplink ports per out-of-band switch (beside its endpoint ports)", "count",
+         "a count of ports, at least 1", "4", lo=1, integer=True, fmt=COUNT),
 ])
 
 

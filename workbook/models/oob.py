@@ -4,6 +4,11 @@ It counts the nodes' BMCs, the fabric switches' management ports, every rack PDU
 every CDU (from cooling); those models use the fabric's power, so this is a model of its own that takes their
 outputs. Its inputs are the fabric's (`fabric.oob_*`); its switch power stays inside the power chain's
 management power input (it is shown, not added again).
+
+The leaves uplink on their own uplink ports to an aggregation pair of the in-band switch model (a pair of its
+own, not ports on the in-band network: those are sized before this model, so borrowing theirs would make a
+loop). Each leaf splits its uplinks across the pair, so one aggregation switch or uplink can fail without
+cutting a leaf off.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ class OobOut:
     oob_switches: Line
     oob_switches_power: Line
     oob_endpoints: Line  # one copper patch cable each (the bill of materials)
+    oob_uplinks: Line
+    oob_aggregation: Line
+    oob_aggregation_power: Line
 
 
 def define(scope: Scope, i: Inputs, fabric: FabricOut, power: PowerOut, cooling: CoolingOut) -> OobOut:
@@ -44,4 +52,15 @@ def define(scope: Scope, i: Inputs, fabric: FabricOut, power: PowerOut, cooling:
                  "ROUNDUP(endpoints / ports per switch)", fmt=COUNT)
     s.calc("oob_switches_power", "Out-of-band switch power", "kW", oob * i.oob_switch_power,
            "switches x power each; part of the power chain's management power input, not added again")
+    s.check("oob_uplinks_fit", "An out-of-band switch has the uplink ports its uplinks need",
+            i.oob_uplinks_per_switch <= i.oob_uplink_ports)
+    uplinks = s.calc("oob_uplinks", "Out-of-band uplinks (cables)", "links", oob * i.oob_uplinks_per_switch,
+                     "switches x uplinks per switch, on their uplink ports", fmt=COUNT)
+    aggregation = s.calc("oob_aggregation", "Out-of-band aggregation switches (in-band switch model)", "switches",
+                         2 * ceil(uplinks / (2 * i.inband_switch_radix)),
+                         "a pair, each taking half the uplinks: 2 x ROUNDUP(uplinks / (2 x in-band switch radix))",
+                         fmt=COUNT)
+    s.calc("oob_aggregation_power", "Out-of-band aggregation switch power", "kW",
+           aggregation * i.inband_switch_power,
+           "aggregation switches x in-band switch power; part of the management power input, not added again")
     return scope.outputs(OobOut)

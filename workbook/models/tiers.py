@@ -20,9 +20,11 @@ The rules (each line's note repeats the one it uses):
   each of the first `its uplinks` spines of its group, full leaves first. Groups of full leaves have as many
   spines as a full leaf has uplinks; the group where full leaves end may hold part-filled leaves too; groups of
   part-filled leaves only have as many spines as such a leaf has uplinks. A spine needs uplinks for the ports
-  down it has populated, as a leaf does (MIN(spine ports up, ROUNDUP(populated / spine ratio))); cores =
-  ROUNDUP(spine-core links / radix). At 1:1 this is the fat tree of Al-Fares et al. (k^3/4 endpoints) and the
-  SuperPOD B200's 16/32/64-SU counts (spines = leaves, cores = leaves / 2).
+  down it has populated, as a leaf does (MIN(spine ports up, ROUNDUP(populated / spine ratio))). The spines at
+  one position in every group form a plane and reach only that plane's cores, so cores are rounded per plane:
+  ROUNDUP(a plane's spine-core links / radix) for each (not the links of all planes pooled, whose cores could
+  not take links from another plane's spines). At 1:1 this is the fat tree of Al-Fares et al. (k^3/4
+  endpoints) and the SuperPOD B200's 16/32/64-SU counts (spines = leaves, cores = leaves / 2).
 """
 
 from __future__ import annotations
@@ -215,8 +217,11 @@ def tiers(n: Net, ports: Ports, lay: Layout, search: list[Line]) -> Tiers:
             "its links from every leaf", any_(not_(tier_count.eq(2)), all_(two * pair <= ports.up,
                                                                             count * pair <= k)),
             "spines x links per pair <= leaf ports up, and leaves x links per pair <= radix")
-    cores = n.calc("cores", "core switches", "switches", ceil(groups["spine_core"] / k),
-                   "ROUNDUP(spine-core links / radix)")
+    low, high = groups["plane_links"]
+    cores = n.calc("cores", "core switches", "switches",
+                   rest_up * ceil(low / k) + (full_up - rest_up) * ceil(high / k),
+                   "per core plane (the spines at one position in every group): the first (a part-filled leaf's "
+                   "uplinks) planes x ROUNDUP(their links / radix) + the other planes x ROUNDUP(theirs / radix)")
     return Tiers(count, tier_count, spines, cores, leaf_spine, groups["spine_core"])
 
 
@@ -248,7 +253,12 @@ def _three_tier_spines(n: Net, ports: Ports, full: Line, partial: Line, full_up:
                 + gp * rest_up * full_spine + rest_up * up_for(r)),
         f"each spine's uplinks for the n ports down it uses ({needs}): full groups, the mixed group (spines "
         "its part-filled leaves reach, the rest), part-filled groups, the last one")
-    return {"spines": spines, "spine_core": spine_core}
+    low = n.calc("core_plane_links_first", "spine-core links into each of the first core planes", "links",
+                 core * (gf * full_spine + up_for(fr + qb) + gp * full_spine + up_for(r)),
+                 "a plane the part-filled leaves' spines reach: its spine in every group, full or not")
+    high = n.calc("core_plane_links_other", "spine-core links into each other core plane", "links",
+                  core * (gf * full_spine + up_for(fr)), "a plane only full leaves' spines reach")
+    return {"spines": spines, "spine_core": spine_core, "plane_links": (low, high)}
 
 
 def uplink_transceivers(n: Net, name: str, net: Tiers, breakout: Any) -> tuple[Line, Line]:
