@@ -324,3 +324,82 @@ def documents_text() -> str:
     pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     return " ".join(" ".join(p.read_text(encoding="utf-8").split()) for p in pages)
 
+
+def cut_texts(path: Path) -> list[str]:
+    """Every text a printed page cuts: a text's printed box is its cell (or merged range), and for text that does
+    not wrap the empty cells it runs on into; a page prints the part of that box in its own columns (on a page
+    after the first across, the repeated columns' part only). A text wider than the part printed, or a wrapped or
+    merged one whose box the page prints in part, loses its glyphs past the page's edge ("...(128 x D" on the
+    example's continuation pages). Only the pages a spreadsheet prints are read: a page after the first across
+    prints where its own columns hold something."""
+    out = []
+    for ws in openpyxl.load_workbook(path).worksheets:
+        if ws.print_area:
+            out += _cut_on(_PrintedSheet(ws))
+    return sorted(set(out))
+
+
+class _PrintedSheet:
+    """A worksheet as it prints: its print area's pages across and bands down, the repeated columns, widths."""
+
+    def __init__(self, ws: Any) -> None:
+        from openpyxl.utils import range_boundaries
+
+        self.ws = ws
+        c0, r0, c1, self.r1 = range_boundaries(str(ws.print_area).split("!")[-1].replace("$", ""))
+        self.c1 = c1
+        self.widths = {c: dim.width for dim in ws.column_dimensions.values() if dim.min is not None
+                       for c in range(dim.min, dim.max + 1)}
+        self.merged = {(m.min_row, m.min_col): m.max_col for m in ws.merged_cells.ranges}
+        self.inside = {(r, c) for m in ws.merged_cells.ranges for r in range(m.min_row, m.max_row + 1)
+                       for c in range(m.min_col, m.max_col + 1)}
+        self.filled = {(cell.row, cell.column) for row in ws.iter_rows(min_row=r0, max_row=self.r1, min_col=c0,
+                                                                        max_col=c1)
+                       for cell in row if cell.value not in (None, "")}
+        starts = [c0, *sorted(b.id + 1 for b in ws.col_breaks.brk if c0 < b.id + 1 <= c1)]
+        self.pages = [range(a, b) for a, b in zip(starts, [*starts[1:], c1 + 1], strict=True)]
+        rows = [r0, *sorted(b.id + 1 for b in ws.row_breaks.brk if r0 < b.id + 1 <= self.r1)]
+        self.bands = [range(a, b) for a, b in zip(rows, [*rows[1:], self.r1 + 1], strict=True)]
+        self.repeat: range = range(0)
+        if ws.print_title_cols and len(self.pages) > 1:
+            lo, hi = (range_boundaries(f"{part}1")[0] for part in ws.print_title_cols.replace("$", "").split(":"))
+            self.repeat = range(lo, hi + 1)
+
+    def width(self, cols: list[int]) -> float:
+        return sum(self.widths.get(c, 8.43) for c in cols)
+
+    def box(self, r: int, c: int) -> range:
+        """The columns a text at (r, c) prints across: its merged range, or its cell and the empty ones it runs
+        on into (text that neither wraps nor aligns right)."""
+        cell, last = self.ws.cell(r, c), self.merged.get((r, c), c)
+        if last == c and not cell.alignment.wrap_text and cell.alignment.horizontal in (None, "left", "general"):
+            while last < self.c1 and (r, last + 1) not in self.filled and (r, last + 1) not in self.inside:
+                last += 1
+        return range(c, last + 1)
+
+
+def _cut_on(sheet: _PrintedSheet) -> list[str]:
+    from openpyxl.utils import get_column_letter
+
+    from workbook.excel.text_width import room, text_points
+
+    out = []
+    for k, own in enumerate(sheet.pages):
+        shown = [*sheet.repeat, *own] if k else list(own)
+        for band in sheet.bands:
+            if k and not any((r, c) in sheet.filled for r in band for c in own if c not in sheet.repeat):
+                continue  # a page after the first across with nothing of its own is not printed
+            for r, c in ((r, c) for r in band for c in shown if (r, c) in sheet.filled):
+                cell = sheet.ws.cell(r, c)
+                if not isinstance(cell.value, str) or cell.value.startswith("="):
+                    continue
+                box = sheet.box(r, c)
+                printed = [col for col in box if col in (sheet.repeat if k and c in sheet.repeat else own)]
+                if cell.alignment.wrap_text or (r, c) in sheet.merged:
+                    cut = len(printed) < len(box)
+                else:
+                    cut = text_points(cell.value, cell.font.sz or 10, bool(cell.font.b)) > room(sheet.width(printed))
+                if cut:
+                    out.append(f"'{sheet.ws.title}'!{get_column_letter(c)}{r} on page {k + 1} across: "
+                               f"{cell.value[:40]!r}")
+    return out

@@ -15,6 +15,7 @@ import yaml
 from openpyxl.utils import range_boundaries
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import cut_texts
 from tests.overlaps import PageText, overlaps, past_the_edge, read, smallest_text
 from workbook import api
 from workbook.excel.layout import LABEL, UNIT, Layout
@@ -37,9 +38,11 @@ SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / 
 # Issue 42's spares (the hold rule's rows per part type, the support contracts, a pool per switch model) add three
 # pages to the Reliability sheet and two to the BOM: the example 84 -> 89. Issue 41's rent cases, IRR search and
 # risk charts (TCO, Risk), issue 42's PUE floor and plant rows (Power chain 3 -> 4, Checks) and issue 44's Cover with
-# its figures and page index: planned at 97, 100, 88 and 121 (2026-12-06). Each limit is the pack's pages now + 2.
-PACK_PAGES = {"example": 99, "b200-liquid-build": 102, "gb200-nvl72-colo": 90,
-              "example-b200-upgrade": 123}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
+# its figures and page index: planned at 97, 100, 88 and 121 (2026-12-06). Issue 44's item 3 (headings wrap inside
+# the repeated columns of a sheet printed across pages; a tornado in them starts a page of its own, printed once):
+# 98, 99, 89 and 124. Each limit is the pack's pages now + 2.
+PACK_PAGES = {"example": 100, "b200-liquid-build": 101, "gb200-nvl72-colo": 91,
+              "example-b200-upgrade": 126}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
 SUMMARY_PAGES = 7  # three pages of figures at 100%, then its three charts two a page (the upgrade's: four pages of
 # figures at 97%, its fourth chart beside the last, then one a page: two a page would need 91%, which saves none)
 
@@ -143,6 +146,29 @@ def test_no_chart_is_cut_across_pages(site_printed: Printed) -> None:
         assert plan.kept, title
         for lo, hi in plan.kept:
             assert not any(lo < cut <= hi for cut in plan.row_breaks), (title, lo, hi, plan.row_breaks)
+
+
+def test_no_text_is_cut_where_a_sheet_prints_across_pages(site_printed: Printed) -> None:
+    """A page after the first across prints the repeated label columns at their own width: a title, note or
+    heading that ran on from them was cut mid-word there ("...(128 x D", "...managem", "...longest lead ti" on the
+    example's pages 9-10 and 44). Every text's printed box on every printed page holds it, in the pack and in the
+    monthly appendix (whose sheets the workbook holds too), and the Cover's labels are not cut by the text beside
+    them."""
+    assert cut_texts(site_printed.xlsx) == []
+
+
+def test_a_chart_prints_once_not_again_in_the_repeated_columns(site_printed: Printed) -> None:
+    """A chart anchored in the columns a sheet repeats across pages printed again, cut, beside the next page's
+    columns (the Sensitivity sheet's NPV tornado: labels and no bars, example p58, B200 p61, GB200 p57, upgrade
+    p77): it starts a page of its own, whose pages across hold nothing else and are not printed. Each tornado's
+    title is on one page, whole."""
+    first = min(k for k, count in enumerate(site_printed.pack.items()) if count[0] == "Sensitivity")
+    start = sum(list(site_printed.pack.values())[:first])
+    pages = site_printed.text[start:start + site_printed.pack["Sensitivity"]]
+    words = [" ".join(w["text"] for w in page.words) for page in pages]
+    titled = [k for k, text in enumerate(words) if "Change in" in text]
+    whole = [k for k, text in enumerate(words) if "from the base case" in text]
+    assert titled == whole and len(titled) == len(set(titled)) >= 2, titled
 
 
 def test_the_monthly_detail_prints_in_the_appendix_up_to_a_year_a_page_across(site_printed: Printed) -> None:

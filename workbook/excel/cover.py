@@ -89,8 +89,9 @@ def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Pape
         ws.write_string(r, 1, odds, styles.text)
         r += 1
     for label, text in rows:
-        ws.write(r, 0, label, styles.bold_top)
-        tall[r] = _wrapped(ws, r, text, styles)
+        tall[r] = _labelled(ws, r, label, styles)
+        tall[r] = max(tall[r], _wrapped(ws, r, text, styles))
+        ws.set_row(r, tall[r])
         r += 1
     r += 1
     ws.write(r, 0, "How to read", styles.bold_top)
@@ -149,15 +150,12 @@ def _headline(ws: Any, styles: Styles, headline: list[tuple[Line, np.ndarray]], 
     """The headline's rows from `r`, each =its line's name in the number format of its row (the answer's sentence,
     a figure with its unit); a label wider than its column wraps, its row as tall as its lines (recorded in `tall`
     for the page plan), never cut by the figure beside it; returns the next row."""
-    wrapping = styles.wb.add_format({**styles.base, "bold": True, "valign": "top", "text_wrap": True})
     for line, value in headline:
         shown = formats.shown(line, value)
         unit = "" if formats.worded(line.fmt) or line.is_bool or not shown.unit else f" ({shown.unit})"
-        label = line.label + unit
-        lines = wrapped_lines(label, LABEL_WIDTH, bold=True)
-        ws.write(r, 0, label, wrapping if lines > 1 else styles.bold_top)
-        if lines > 1:
-            tall[r] = _row_height(lines)
+        height = _labelled(ws, r, line.label + unit, styles)
+        if height > ROW_HEIGHT:
+            tall[r] = height
             ws.set_row(r, tall[r])
         if line.is_bool:
             fmt = styles.value(line.fmt, "check")
@@ -187,6 +185,14 @@ def _origin(source: str) -> str:
 
 TEXT_WIDTH = 110  # characters in the Cover's text column
 LABEL_WIDTH = 58  # characters in its label column: the longest setting's label whole
+
+
+def _labelled(ws: Any, row: int, label: str, styles: Styles) -> float:
+    """A bold label in the label column, wrapped where it is wider than the column (never cut by the figure or
+    text beside it); returns the height its lines need."""
+    lines = wrapped_lines(label, LABEL_WIDTH, bold=True)
+    ws.write(row, 0, label, styles.bold_wrap if lines > 1 else styles.bold_top)
+    return _row_height(lines) if lines > 1 else ROW_HEIGHT
 
 
 def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> float:

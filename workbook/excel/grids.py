@@ -22,13 +22,16 @@ from workbook.excel.pages import (
     Across,
     Block,
     Paper,
+    above_span,
     apply,
     column_breaks,
     column_points,
     min_scale,
     plan_pages,
     set_heights,
+    title_height,
     wrapped_lines,
+    write_above,
 )
 from workbook.excel.styles import Styles
 from workbook.excel.text_width import room, text_points
@@ -51,18 +54,27 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
     breaks = column_breaks([column_points(w) for w in widths], first_col, paper.width * 100 / min_scale(BODY_FONT),
                            across)
     first_page = (breaks or [len(widths)])[0] - 1  # the last column of the first page across
-    ws.write(0, first_col, f"{grids[0].title}: {site}", styles.title)
-    ws.merge_range(1, first_col, 1, first_page, grids[0].note, styles.text)
+    title = f"{grids[0].title}: {site}"
+    title_span, note_span = (above_span(widths, (first_col, first_col), first_page, title=t) for t in (True, False))
+    if title_span:
+        write_above(ws, 0, title, styles.title_wrap, title_span)
+    else:
+        ws.write(0, first_col, title, styles.title)
+    note_span = note_span or (first_col, first_page)
+    ws.merge_range(1, note_span[0], 1, note_span[1], grids[0].note, styles.text)
     heights = [ROW_HEIGHT] * (grid_first_row(grids, len(grids)))
-    heights[0] = TITLE_HEIGHT
-    heights[1] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(grids[0].note, sum(widths[first_col:first_page + 1]))
+    heights[0] = title_height(title, widths[first_col]) if title_span else TITLE_HEIGHT
+    heights[1] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(grids[0].note, sum(widths[note_span[0]:note_span[1] + 1]))
                      + 3)
+    # a heading in the repeated column wraps inside it where the sheet prints across (else it runs on)
+    wrap = first_page < len(widths) - 1
     sections: set[int] = set()
     collapsed: set[int] = set()  # rows that do not apply to the site (a part of quantity 0): hidden, not printed
     for k, grid in enumerate(grids):
         head = grid_first_row(grids, k)
         if k:
-            ws.write(head - 1, first_col, grid.title, styles.bold)
+            ws.write(head - 1, first_col, grid.title, styles.bold_wrap if wrap else styles.bold)
+            heights[head - 1] = _heading_height(grid.title, widths[first_col], wrap)
         for c, column in enumerate(grid.columns):
             ws.write_string(head, c, column.header, styles.header_wrap)
         heights[head] = LINE_HEIGHT * max(wrapped_lines(col.header, widths[c], bold=True) for c, col in
@@ -71,7 +83,8 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
             if isinstance(row, Section):
                 for c in range(len(grid.columns)):
                     ws.write_blank(r, c, None, styles.section)
-                ws.write_string(r, first_col, row.title, styles.section)
+                ws.write_string(r, first_col, row.title, styles.section_wrap if wrap else styles.section)
+                heights[r] = _heading_height(row.title, widths[first_col], wrap)
                 sections.add(r)
                 continue
             heights[r] = _write_row(wb, ws, styles, layout, grid, row, r, values, widths)
@@ -92,6 +105,11 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
     apply(ws, paper, plan)
     if layout.document is not None and layout.document.protect:
         ws.protect("", {"format_columns": True, "format_rows": True})
+
+
+def _heading_height(text: str, width: float, wrap: bool) -> float:
+    """A bold heading's row: one line, or as many as it wraps to in its column."""
+    return max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, width, bold=True) + 3) if wrap else ROW_HEIGHT
 
 
 def _blocks(grids: list[Grid], first_col: int, first_page: int) -> list[Block]:

@@ -25,6 +25,7 @@ CHART_FONT = 9.0  # points: the smallest text of the charts, their axis numbers;
 SLACK = 0.94  # of the printable area a plan uses: room for the spreadsheet's own rounding of widths and heights
 ROW_HEIGHT = 15.0  # points: the height of a row of 10-point text
 TITLE_HEIGHT = 21.0  # points: a sheet's 14-point title row
+TITLE_LINE = 18.0  # points per line of a wrapped 14-point title
 LINE_HEIGHT = 12.75  # points per line of wrapped 10-point text
 DEFAULT_WIDTH = 8.43  # a column's width in characters where none is set
 SHRINK = 0.15  # a sheet prints up to 15% smaller where that saves a page, never below its readable scale
@@ -126,15 +127,18 @@ def fit_scale(needed: float, available: float, cap: int = 100) -> int:
 
 
 def row_breaks(heights: list[float], scale: int, paper: Paper, first: int, keep: list[tuple[int, int]],
-               sections: set[int], repeat: float) -> list[int]:
+               sections: set[int], repeat: float, apart: frozenset[int] = frozenset()) -> list[int]:
     """Rows that start a new page: as late as each page allows, moved up so that no kept span (a chart) is cut
-    and no section heading ends a page. `heights` in points from row 0; `repeat` is the height of the rows
-    printed again on each page."""
+    and no section heading ends a page; each row of `apart` starts one. `heights` in points from row 0;
+    `repeat` is the height of the rows printed again on each page."""
     room = paper.height * 100 / scale
     breaks: list[int] = []
     start, used = 0, 0.0
     row = 0
     while row < len(heights):
+        if row in apart and row > start:
+            breaks.append(row)
+            start, used = row, 0.0
         if used + heights[row] > room - (repeat if breaks else 0) and row > max(start, first):
             cut = _moved(row, start, keep, sections)
             breaks.append(cut)
@@ -168,6 +172,32 @@ class Across:
     whole: tuple[tuple[int, int], ...] = ()
 
 
+def above_span(widths: list[float], repeat: tuple[int, int], first_page: int, *,
+               title: bool = False) -> tuple[int, int] | None:
+    """The columns a text above a sheet's table wraps across, where the sheet prints more than one page across
+    (None where it prints one page wide: the text runs on as it always has). The repeated columns print only
+    their own width on each page after the first, so a text running on from them would be cut mid-word there:
+    the title wraps inside them (and so heads every page across), any other text wraps in the first page's
+    other columns (printed once)."""
+    lo, hi = repeat
+    if first_page >= len(widths) - 1 or hi >= first_page:
+        return None
+    return (lo, hi) if title else (hi + 1, first_page)
+
+
+def write_above(ws: Any, row: int, text: str, fmt: Any, span: tuple[int, int]) -> None:
+    """A text above a table, merged across `span` (above_span's) where that is more than one column."""
+    if span[0] < span[1]:
+        ws.merge_range(row, span[0], row, span[1], text, fmt)
+    else:
+        ws.write_string(row, span[0], text, fmt)
+
+
+def title_height(text: str, width: float) -> float:
+    """A 14-point bold title's row, wrapped at `width` characters."""
+    return max(TITLE_HEIGHT, TITLE_LINE * wrapped_lines(text, width, 14.0, True) + 3)
+
+
 def column_breaks(points: list[float], first: int, room: float, across: Across) -> list[int]:
     """The fewest pages across whose columns fit `room` points each, and of those the breaks that make the widest
     page narrowest (so the sheet prints as large as it can). `points` per column from column 0."""
@@ -195,11 +225,14 @@ def column_breaks(points: list[float], first: int, room: float, across: Across) 
 def plan_pages(paper: Paper, widths: list[float], heights: list[float], *, first_col: int = 0,
                header_row: int | None = None, repeat_from: int | None = None, across: Across = Across(),
                keep: list[tuple[int, int]] = (), sections: set[int] = frozenset(), smallest: float = BODY_FONT,
-               blocks: list[Block] = (), across_first: bool = False) -> PagePlan:
+               blocks: list[Block] = (), across_first: bool = False, apart: tuple[int, ...] = ()) -> PagePlan:
     """A sheet's pages (widths in characters per column from column 0, heights in points per row from row 0):
     printed no smaller than its smallest text allows (min_scale), as many pages across as that takes, the scale
     as large as those pages allow up to 100%; then broken down the pages without cutting a kept span (a chart) or
-    leaving a section heading at a page's foot, a last page of a few rows avoided by printing a little smaller."""
+    leaving a section heading at a page's foot, a last page of a few rows avoided by printing a little smaller.
+    Where it prints more than one page across, each row of `apart` starts a page: what starts there (a chart
+    anchored in the repeated columns) is printed once, on the first page across, not again in the repeated
+    columns beside the table's next columns (a page of nothing but repeated columns is not printed)."""
     points = [column_points(w) for w in widths]
     low = min_scale(smallest)
     breaks = column_breaks(points, first_col, paper.width * 100 / low, across)
@@ -209,7 +242,7 @@ def plan_pages(paper: Paper, widths: list[float], heights: list[float], *, first
     pages = [(repeat_w if a != first_col else 0.0) + sum(points[a:b + 1]) for a, b in plan.page_cols()]
     plan.scale = max(min(fit_scale(w, paper.width) for w in pages), min(low, 100))
     repeat = repeated_height(heights, header_row, repeat_from)
-    args = (paper, (header_row or 0) + 1, list(keep), set(sections), repeat)
+    args = (paper, (header_row or 0) + 1, list(keep), set(sections), repeat, frozenset(apart if breaks else ()))
     plan.row_breaks = row_breaks(heights, plan.scale, *args)
     rows = plan.row_breaks
     if rows:  # a page fewer printed a little smaller (a last page of a few rows, a second chart on a page)

@@ -40,10 +40,12 @@ from workbook.excel.pages import (
     PagePlan,
     Paper,
     apply,
+    column_breaks,
     column_points,
     min_scale,
     plan_pages,
     set_heights,
+    title_height,
     wrapped_lines,
 )
 from workbook.excel.text_width import text_points
@@ -149,20 +151,58 @@ def _merged(cols: dict[int, float]) -> float:
 
 
 def heights(sl: SheetLayout, cols: dict[int, float], notes: dict[int, str], shown: dict[int, str],
-            subtitle: str = "") -> list[float]:
+            subtitle: str = "", title: str | None = None) -> list[float]:
     """Each row's height in points, from row 0 to the sheet's last row: wrapped labels and notes, a sentence
-    wrapped across the label-to-note columns, a message in the value column make it taller."""
+    wrapped across the label-to-note columns, a message in the value column make it taller. `title`: the sheet's
+    title where it prints across more than one page (headings then wrap inside the repeated columns, as
+    `spans` says)."""
+    span = spans(title is not None)
+    width = {key: sum(cols[c] for c in range(lo, hi + 1)) for key, (lo, hi) in span.items()}
     out = [ROW_HEIGHT] * (sl.last_row + 1)
-    out[0] = TITLE_HEIGHT
-    out[1] = _height(wrapped_lines(subtitle, _merged(cols)))
+    out[0] = title_height(title, width["title"]) if title is not None else TITLE_HEIGHT
+    out[1] = _height(wrapped_lines(subtitle, width["subtitle"]))
     for row, item in sl.rows:
         if isinstance(item, Line):
             lines = max(wrapped_lines(item.label, cols[LABEL]), wrapped_lines(notes.get(row, ""), cols[NOTE]),
                         wrapped_lines(shown.get(row, ""), cols[VALUE]))
             out[row] = _height(lines)
         elif isinstance(item, Text):
-            out[row] = _height(wrapped_lines(item.text, _merged(cols)))
+            out[row] = _height(wrapped_lines(item.text, width["text"]))
+        elif isinstance(item, Section) and title is not None:
+            out[row] = _height(wrapped_lines(item.heading, width["section"], bold=True))
     return out
+
+
+def spans(across: bool) -> dict[str, tuple[int, int]]:
+    """The columns a sheet of lines writes its title, subtitle, sentences and section headings across. Printed
+    more than one page across, the label and unit columns repeat on each page after the first and print only
+    their own width there, so nothing may run on from them: the title, headings and sentences wrap inside them;
+    the subtitle goes beside them (printed once)."""
+    if not across:
+        return {"title": (LABEL, LABEL), "subtitle": (LABEL, NOTE), "text": (LABEL, NOTE), "section": (LABEL, LABEL)}
+    return {"title": (LABEL, UNIT), "subtitle": (VALUE, NOTE), "text": (LABEL, UNIT), "section": (LABEL, UNIT)}
+
+
+def prints_across(layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
+                  shown: dict[int, str]) -> bool:
+    """Whether a sheet of lines prints more than one page across (a timeline wider than a page)."""
+    sl = layout.sheets[title]
+    if not sl.has_series:
+        return False
+    periods = printed_periods(sl, values, layout.widths[sl.axis])
+    cols = widths(sl, periods, sum(c.sheet == title for c in layout.charts), shown, paper)
+    widths_ = [column_points(cols.get(c, DEFAULT_WIDTH)) for c in range(FIRST_PERIOD + periods)]
+    across = _across(sl, cols, paper, FIRST_PERIOD + periods - 1)
+    return bool(column_breaks(widths_, LABEL, paper.width * 100 / min_scale(BODY_FONT), across))
+
+
+def _across(sl: SheetLayout, cols: dict[int, float], paper: Paper, last_col: int) -> Across:
+    """A timeline's columns across pages: the label and unit repeated; a monthly one's pages start a year each
+    (or the part of one that fits)."""
+    starts = None
+    if sl.axis == MONTHS:
+        starts = tuple(range(FIRST_PERIOD + 1, last_col + 1, months_per_page(cols, paper)))
+    return Across(repeat=(LABEL, UNIT), starts=starts)
 
 
 def _height(lines: int) -> float:
@@ -201,10 +241,7 @@ def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float],
     last_printed = sl.last_row
     if sl.has_series:
         last_col = FIRST_PERIOD + periods - 1
-        starts = None
-        if sl.axis == MONTHS:
-            starts = tuple(range(FIRST_PERIOD + 1, last_col + 1, months_per_page(cols, paper)))
-        across = Across(repeat=(LABEL, UNIT), starts=starts)
+        across = _across(sl, cols, paper, last_col)
         widths_ = [cols.get(c, DEFAULT_WIDTH) for c in range(last_col + 1)]
         return plan_pages(paper, widths_, rows[:last_printed + 1], first_col=LABEL, header_row=HEADER_ROW,
                           repeat_from=repeat_from, across=across, keep=keep, sections=sections)
@@ -216,14 +253,16 @@ def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float],
 
 
 def size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
-                   notes: dict[int, str], shown: dict[int, str], subtitle: str) -> PagePlan:
-    """Set a sheet of lines' column widths and row heights from its content, then the pages it prints on."""
+                   notes: dict[int, str], shown: dict[int, str], subtitle: str,
+                   heading: str | None = None) -> PagePlan:
+    """Set a sheet of lines' column widths and row heights from its content, then the pages it prints on.
+    `heading`: the title written at its top where the sheet prints more than one page across."""
     sl = layout.sheets[title]
     charts = sum(c.sheet == title for c in layout.charts)
     width = layout.widths[sl.axis] if sl.has_series else 0
     periods = printed_periods(sl, values, width) if sl.has_series else 0
     cols = widths(sl, periods, charts, shown, paper)
-    row_heights = heights(sl, cols, notes, shown, subtitle)
+    row_heights = heights(sl, cols, notes, shown, subtitle, heading)
     for col, w in cols.items():
         if col < FIRST_PERIOD:
             ws.set_column(col, col, w)

@@ -34,12 +34,14 @@ class Styles:
         base = {"font_name": FONT, "font_size": 10, "valign": "top"}  # a row with a wrapped note reads from its top
         self.base = base
         self.title = wb.add_format({**base, "bold": True, "font_size": 14})
+        self.title_wrap = wb.add_format({**base, "bold": True, "font_size": 14, "text_wrap": True})
         self.subtitle = wb.add_format({**base, "italic": True, "font_color": "#595959"})
         self.header = wb.add_format({**base, "bold": True, "font_color": "#FFFFFF", "bg_color": HEADER_FILL,
                                      "border": 1})
         self.header_wrap = wb.add_format({**base, "bold": True, "font_color": "#FFFFFF", "bg_color": HEADER_FILL,
                                           "border": 1, "text_wrap": True, "valign": "top"})
         self.section = wb.add_format({**base, "bold": True, "bg_color": SECTION_FILL})
+        self.section_wrap = wb.add_format({**base, "bold": True, "bg_color": SECTION_FILL, "text_wrap": True})
         self.label = wb.add_format(base)
         self.line_label = wb.add_format({**base, "text_wrap": True, "valign": "top"})  # a line's label: may wrap
         self.name = wb.add_format({**base, "font_color": NAME_FONT, "font_name": "Consolas", "font_size": 9})

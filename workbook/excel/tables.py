@@ -21,12 +21,15 @@ from workbook.excel.pages import (
     Block,
     PagePlan,
     Paper,
+    above_span,
     apply,
     column_breaks,
     column_points,
     min_scale,
     plan_pages,
+    title_height,
     wrapped_lines,
+    write_above,
 )
 from workbook.excel.styles import Styles
 from workbook.excel.text_width import room, text_points
@@ -64,10 +67,19 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     pages across as that takes (the label and unit on each); the text above the table wraps on the first."""
     widths = table_widths(table)
     across, first_page = _plan_across(paper, widths, TORNADO_WIDTH if table.charts else 0)
-    ws.write(0, 0, table.title, styles.title)
-    ws.merge_range(1, 0, 1, first_page, table.note, styles.text)
-    note_height = lines_height(table.note, sum(widths[:first_page + 1]))
-    if table.current:
+    title_span, text_span = (above_span(widths, across.repeat, first_page, title=t) for t in (True, False))
+    if title_span:
+        write_above(ws, 0, table.title, styles.title_wrap, title_span)
+    else:
+        ws.write(0, 0, table.title, styles.title)
+    note_span = text_span or (0, first_page)
+    ws.merge_range(1, note_span[0], 1, note_span[1], table.note, styles.text)
+    note_height = lines_height(table.note, sum(widths[note_span[0]:note_span[1] + 1]))
+    current_height = ROW_HEIGHT
+    if table.current and text_span:
+        write_above(ws, CURRENT_ROW, table.current, styles.bold_wrap, text_span)
+        current_height = lines_height(table.current, sum(widths[text_span[0]:text_span[1] + 1]), bold=True)
+    elif table.current:
         ws.write_string(CURRENT_ROW, 0, table.current, styles.bold)
     fact_heights = _write_facts(ws, styles, table, values, widths[:first_page + 1])
     head = table_row(table)
@@ -89,7 +101,8 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
         chart = _tornado_chart(wb, ws.name, spec, first, last)
         ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
     ws.freeze_panes(head + 1, 1)
-    heights[0], heights[1], heights[head] = TITLE_HEIGHT, note_height, head_height
+    heights[1], heights[head], heights[CURRENT_ROW] = note_height, head_height, current_height
+    heights[0] = title_height(table.title, sum(widths[title_span[0]:title_span[1] + 1])) if title_span else TITLE_HEIGHT
     for row, height in {**fact_heights, **row_heights}.items():
         heights[row] = height
     for row, height in enumerate(heights):
@@ -100,8 +113,9 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     blocks = [Block((0, last), (0, len(widths) - 1)), *(Block(span, (0, first_page)) for span in spans)]
     if reasons:
         blocks.append(Block((last + 2, last + 2), (0, first_page)))
+    apart = (last + 2 if reasons else last + 3,) if table.charts else ()
     plans[ws.name] = plan = plan_pages(paper, widths, heights, header_row=head, across=across, keep=spans,
-                                       smallest=CHART_FONT, blocks=blocks, across_first=True)
+                                       smallest=CHART_FONT, blocks=blocks, across_first=True, apart=apart)
     apply(ws, paper, plan)
 
 
@@ -127,7 +141,7 @@ def _write_facts(ws: Any, styles: Styles, table: Any, values: dict[str, np.ndarr
     heights = {}
     for k, fact in enumerate(table.facts):
         r = FACTS_ROW + k
-        ws.write_string(r, 0, fact.label, styles.bold_top)
+        ws.write_string(r, 0, fact.label, styles.bold_wrap)
         ws.write_string(r, 1, fact.unit, styles.unit)
         fmt = styles.value(fact.fmt, "calc")
         if fact.line is not None:
@@ -214,8 +228,14 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     unit_width = max([12, *(len(x.unit) + 2 for x in shown)])
     widths = [label_width, unit_width, *cases]
     across, first_page = _plan_across(paper, widths, VIEW_CHART_WIDTH if view.chart_rows else 0)
-    ws.write(0, 0, f"{view.title}: {site}", styles.title)
-    ws.merge_range(1, 0, 1, first_page, view.note, styles.text)
+    title = f"{view.title}: {site}"
+    title_span, note_span = (above_span(widths, across.repeat, first_page, title=t) for t in (True, False))
+    if title_span:
+        write_above(ws, 0, title, styles.title_wrap, title_span)
+    else:
+        ws.write(0, 0, title, styles.title)
+    note_span = note_span or (0, first_page)
+    ws.merge_range(1, note_span[0], 1, note_span[1], view.note, styles.text)
     ws.write(head, 0, "Label", styles.header)
     ws.write(head, 1, "Unit", styles.header)
     ws.write(head + 1, 0, view.changes_label, styles.header_wrap)
@@ -244,14 +264,16 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
         ws.insert_chart(last_row + 3, 0, _view_chart(wb, ws.name, view, shown, (head, first_row, first_col, last_col)),
                         {"y_offset": 3})
     ws.freeze_panes(first_row, first_col)
-    heights[0], heights[1], heights[head + 1] = TITLE_HEIGHT, lines_height(
-        view.note, sum(widths[:first_page + 1])), changes_height
+    heights[0] = title_height(title, sum(widths[title_span[0]:title_span[1] + 1])) if title_span else TITLE_HEIGHT
+    heights[1] = lines_height(view.note, sum(widths[note_span[0]:note_span[1] + 1]))
+    heights[head + 1] = changes_height
     for row, height in enumerate(heights):
         ws.set_row(row, height)
     spans = [(last_row + 3, last_row + 2 + CHART_ROWS)] if view.chart_rows else []
     blocks = [Block((0, last_row), (0, last_col)), *(Block(span, (0, first_page)) for span in spans)]
     plans[ws.name] = plan = plan_pages(paper, widths, heights, header_row=head, across=across, keep=spans,
-                                       smallest=CHART_FONT, blocks=blocks, across_first=True)
+                                       smallest=CHART_FONT, blocks=blocks, across_first=True,
+                                       apart=tuple(lo for lo, _ in spans))
     apply(ws, paper, plan)
 
 

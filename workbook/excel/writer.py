@@ -38,7 +38,7 @@ from workbook.excel.layout import (
     plan,
 )
 from workbook.excel.output import write_atomically
-from workbook.excel.pages import PAPERS, Paper
+from workbook.excel.pages import PAPERS, Paper, write_above
 from workbook.excel.risk_sheet import write_risk
 from workbook.excel.styles import Styles
 from workbook.excel.tables import write_table, write_view
@@ -126,10 +126,12 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         if sl.grids:
             write_grids(wb, ws, styles, layout, sl.grids, values, site.name, paper)
             continue
-        _write_rows(wb, ws, styles, layout, title, values, site.name)
+        shown = _shown(layout, title, values)
+        across = sizing.prints_across(layout, title, paper, values, shown)
+        _write_rows(wb, ws, styles, layout, title, values, site.name, across)
         if title in (CHECKS_SHEET, SUMMARY):
             _colour_checks(ws, styles, sl, layout.as_values)
-        _size_and_print(ws, layout, title, paper, values)
+        _size_and_print(ws, layout, title, paper, values, shown, f"{title}: {site.name}" if across else None)
         if document.protect:
             ws.protect()
     if cover is not None:
@@ -143,11 +145,17 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
 
 
 def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, title: str,
-                values: dict[str, np.ndarray], site: str) -> None:
-    """A sheet of lines: its title, column headers, period headers, sections, sentences and lines with names."""
+                values: dict[str, np.ndarray], site: str, across: bool = False) -> None:
+    """A sheet of lines: its title, column headers, period headers, sections, sentences and lines with names.
+    `across`: it prints more than one page across (its headings then wrap inside the repeated columns)."""
     sl = layout.sheets[title]
-    ws.write(0, LABEL, f"{title}: {site}", styles.title)
-    ws.merge_range(1, LABEL, 1, NOTE, subtitle(title), _wrapped(styles, "subtitle", italic=True, font_color="#595959"))
+    span = sizing.spans(across)
+    if across:
+        write_above(ws, 0, f"{title}: {site}", styles.title_wrap, span["title"])
+    else:
+        ws.write(0, LABEL, f"{title}: {site}", styles.title)
+    ws.merge_range(1, span["subtitle"][0], 1, span["subtitle"][1], subtitle(title),
+                   _wrapped(styles, "subtitle", italic=True, font_color="#595959"))
     for col, head in enumerate(COLUMNS):
         ws.write(HEADER_ROW, col, head, styles.header)
     if sl.has_series:
@@ -158,10 +166,14 @@ def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
         if isinstance(item, Section):
             for col in range(len(COLUMNS)):
                 ws.write_blank(row, col, None, styles.section)
-            ws.write(row, LABEL, item.heading, styles.section)
+            if across:
+                write_above(ws, row, item.heading, styles.section_wrap, span["section"])
+            else:
+                ws.write(row, LABEL, item.heading, styles.section)
             continue
         if isinstance(item, Text):  # wrapped across the label-to-note columns: a page's edge would cut it
-            ws.merge_range(row, LABEL, row, NOTE, item.text, _wrapped(styles, "sentence", font_color="#404040"))
+            ws.merge_range(row, span["text"][0], row, span["text"][1], item.text,
+                           _wrapped(styles, "sentence", font_color="#404040"))
             continue
         _write_line(ws, styles, layout, title, item, values, row)
         target = layout.row_address(item) if item.series else layout.address(item.id, absolute=True)
@@ -234,13 +246,18 @@ def _wrapped(styles: Styles, key: str, **props: Any) -> Any:
     return cache[("wrapped", key)]
 
 
-def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray]) -> None:
+def _shown(layout: Layout, title: str, values: dict[str, np.ndarray]) -> dict[int, str]:
+    """The text a value cell shows instead of a number (a guard's message), by row."""
+    return {row: v for row, item in layout.sheets[title].rows if isinstance(item, Line) and not item.series
+            and isinstance(v := cached(item, values[item.id], values=values), str)}
+
+
+def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
+                    shown: dict[int, str], heading: str | None) -> None:
     """Column widths and row heights from the content, then the pages it prints on (workbook.excel.sizing)."""
     sl = layout.sheets[title]
     notes = {row: _note(item, layout) for row, item in sl.rows if isinstance(item, Line)}
-    shown = {row: v for row, item in sl.rows if isinstance(item, Line) and not item.series
-             and isinstance(v := cached(item, values[item.id], values=values), str)}
-    sizing.size_and_print(ws, layout, title, paper, values, notes, shown, subtitle(title))
+    sizing.size_and_print(ws, layout, title, paper, values, notes, shown, subtitle(title), heading)
     ws.freeze_panes(HEADER_ROW + 1, LABEL + 1)
 
 
