@@ -1,17 +1,21 @@
 """A line in a book never changes: the book seals it as it adds it. What a line reads (Line.reads) and what reads
-it (Book.readers) are public; a changed book is derived (Book.replaced), never edited in place."""
+it (Book.readers) are public; a changed book is derived (Book.replaced), never edited in place. A built book is
+frozen: no write to it, its lines' values, its sheets or its scenarios is accepted (issue 46: the API took
+`book.lines["tco.utilisation"].value[...] = 0.1` and the next evaluation returned it)."""
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 
 import pytest
 
 from tests.conftest import EXAMPLE
 from workbook.api import load
-from workbook.book import Book
+from workbook.book import Book, FrozenBook
 from workbook.formula import evaluation
 from workbook.formula.expr import FormulaError
+from workbook.formula.line import Line
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +102,52 @@ def test_a_book_derived_with_a_calculation_replaced_evaluates_its_scenario_copie
     copy = "scenario.low_utilisation.tco.energy_cost"
     assert changed.evaluate()[copy].item() == book.evaluate()[copy].item()  # as written: still the old formula
     assert evaluation.scenarios_as_rows(book) is not None
+
+
+def _copy(b: Book) -> Line:
+    base = b.lines["tco.npv_own"]
+    return base.cloned("tco.extra", "Extra", base.sheet, base.section)
+
+
+# each write and what refuses it: the book itself, or the read-only mapping, tuple or array it hands out
+WRITES = {
+    "a value in place": (lambda b: b.lines["tco.utilisation"].value.__setitem__(..., 0.1), ValueError),
+    "a line in place of another": (lambda b: operator.setitem(b.lines, "tco.utilisation", b.lines["tco.npv_own"]),
+                                   TypeError),
+    "a line removed": (lambda b: b.lines.pop("tco.utilisation"), AttributeError),
+    "a row on a sheet": (lambda b: b.sheets["Summary"].append(b.lines["tco.npv_own"]), AttributeError),
+    "a sheet": (lambda b: operator.setitem(b.sheets, "Extra", []), TypeError),
+    "a scenario's copy": (lambda b: operator.setitem(next(iter(b.scenarios.values())), "tco.utilisation", None),
+                          TypeError),
+    "a scenario": (lambda b: operator.setitem(b.scenarios, "extra", {}), TypeError),
+    "a chart": (lambda b: b.charts.append(b.charts[0]), AttributeError),
+    "a table": (lambda b: b.tables.append(None), AttributeError),
+    "the headline": (lambda b: b.headline.append(b.lines["tco.npv_own"]), AttributeError),
+    "an attribute": (lambda b: setattr(b, "charts", []), FrozenBook),
+    "the bill of materials": (lambda b: setattr(b, "bom", None), FrozenBook),
+    "a line added": (lambda b: b.add(_copy(b)), FrozenBook),
+    "a line defined": (lambda b: b.sheet("Summary", "summary").calc("extra", "Extra", "USD", b.lines["tco.npv_own"]),
+                       AttributeError),
+    "a section": (lambda b: b.sheet("Summary", "summary").section("Extra"), AttributeError),
+}
+
+
+@pytest.mark.parametrize("write", list(WRITES), ids=list(WRITES))
+def test_a_built_book_refuses_every_write(book: Book, write: str) -> None:
+    before = book.evaluate(lines=["tco.npv_advantage"])["tco.npv_advantage"].tolist()
+    assert book.frozen
+    action, refusal = WRITES[write]
+    with pytest.raises(refusal):
+        action(book)
+    assert book.lines["tco.utilisation"].value.tolist() == 0.7
+    assert isinstance(book.lines["tco.npv_own"], Line) and "tco.extra" not in book.lines
+    assert book.evaluate(lines=["tco.npv_advantage"])["tco.npv_advantage"].tolist() == before
+
+
+def test_a_book_derived_from_a_frozen_one_is_frozen_and_evaluates(book: Book) -> None:
+    base = book.lines["tco.energy_cost"]
+    changed = book.replaced(dataclasses.replace(base, formula=base.formula * 2))
+    assert changed.frozen
+    with pytest.raises(FrozenBook):
+        changed.add(_copy(changed))
+    assert changed.evaluate(lines=["tco.energy_cost"])["tco.energy_cost"].sum() > 0

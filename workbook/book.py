@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,10 @@ from workbook.unit_constants import constant
 from workbook.units import unit as parse_unit
 
 
+class FrozenBook(AttributeError):
+    """A write to a book whose build has ended (Book.freeze)."""
+
+
 @dataclass
 class Book:
     """Every line of one site's workbook, in definition (= evaluation) order, and the sheets they sit on."""
@@ -74,6 +79,39 @@ class Book:
     calendar: Any = None  # the timeline's dates (models.calendar.Calendar): column headers, fiscal-year keys
     _names: dict[str, str] = field(default_factory=dict, repr=False)  # defined name -> line id (each once)
     _readers: tuple[int, dict[str, tuple[str, ...]]] = field(default=(0, {}), repr=False)  # (lines then, succs)
+    _frozen: bool = field(default=False, repr=False)  # the build has ended: nothing in the book changes
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen"):
+            raise FrozenBook(f"the book is frozen (its build has ended): {name} cannot be set; derive a changed "
+                             "copy with Book.replaced")
+        object.__setattr__(self, name, value)
+
+    @property
+    def frozen(self) -> bool:
+        return bool(self.__dict__.get("_frozen"))
+
+    def freeze(self) -> Book:
+        """End the build: every line's value read-only, the lines, sheets and scenarios read-only mappings, what
+        the sheets show tuples, the readers computed once. A write to the book after this raises (FrozenBook, or
+        numpy's ValueError for a value array), so what evaluates it and what writes it read one book."""
+        if self.frozen:
+            return self
+        for line in self.lines.values():
+            if isinstance(line.value, np.ndarray):
+                line.value.setflags(write=False)
+        if self.lines:
+            self.readers(next(iter(self.lines)))  # computed while it may still be set
+        for name, value in (
+                ("lines", MappingProxyType(dict(self.lines))),
+                ("sheets", MappingProxyType({t: tuple(items) for t, items in self.sheets.items()})),
+                ("scenarios", MappingProxyType({n: MappingProxyType(dict(m)) for n, m in self.scenarios.items()})),
+                ("_names", MappingProxyType(dict(self._names)))):
+            object.__setattr__(self, name, value)
+        for name in ("settings", "charts", "tables", "views", "headline", "grids"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "_frozen", True)
+        return self
 
     def timeline(self, months: int) -> None:
         """Set the workbook's one timeline: the start (time 0) and `months` months after it."""
@@ -108,7 +146,14 @@ class Book:
         self.sheets.setdefault(title, [])
         return SheetBuilder(self, title, prefix, defined, group)
 
+    def add(self, line: Line) -> Line:
+        """Add a complete line (a scenario's copy, a document's own input): sealed, its name defined once, after
+        the conversion constants it reads. Refused once the book is frozen."""
+        return self._add(line)
+
     def _add(self, line: Line) -> Line:
+        if self.frozen:
+            raise FrozenBook(f"the book is frozen (its build has ended): line {line.id} cannot be added")
         self._add_constants(line)
         if line.id in self.lines:
             raise FormulaError("is defined twice", line=line.id, label=line.label)
@@ -134,18 +179,19 @@ class Book:
             raise FormulaError("a replacement must keep the line's periods and type", line=line.id, label=line.label)
         line.seal()
         swap = {line.id: line}
-        return dataclasses.replace(
+        out = dataclasses.replace(
             self, lines={k: swap.get(k, v) for k, v in self.lines.items()},
             sheets={t: [line if x is old else x for x in items] for t, items in self.sheets.items()},
             scenarios={n: {k: line if v is old else v for k, v in m.items()} for n, m in self.scenarios.items()},
-            _names=dict(self._names), _readers=(0, {}),
+            _names=dict(self._names), _readers=(0, {}), _frozen=False,
             scenario_copies_are_rows=self.scenario_copies_are_rows and (old.kind == "input" or not self.scenarios))
+        return out.freeze() if self.frozen else out
 
     def readers(self, line_id: str) -> tuple[str, ...]:
         """The ids of the lines that read `line_id` (its successors, in book order): Line.reads turned round."""
         if line_id not in self.lines:
             raise KeyError(f"{line_id} is not a line of this book")
-        if self._readers[0] != len(self.lines):  # lines are only ever added: rebuilt once the book has grown
+        if self._readers[0] != len(self.lines) and not self.frozen:  # lines are only added: rebuilt as it grows
             succs: dict[str, list[str]] = {}
             for line in self.lines.values():
                 for pred in line.reads:
@@ -174,9 +220,13 @@ class Book:
                     self._add(found)
 
     def _section(self, sheet: str, title: str, unused: str = "") -> None:
+        if self.frozen:
+            raise FrozenBook("the book is frozen (its build has ended): no section can be added")
         self.sheets.setdefault(sheet, []).append(Section(title, unused))
 
     def _text(self, sheet: str, text: str) -> None:
+        if self.frozen:
+            raise FrozenBook("the book is frozen (its build has ended): no text can be added")
         self.sheets.setdefault(sheet, []).append(Text(text))
 
     # ------------------------------------------------------------------ evaluation (workbook.formula.evaluation)

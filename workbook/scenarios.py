@@ -92,6 +92,6 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
             clone.formula = line.formula.rebuilt(mapping)
             if line.opening is not None:
                 clone.opening = line.opening.rebuilt(mapping)
-            book._add(clone)
+            book.add(clone)
         out[name] = mapping
     return out

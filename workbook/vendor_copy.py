@@ -190,6 +190,7 @@ def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteR
                               Entry(row.key, MAX_COMMENT), total])
     grid.rows.append([TOTAL_KEY, "Total", "", None, "", None, None, None, lines["total"]])
     book.grids = [cover, grid]
+    book.freeze()
     document = Document("quote", (INSTRUCTIONS_SHEET, QUOTE_SHEET), cover=False, protect=True)
     return _write(book, book.evaluate(), document, vendor, issued, draft)
 

@@ -215,7 +215,7 @@ def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
         odds = (decision_risk(book, loaded.risk, models.money) if risk
                 else risk_analysis.unsampled(book, loaded.risk, risk_outputs(models.money)))
     define_results(book, loaded.site, models, tornado, odds)
-    return book
+    return book.freeze()
 
 
 @dataclass(frozen=True)
