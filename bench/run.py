@@ -134,9 +134,9 @@ def power_book(model: Any) -> tuple[Book, dict[str, float]]:
     inputs = Inputs(book, model.site, power.TITLE, power.PREFIX, power.INPUTS)
     if not inputs.has("storage_power"):  # sized on the Reliability sheet: its value as the power chain's input
         sized = model.book.lines["power.storage_load"]
-        inputs._lines["storage_power"] = book.sheet(INPUTS, power.PREFIX).input(
+        inputs.given("storage_power", book.sheet(INPUTS, power.PREFIX).input(
             "storage_power", sized.label, sized.unit_text, float(model.values[sized.id].reshape(-1)[0]),
-            "stand-in for the bench: the storage the Reliability sheet sizes")
+            "stand-in for the bench: the storage the Reliability sheet sizes"))
     power.define(Scope(book, power.PREFIX), inputs, fabric.FabricOut(**outs))
     return book, stubs
 

@@ -61,6 +61,7 @@ class Table:
     current: str = ""  # where the live check that these values are still current is, for the sheet's top
     facts: list[Fact] = field(default_factory=list)  # figures shown above the table (the break-even points)
     inputs: list[str] = field(default_factory=list)  # each row's input line id (a tornado's)
+    input_lines: tuple[Line, ...] = ()  # each row's input line (a tornado's)
     outputs: list[str] = field(default_factory=list)  # the result line ids, in the columns' order (a tornado's)
     swing: float = 0.0  # the share each input moves either way (a tornado's)
     read: list[str] = field(default_factory=list)  # the ids of the inputs its values were computed from
@@ -142,6 +143,8 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     table = _table(book, outputs, {out: float(result[out][-1]) for out in outputs}, rows, formats, swing,
                    len(lines), book.lines[scale])
     table.inputs, table.outputs, table.swing = ids, list(outputs), swing
+    swung = {line.id: line for line in lines}
+    table.input_lines = tuple(swung[i] for i in ids)
     table.read = [k for k in values if book.lines[k].kind == "input"]
     return table
 

@@ -27,7 +27,6 @@ FIRST_ROW = HEADER_ROW + 1
 # printed page gives the room to the label, the figures and the notes (a page prints from the Label column).
 COLUMNS = ("Name", "Label", "Unit", "Value", "Note / source")
 NAME, LABEL, UNIT, VALUE, NOTE = range(5)
-FIRST_PRINTED = LABEL
 # A timeline row's total sits before its periods (the FAST Standard's column structure: constants, units, totals,
 # then the timeline), so the total prints on the first page across however far the printed periods run.
 TOTAL_COLUMN = NOTE + 1
@@ -70,6 +69,11 @@ class SheetLayout:
     collapsed: set[int] = field(default_factory=set)  # rows of the sections that do not apply: hidden, not printed
 
     @property
+    def kind(self) -> str:
+        """What the sheet holds, which decides its writer: build-time tables, views, grids, or lines."""
+        return next((k for k in ("tables", "views", "grids") if getattr(self, k)), "lines")
+
+    @property
     def last_row(self) -> int:
         return self.rows[-1][0] if self.rows else FIRST_ROW
 
@@ -100,11 +104,6 @@ class Layout:
         first = xl_rowcol_to_cell(row, FIRST_PERIOD, row_abs=True, col_abs=True)
         last = xl_rowcol_to_cell(row, FIRST_PERIOD + self.widths[line.axis] - 1, row_abs=True, col_abs=True)
         return f"'{sheet}'!{first}:{last}"
-
-    def last_column(self, sheet: str) -> int:
-        """The sheet's last used column: the note column, or the last period of its rows."""
-        axis = self.sheets[sheet].axis
-        return NOTE if axis is None else FIRST_PERIOD + self.widths[axis] - 1
 
     def total_column(self, axis: str) -> int:
         """The column of a flow row's total on a sheet of this axis: before the periods."""

@@ -106,11 +106,6 @@ class PagePlan:
             return len(grid)
         return sum(any(_meets(b.rows, r) and _meets(b.cols, c) for b in self.blocks) for r, c in grid)
 
-    @property
-    def printed_size(self) -> float:
-        """The smallest text on paper, in points."""
-        return self.smallest * self.scale / 100
-
 
 def _meets(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]

@@ -7,6 +7,8 @@ the same inputs give the same bytes.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,7 @@ from workbook.excel.layout import (
     UNIT,
     VALUE,
     Layout,
+    SheetLayout,
     has_total,
     plan,
 )
@@ -109,31 +112,10 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
     paper = paper_of(site)
     cover = wb.add_worksheet(COVER) if document.cover else None  # first in the pack; written once all are planned
     sheets = {}
+    w = _Writing(wb, styles, layout, values, site, paper)
     for title, sl in layout.sheets.items():
-        ws = wb.add_worksheet(title)
-        sheets[title] = ws
-        if sl.tables:
-            for table in sl.tables:
-                if isinstance(table, RiskResult):
-                    write_risk(wb, ws, styles, table, paper, layout.pages, table.current)
-                else:
-                    write_table(wb, ws, styles, table, paper, layout.pages, values)
-            continue
-        if sl.views:
-            for view in sl.views:
-                write_view(wb, ws, styles, view, values, site.name, paper, layout.pages)
-            continue
-        if sl.grids:
-            write_grids(wb, ws, styles, layout, sl.grids, values, site.name, paper)
-            continue
-        shown = _shown(layout, title, values)
-        across = sizing.prints_across(layout, title, paper, values, shown)
-        _write_rows(wb, ws, styles, layout, title, values, site.name, across)
-        if title in (CHECKS_SHEET, SUMMARY):
-            _colour_checks(ws, styles, sl, layout.as_values)
-        _size_and_print(ws, layout, title, paper, values, shown, f"{title}: {site.name}" if across else None)
-        if document.protect:
-            ws.protect()
+        sheets[title] = ws = wb.add_worksheet(title)
+        WRITERS[sl.kind](w, ws, sl)
     if cover is not None:
         headline = [(line, values[line.id]) for line in book.headline if line.id in layout.cells]
         risk = next((t for t in book.tables if isinstance(t, RiskResult)), None)
@@ -142,6 +124,53 @@ def _write(book: Book, values: dict[str, np.ndarray], site: Site, layout: Layout
         write_cover(cover, styles, site, layout, paper, headline, values, odds)
     add_charts(wb, sheets, layout, values)
     wb.close()
+
+
+@dataclass(frozen=True)
+class _Writing:
+    """What every sheet's writer reads: the workbook, its formats, the layout, the values, the site, the paper."""
+
+    wb: xlsxwriter.Workbook
+    styles: Styles
+    layout: Layout
+    values: dict[str, np.ndarray]
+    site: Site
+    paper: Paper
+
+
+def _tables_sheet(w: _Writing, ws: Any, sl: SheetLayout) -> None:
+    for table in sl.tables:
+        if isinstance(table, RiskResult):
+            write_risk(w.wb, ws, w.styles, table, w.paper, w.layout.pages, table.current)
+        else:
+            write_table(w.wb, ws, w.styles, table, w.paper, w.layout.pages, w.values)
+
+
+def _views_sheet(w: _Writing, ws: Any, sl: SheetLayout) -> None:
+    for view in sl.views:
+        write_view(w.wb, ws, w.styles, view, w.values, w.site.name, w.paper, w.layout.pages)
+
+
+def _grids_sheet(w: _Writing, ws: Any, sl: SheetLayout) -> None:
+    write_grids(w.wb, ws, w.styles, w.layout, sl.grids, w.values, w.site.name, w.paper)
+
+
+def _lines_sheet(w: _Writing, ws: Any, sl: SheetLayout) -> None:
+    """A sheet of lines: written, its checks coloured, sized and planned to print."""
+    title = sl.title
+    shown = _shown(w.layout, title, w.values)
+    across = sizing.prints_across(w.layout, title, w.paper, w.values, shown)
+    _write_rows(w.wb, ws, w.styles, w.layout, title, w.values, w.site.name, across)
+    if title in (CHECKS_SHEET, SUMMARY):
+        _colour_checks(ws, w.styles, sl, w.layout.as_values)
+    _size_and_print(ws, w.layout, title, w.paper, w.values, shown, f"{title}: {w.site.name}" if across else None)
+    if w.layout.document.protect:
+        ws.protect()
+
+
+# each kind of sheet (SheetLayout.kind) and its writer
+WRITERS: dict[str, Callable[[_Writing, Any, SheetLayout], None]] = {
+    "tables": _tables_sheet, "views": _views_sheet, "grids": _grids_sheet, "lines": _lines_sheet}
 
 
 def _write_rows(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout, title: str,

@@ -299,7 +299,6 @@ class Node(Operand):
 
 
 _FROM_LINES = frozenset({"read_ids"})  # cached properties that depend on the lines a node's parts read
-DERIVED = frozenset({"axis"}) | _FROM_LINES  # a node's cached properties: worked out from its parts
 
 
 def derived(node: Node, changes: dict[str, Any]) -> Node:

@@ -269,7 +269,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table
     if risk is not None:
         risk = dataclasses.replace(risk, current=sensitivity.current_sentence("the Risk sheet's values", current))
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
-    confirm = summary.to_confirm(book, site, tornado, m.inputs.tco.lead_time, m.inputs.tco.tax_rate)
+    confirm = summary.to_confirm(site, tornado, m.inputs.tco.lead_time, m.inputs.tco.tax_rate)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
                                       m.inputs.tco, confirm, risk, standby=m.fleet.generators)
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)

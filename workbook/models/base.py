@@ -132,6 +132,13 @@ class Inputs:
     def has(self, key: str) -> bool:
         return key in self._lines
 
+    def given(self, key: str, line: Line) -> None:
+        """An input line for a key the site leaves out, defined by the caller (the bench's stand-in for a value
+        another model sizes); a key the site gives is not replaced."""
+        if key in self._lines:
+            raise KeyError(f"input {key} is given by the site")
+        self._lines[key] = line
+
 
 class AllInputs:
     """Every model's inputs: `inputs.power.gpus`, so a model can use another model's inputs."""

@@ -172,7 +172,7 @@ def _power_split(s: SheetBuilder, power: PowerOut) -> Chart:
     return Chart(SUMMARY, "Where the facility power goes (kW, design load)", "pie", parts)
 
 
-def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = None,
+def to_confirm(site: Site, table: Table, lead_time: Line | None = None,
                tax_rate: Line | None = None) -> list[Confirm]:
     """The inputs a reviewer should confirm first: those of the tornado (widest first) whose value is an estimate
     (marked [E] or [L] in its source: a default of templates/defaults.yaml, a catalog entry's, or the site file's
@@ -181,12 +181,11 @@ def to_confirm(book: Book, site: Site, table: Table, lead_time: Line | None = No
     it)."""
     out = []
     changes = 5 + 2 * len(table.outputs)  # the first output's change at low, then at high
-    for key, row in zip(table.inputs, table.rows, strict=True):
-        why = _estimate(site, key)
+    for line, row in zip(table.input_lines, table.rows, strict=True):
+        why = _estimate(site, line.id)
         if why and len(out) < CONFIRM_MOST:
             lo, hi = (_musd(row[changes + k]) for k in (0, 1))
-            out.append(Confirm(book.lines[key], f"{why}; NPV advantage {lo} / {hi} MUSD at -/+{table.swing:.0%} "
-                                                f"(build-time)"))
+            out.append(Confirm(line, f"{why}; NPV advantage {lo} / {hi} MUSD at -/+{table.swing:.0%} (build-time)"))
     if lead_time is not None and _estimate(site, lead_time.id) and all(c.line is not lead_time for c in out):
         out.append(Confirm(lead_time, f"{_estimate(site, lead_time.id)}; a month more is 'A month of delay' below"))
     if tax_rate is not None and float(tax_rate.value.reshape(-1)[0]) == 0:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbook.book import SheetBuilder
-from workbook.formula.expr import Const
 from workbook.formula.functions import lagged, max_, where
 from workbook.formula.line import Line
 from workbook.models.base import Inputs
@@ -160,5 +159,3 @@ def _taxed(c: SheetBuilder, i: Inputs, when: Schedule, rows: dict[str, Any], val
     return Owning(tax=tax, tax_accrued=accrued, proceeds=proceeds, own=own, own_pretax=pretax, values=values,
                   **rows)
 
-
-ZERO = Const(0, "USD")
