@@ -40,9 +40,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's workbook, whatever the environment has installed
 
+from workbook.build import build_book, load_all  # noqa: E402
 from workbook.formula import spreadsheet as ss  # noqa: E402
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scenario_overlays  # noqa: E402
-from workbook.models import build_book, load_all  # noqa: E402
 
 EXAMPLE = ROOT / "inputs" / "example.yaml"
 RTOL = 1e-12

@@ -34,7 +34,7 @@ EXAMPLE = ROOT / "inputs" / "example.yaml"
 
 
 def _setup() -> tuple:
-    from workbook.models import define_models, load_all
+    from workbook.build import define_models, load_all
 
     loaded = load_all(EXAMPLE)
     book, models = define_models(loaded)
@@ -42,8 +42,8 @@ def _setup() -> tuple:
 
 
 def speed(reps: int, samples: int) -> None:
+    from workbook.build import decision_risk, risk_outputs
     from workbook.formula.evaluation import evaluate
-    from workbook.models import decision_risk, risk_outputs
 
     loaded, book, models = _setup()
     runs, bases = [], []
@@ -61,7 +61,7 @@ def speed(reps: int, samples: int) -> None:
 
 def memory(samples: int) -> None:
     code = ("import sys, resource; sys.path.insert(0, sys.argv[1]); from bench.risk import _setup; "
-            "from workbook.models import decision_risk; loaded, book, models = _setup(); "
+            "from workbook.build import decision_risk; loaded, book, models = _setup(); "
             f"decision_risk(book, loaded.risk, models.money, {samples}); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     t = time.perf_counter()

@@ -23,19 +23,10 @@ from openpyxl.formula.tokenizer import Token, Tokenizer
 from tests.conftest import EXAMPLE, ROOT
 from workbook.api import load
 from workbook.book import Book
+from workbook.build import present
 from workbook.inputs import load_site
-from workbook.models import (
-    ENGINEERING,
-    all_rules,
-    all_specs,
-    bom,
-    define_fleet,
-    define_site_fleet,
-    model_inputs,
-    present,
-    reliability,
-    summary,
-)
+from workbook.models import ENGINEERING, all_rules, all_specs, bom, reliability, summary
+from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
 from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QUOTE_SHEET
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read

@@ -19,9 +19,9 @@ import yaml
 
 from tests.conftest import ROOT
 from workbook import book as book_module
-from workbook import models, sensitivity
+from workbook import build, sensitivity
+from workbook.build import build_book, load_all
 from workbook.formula import evaluation
-from workbook.models import build_book, load_all
 from workbook.quotes import quotes_path
 from workbook.risk import analysis as risk_analysis
 
@@ -204,9 +204,9 @@ def test_no_model_places_its_charts_views_or_grids_itself(site: str, monkeypatch
     placed = build_book(loaded)
     assert placed.charts and placed.grids and placed.headline and placed.tables
     with monkeypatch.context() as patched:
-        patched.setattr(models, "present", lambda book, parts, tables=(): None)
+        patched.setattr(build, "present", lambda book, parts, tables=(): None)
         book = build_book(loaded)
-    assert (book.charts, book.views, book.grids, book.headline, book.tables) == ([], [], [], [], [])
+    assert (book.charts, book.views, book.grids, book.headline, book.tables) == ((), (), (), (), ())
     assert list(book.lines) == list(placed.lines)
 
 
@@ -225,12 +225,12 @@ def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
             for name in ("evaluate", "evaluate_many", "evaluate_overlays"):
                 if hasattr(module, name):
                     patched.setattr(module, name, refuse)
-        book, defined = models.define_models(loaded)
+        book, defined = build.define_models(loaded)
     count = len(book.lines)
-    tornado = models.decision_tornado(book, defined.inputs, defined.money)
-    risk = models.decision_risk(book, loaded.risk, defined.money) if loaded.risk is not None else None
+    tornado = build.decision_tornado(book, defined.inputs, defined.money)
+    risk = build.decision_risk(book, loaded.risk, defined.money) if loaded.risk is not None else None
     assert len(book.lines) == count and tornado.rows and tornado.read
-    models.define_results(book, loaded.site, defined, tornado, risk)
+    build.define_results(book, loaded.site, defined, tornado, risk)
     whole = build_book(loaded)
     assert list(book.lines) == list(whole.lines) and len(book.lines) > count
 

@@ -15,9 +15,9 @@ import yaml
 from tests.conftest import EXAMPLE
 from tests.helpers import BASE, run, site_with
 from workbook.api import load
+from workbook.build import load_all
 from workbook.excel.figure_text import figure, number
 from workbook.inputs import InputError, InputErrors, closest
-from workbook.models import load_all
 
 
 @pytest.fixture(scope="module")

@@ -24,13 +24,8 @@ from workbook.document import Document, engineering_copy, full_workbook
 from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
 from workbook.inputs import load_site
-from workbook.models import (
-    ENGINEERING,
-    all_rules,
-    all_specs,
-    define_fleet,
-    model_inputs,
-)
+from workbook.models import ENGINEERING, all_rules, all_specs
+from workbook.models.fleet import define_fleet, model_inputs
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 

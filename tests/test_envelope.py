@@ -18,25 +18,17 @@ from tests.parity import Built, check
 from workbook import sheets
 from workbook.api import Model
 from workbook.book import Book
+from workbook.build import present
 from workbook.document import Document
 from workbook.excel.writer import write_book
 from workbook.inputs import Site, load_site
-from workbook.models import (
-    ENGINEERING,
-    PRESENTATION,
-    all_rules,
-    all_specs,
-    define_fleet,
-    define_site_fleet,
-    model_inputs,
-    present,
-    summary,
-)
+from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, summary
 from workbook.models import bom as bom_model
 from workbook.models import envelope as envelope_model
 from workbook.models import reliability as reliability_model
 from workbook.models.base import Scope
 from workbook.models.envelope import EnvelopeOut
+from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
 
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))

@@ -21,8 +21,8 @@ from tests.conftest import ROOT
 from tests.helpers import fixed_seed
 from tests.parity import Built, check
 from workbook.api import Model, build, load
+from workbook.build import load_all
 from workbook.inputs import InputError
-from workbook.models import load_all
 
 UPGRADE = ROOT / "inputs" / "example-b200-upgrade.yaml"
 FLEETS = ROOT / "inputs" / "fleets"

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
 from tests.helpers import BASE, site_with
+from workbook.build import build_book, complete
 from workbook.excel.layout import NOTE
 from workbook.inputs import InputError, InputErrors, Site, example_for, load_catalog, load_site
-from workbook.models import all_specs, build_book, complete
+from workbook.models import all_specs
 from workbook.units import is_information
 
 SPECS = {s.key: s for s in all_specs()}

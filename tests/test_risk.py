@@ -19,9 +19,9 @@ from scipy import stats
 from tests.conftest import EXAMPLE
 from tests.helpers import B200, BASE, assert_one_line_error, run, site_with
 from workbook import api, cli
+from workbook.build import define_models, load_all
 from workbook.formula.evaluation import evaluate
 from workbook.inputs import InputError
-from workbook.models import define_models, load_all
 from workbook.risk import analysis, sampling
 from workbook.risk.analysis import PERCENTILES
 from workbook.risk.section import Correlation, Distribution, RiskPlan
@@ -515,9 +515,9 @@ def test_only_a_command_that_shows_a_risk_figure_samples_once(command, returned_
 def test_a_book_without_its_risk_figures_is_laid_out_as_built_and_never_written(tmp_path):
     """evaluate's cells and import-inputs' Inputs sheet are the build's: the unsampled book places every line where
     the sampled one does; a document showing the Summary or the Risk sheet is refused, the engineering copy is not."""
+    from workbook.build import build_book
     from workbook.document import engineering_copy
     from workbook.excel.layout import plan as layout_of
-    from workbook.models import build_book
 
     data = copy.deepcopy(BASE)
     data["risk"]["samples"] = 100

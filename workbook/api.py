@@ -9,13 +9,13 @@ from typing import Any
 import numpy as np
 
 from workbook.book import Book
+from workbook.build import build_book, decision_risk, define_models, load_all
 from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
 from workbook.explain.bridge import Bridge
 from workbook.explain.bridge import explain as explain_versions
 from workbook.inputs import InputError, Site
-from workbook.models import build_book, decision_risk, define_models, load_all
 from workbook.risk.analysis import RiskResult
 from workbook.risk.section import SETTINGS, setting
 from workbook.units import Q_

@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy as np
 
+from workbook.build import Models
 from workbook.echo import clip
 from workbook.explain import shapley
 from workbook.explain.diff import QUOTE, Difference, changed_keys, differences, flat, quote_key
 from workbook.explain.versions import Version
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scalar
 from workbook.inputs import InputError
-from workbook.models import Models
 from workbook.quotes import SECTION
 
 STRUCTURE = "Parts, choices and quotes"  # the one group that changes the book's structure

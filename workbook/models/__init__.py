@@ -1,10 +1,11 @@
-"""The models, and how they are wired into one book.
+"""The models: each module defines one model's lines, and this package lists them.
 
 A model is a function of its inputs and of other models' outputs that returns a small frozen object of the
-lines it provides (`power.define(scope, inputs, fabric) -> PowerOut`). The wiring below passes those objects
-along, so the order the models are defined in is the order their arguments allow: no list of names, no line
-looked up by a string. A model called under a namespace (its Scope) is a second instance of it in the same
-book, with its own inputs and sheets (`fleet_new.power.it_load` on `Power chain (fleet_new)`).
+lines it provides (`power.define(scope, inputs, fabric) -> PowerOut`). The wiring (workbook.models.fleet for one
+fleet of hardware, workbook.build for the site's book) passes those objects along, so the order the models are
+defined in is the order their arguments allow: no list of names, no line looked up by a string. A model called
+under a namespace (its Scope) is a second instance of it in the same book, with its own inputs and sheets
+(`fleet_new.power.it_load` on `Power chain (fleet_new)`).
 
 Each module with inputs has INPUTS (its Specs) and may have RULES (between keys); input sections appear on the
 Inputs sheet in PRESENTATION order.
@@ -12,16 +13,10 @@ Inputs sheet in PRESENTATION order.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from workbook import scenarios, sensitivity, sheets, unit_constants
-from workbook.book import Book
-from workbook.formula.line import Line
-from workbook.inputs import InputError, InputErrors, Rule, Site, Spec, raise_all, read_site
+from workbook.inputs import Rule, Spec
 from workbook.models import (
     bom,
     cooling,
@@ -38,12 +33,9 @@ from workbook.models import (
     tco,
     ups,
 )
-from workbook.models.base import AllInputs, Inputs, Scope
-from workbook.models.generation_inputs import Upgrade, load_upgrade
-from workbook.presentation import Presented
-from workbook.quotes import Quote, chosen_quotes, quote_inputs, quotes_path
-from workbook.risk import analysis as risk_analysis
-from workbook.risk import section as risk_section
+
+__all__ = ["ENGINEERING", "PRESENTATION", "all_rules", "all_specs", "bom", "cooling", "envelope", "fabric",
+           "generation", "generators", "oob", "overhead", "power", "printing", "reliability", "summary", "tco", "ups"]
 
 PRESENTATION: list[ModuleType] = [power, generators, fabric, cooling, envelope, reliability, bom, tco, printing]
 ENGINEERING: list[ModuleType] = [power, generators, fabric, cooling]  # the models of one fleet of hardware
@@ -58,267 +50,19 @@ def all_rules() -> list[Rule]:
     return [rule for model in PRESENTATION for rule in getattr(model, "RULES", [])]
 
 
-def model_inputs(book: Book, site: Site, models: list[ModuleType], namespace: str = "") -> AllInputs:
-    """The models' inputs as lines on the Inputs sheet, one section per model (per instance)."""
-    return AllInputs({m.PREFIX: Inputs(book, site, m.TITLE, m.PREFIX, m.INPUTS, namespace) for m in models})
+# Where the wiring and the build steps live now (issue 46): the names this package held, still found from it.
+_MOVED = {
+    "workbook.models.fleet": ("Fleet", "NEXT", "define_fleet", "define_site_fleet", "model_inputs"),
+    "workbook.build": ("Loaded", "Models", "SITE_NODE", "build_book", "complete", "decision_risk", "decision_tornado",
+                       "define_bom", "define_models", "define_results", "define_upgrade", "load_all", "named_parts",
+                       "present", "risk_outputs"),
+}
 
 
-@dataclass(frozen=True)
-class Fleet:
-    """One fleet of hardware in a hall: its fabric, power chain, cooling, UPS, generators and out-of-band
-    network."""
+def __getattr__(name: str) -> Any:
+    import importlib
 
-    inputs: AllInputs
-    fabric: fabric.FabricOut
-    power: power.PowerOut
-    cooling: cooling.CoolingOut
-    ups: ups.UpsOut
-    generators: generators.GeneratorOut
-    oob: oob.OobOut
-    namespace: str = ""  # "" for the site's own fleet; e.g. `next` for an upgrade's next fleet
-
-
-def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Line | None = None,
-                 servers: fabric.Servers | None = None) -> Fleet:
-    """The engineering models of one fleet, each fed the outputs it reads. Under a namespace, a second fleet.
-    `storage`: the shared storage's power where the Reliability sheet sizes it (else the power chain's input);
-    `servers`: what the site's own fleet knows of its storage and servers, for the fabric's networks."""
-    i = inputs
-    power_scope = Scope(book, power.PREFIX, namespace)
-    fabric_scope = Scope(book, fabric.PREFIX, namespace)
-    net = fabric.define(fabric_scope, i.fabric, i.power, servers)
-    chain = power.define(power_scope, i.power, net, storage)
-    cool = cooling.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain)
-    overhead.define(Scope(book, cooling.PREFIX, namespace), i.cooling, i.power, chain, cool)  # the PUE floor
-    backed = ups.define(Scope(book, power.PREFIX, namespace), i.power, chain, cool)  # its own outputs
-    standby = generators.define(Scope(book, power.PREFIX, namespace), i.generator, i.power, chain, cool, backed)
-    management = oob.define(Scope(book, fabric.PREFIX, namespace), i.fabric, net, chain, cool)
-    return Fleet(i, net, chain, cool, backed, standby, management, namespace)
-
-
-def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.ReliabilityOut, Fleet]:
-    """The site's own fleet: first the reliability model's interruptions, checkpoints and storage (from inputs
-    only), whose sized storage power feeds the power chain and whose appliances (with the BOM's head nodes and
-    fabric managers, and the nodes' storage bandwidth) size the storage and in-band networks, then the engineering
-    models. `inputs` holds the reliability and BOM sections besides the engineering ones."""
-    rel = reliability.define(Scope(book, reliability.PREFIX), inputs)
-    r, b = inputs.reliability, inputs.bom
-    sized = rel.fast_appliances is not None
-    servers = fabric.Servers(b.management_nodes, b.fabric_managers, r.node_write_bandwidth, r.node_read_bandwidth,
-                             rel.fast_appliances, r.fast_storage_ports if sized else None,
-                             r.fast_inband_ports if sized else None)
-    return rel, define_fleet(book, inputs, storage=rel.storage_power, servers=servers)
-
-
-@dataclass(frozen=True)
-class Loaded:
-    """A site and everything its book is defined from, read and validated before any model runs: the site file
-    (with its upgrade's inputs among its values), the upgrade and its next fleet's file, the vendor quotes imported
-    for it, and the templates (catalog, defaults, limits, unit conversion constants). No model reads a file."""
-
-    site: Site
-    upgrade: Upgrade | None
-    quotes: dict[str, Quote]
-    risk: risk_section.RiskPlan | None = None  # the `risk:` section's input distributions, where it has one
-
-
-def complete(site: Site, risk: risk_section.RiskPlan | None = None) -> Loaded:
-    """What a validated site's book needs besides the site file, read now: its upgrade's next fleet, its quotes (and
-    its risk plan, where the caller has not read it with the site)."""
-    engineering = [spec for m in ENGINEERING for spec in m.INPUTS]
-    upgrade = load_upgrade(site, engineering, [r for m in ENGINEERING for r in getattr(m, "RULES", [])])
-    if upgrade is not None:
-        site = dataclasses.replace(site, values={**site.values, **upgrade.values})
-    unit_constants.constants()  # the conversion constants' file, read once a process, before any formula needs it
-    plan = risk if risk is not None else risk_section.read(site, all_specs())
-    return Loaded(site, upgrade, chosen_quotes(site), plan)
-
-
-def load_all(site_path: Path | str) -> Loaded:
-    """Read and validate a site file and everything its book is defined from. The site file's problems, its
-    scenarios' and its risk: section's are found in one pass and reported together."""
-    site, problems = read_site(site_path, all_specs(), rules=all_rules())
-    plan = None
-    if site is not None:
-        try:
-            plan = risk_section.read(site, all_specs())
-        except InputErrors as e:
-            problems += list(e.errors)
-        except InputError as e:
-            problems.append(e)
-    raise_all(problems)
-    assert site is not None
-    return complete(site, plan)
-
-
-def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
-                   fleet: Fleet) -> tuple[generation.GenerationOut, Fleet] | None:
-    """A generation upgrade, when the site file has one: the next fleet as a second instance of the engineering
-    models (namespace `next`), and the plans that move the hall from one fleet to the other."""
-    site, upgrade = loaded.site, loaded.upgrade
-    if upgrade is None:
-        return None
-    nxt = define_fleet(book, model_inputs(book, upgrade.next_site, ENGINEERING, NEXT), NEXT)
-    plan_inputs = Inputs(book, site, generation.INPUTS_TITLE, generation.PREFIX, upgrade.specs)
-    t = inputs.tco
-    method = t.choice("facility_residual") if t.choice("facility_model") == "build" else "book"
-    hall = {"price": t.electricity_price, "pue": fleet.power.pue_energy, "method": method, "wacc": t.cost_of_capital,
-            "exit": t.facility_exit_value if method == "stated" else None}
-    return generation.define(Scope(book, generation.PREFIX), plan_inputs, upgrade, fleet, nxt, hall), nxt
-
-
-def define_bom(book: Book, site: Site, inputs: AllInputs, fleet: Fleet, quotes: dict[str, Quote],
-               storage: reliability.ReliabilityOut | None = None,
-               spares: tuple[reliability.Spare, ...] = ()) -> bom.BomOut:
-    """The bill of materials of the site's fleet, priced by the vendors' quotes where a quote was imported."""
-    b = inputs.bom
-    q = quote_inputs(book, site, quotes, b.price_date if b.has("price_date") else None)
-    out = bom.define(Scope(book, bom.PREFIX), inputs, fleet.power, fleet.fabric, fleet.cooling, fleet.oob,
-                     named_parts(site), quotes, q, storage, spares)
-    priced = sorted(item.key for item, _, _ in out.rows if item.price is not None)
-    for key in quotes:
-        if key not in priced:
-            raise InputError("is not a priced line of this site's bill of materials", file=quotes_path(site.path),
-                             key=key, expected=f"one of {', '.join(priced)}")
-    book.bom = out
-    return out
-
-
-SITE_NODE = "GPU node (site-described)"  # the name of a node the site file describes itself, without power.node_name
-
-
-def named_parts(site: Site) -> dict[str, str]:
-    """The parts the bill of materials, the spares and the quote name: the catalog entries the site chose, with the
-    node named by the site's power.node_name where it gives one, else by its catalog entry, else SITE_NODE."""
-    parts = dict(site.parts)
-    name = site.get("power.node_name")
-    if name is not None:
-        parts["node"] = str(name.magnitude)
-    parts.setdefault("node", SITE_NODE)
-    return parts
-
-
-NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
-
-
-def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
-    """Every line of the site's workbook, defined once; evaluation and rendering both read this. Three steps: the
-    models define their lines (and the scenarios their copies); the tornado evaluates the book under each
-    estimate's swings (overlays, one batch); then the lines that show results are defined, the Summary (which
-    lists the estimates the tornado ranks first) and the checks, and what the models show is placed. `risk`
-    False: the `risk:` section is not sampled (a command that shows no risk figure: evaluate, quote, the imports);
-    the book is laid out as the build's, but no document showing the Summary or the Risk sheet can be written."""
-    book, models = define_models(loaded)
-    tornado = decision_tornado(book, models.inputs, models.money)
-    odds = None
-    if loaded.risk is not None:
-        odds = (decision_risk(book, loaded.risk, models.money) if risk
-                else risk_analysis.unsampled(book, loaded.risk, risk_outputs(models.money)))
-    define_results(book, loaded.site, models, tornado, odds)
-    return book.freeze()
-
-
-@dataclass(frozen=True)
-class Models:
-    """What define_models defined, for the steps after it: the inputs and each model's outputs."""
-
-    inputs: AllInputs
-    rel: reliability.ReliabilityOut
-    fleet: Fleet
-    spares: tuple[reliability.Spare, ...]
-    spares_shown: Presented
-    bill: bom.BomOut
-    money: tco.TcoOut
-    upgrade: tuple[generation.GenerationOut, Fleet] | None
-    room: envelope.EnvelopeOut
-
-
-def define_models(loaded: Loaded) -> tuple[Book, Models]:
-    """Every model's lines from the loaded inputs (no file read, no evaluation), then the scenarios' copies."""
-    site = loaded.site
-    book = Book(site.name)
-    for title in sheets.ORDER:
-        book.sheets.setdefault(title, [])
-    inputs = model_inputs(book, site, PRESENTATION)
-    rel, fleet = define_site_fleet(book, inputs)
-    spares, spares_shown = reliability.define_spares(Scope(book, reliability.PREFIX), inputs, rel, fleet.power,
-                                                     fleet.fabric, fleet.cooling, named_parts(site), site.models)
-    bill = define_bom(book, site, inputs, fleet, loaded.quotes, rel, spares)
-    money = tco.define(Scope(book, tco.PREFIX), inputs.tco, inputs.power, fleet.power, bill, rel.goodput)
-    upgrade = define_upgrade(book, loaded, inputs, fleet)
-    fleets = [("Current fleet" if upgrade else "This site's fleet", fleet, inputs.power.gpu_throughput)]
-    if upgrade is not None:
-        fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))
-    room = envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
-    if tco.DELAY_SCENARIO in site.scenarios:
-        raise InputError("is the name of the built-in scenario that prices a month of delay", file=site.path,
-                         key=f"scenarios.{tco.DELAY_SCENARIO}", expected="another name")
-    late = {tco.DELAY_SCENARIO: tco.delay_changes(inputs.tco)}  # the built-in scenario: a month of delay
-    with_delay = dataclasses.replace(site, scenarios={**site.scenarios, **late})
-    book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules(),
-                                             {tco.DELAY_SCENARIO: (sheets.DELAY, sheets.DELAY_YEARLY)})
-    return book, Models(inputs, rel, fleet, spares, spares_shown, bill, money, upgrade, room)
-
-
-def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table,
-                   risk: risk_analysis.RiskResult | None = None) -> None:
-    """The lines that show results, defined after the tornado's and the risk's evaluations: the record that their
-    values are still current, the checks, the Summary (with the estimates it ranks first, and the risk's odds) and
-    each model's summary rows; then what every model shows is placed (present)."""
-    tornado, current = sensitivity.record(book, tornado, risk.read if risk is not None else ())
-    if risk is not None:
-        risk = dataclasses.replace(risk, current=sensitivity.current_sentence("the Risk sheet's values", current))
-    all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
-    confirm = summary.to_confirm(site, tornado, m.inputs.tco.lead_time, m.inputs.tco.tax_rate)
-    s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
-                                      m.inputs.tco, confirm, risk, standby=m.fleet.generators)
-    fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
-    cooling.summarise(s, m.fleet.cooling, cooling.air_cooled(m.inputs.cooling))
-    comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)
-    reliability.summarise(s, m.rel, m.spares)
-    delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()
-    present(book, [m.rel.presented, m.spares_shown, m.bill.presented,
-                   *([m.upgrade[0].presented] if m.upgrade else []), m.room.presented, summary_shown, comparison,
-                   delivered], (tornado, *([risk] if risk is not None else [])))
-
-
-def present(book: Book, parts: list[Presented], tables: tuple[Any, ...] = ()) -> None:
-    """What the models show beside their lines, placed once every line is defined: their charts, views, grids and
-    headline, each kind in the order of `parts`, then the build-time tables. No model places its own."""
-    for part in parts:
-        book.charts += part.charts
-        book.views += part.views
-        book.grids += part.grids
-        book.headline += part.headline
-    book.tables += tables
-
-
-def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:
-    """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
-    with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
-    specs = all_specs()
-    t = inputs.tco
-    steps = {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
-    table = sensitivity.tornado(book, specs, all_rules(), [money.npv_advantage.id, money.break_even_utilisation.id],
-                                float(t.choice("sensitivity_swing")), scale=money.npv_own.id, steps=steps)
-    rent = next(spec for spec in specs if spec.key == inputs.tco.rent_price_change.id)
-    table.facts = sensitivity.break_even_facts(book, rent, money.npv_advantage, money.break_even_utilisation,
-                                               "rent price change per year")
-    return table
-
-
-def risk_outputs(money: tco.TcoOut) -> list[str]:
-    """What the risk reports, the decision first: the NPV advantage of buying, the owned and rented cost per GPU-hour
-    used, the break-even utilisation and the IRR of buying."""
-    return [line.id for line in (money.npv_advantage, money.owned_cost_per_gpu_hour, money.rented_cost_per_gpu_hour,
-                                 money.break_even_utilisation, money.irr_buy)]
-
-
-def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, samples: int | None = None,
-                  seed: int | None = None) -> risk_analysis.RiskResult:
-    """The decision under the `risk:` section's distributions: the build's second evaluation (one batch of every
-    sample), after the tornado's and before any result line is defined. No mean of the IRR (IRRs do not average)
-    nor of the break-even utilisation (above 100% it is never reached: a mean of never is no figure)."""
-    return risk_analysis.run(book, plan, risk_outputs(money), all_rules(), samples, seed,
-                             no_mean=(money.irr_buy.id, money.break_even_utilisation.id),
-                             roots={money.irr_buy.id: money.irr_buy_roots.id})
+    for module, names in _MOVED.items():
+        if name in names:
+            return getattr(importlib.import_module(module), name)
+    raise AttributeError(f"module 'workbook.models' has no attribute {name!r}")

@@ -44,7 +44,7 @@ from workbook.presentation import Chart, Presented
 from workbook.sheets import ENVELOPE as TITLE
 
 if TYPE_CHECKING:  # the fleet is built by workbook.models, which imports this module
-    from workbook.models import Fleet
+    from workbook.models.fleet import Fleet
 
 PREFIX = "envelope"
 

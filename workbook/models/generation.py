@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbook.book import SheetBuilder
 from workbook.formula.expr import Const, Node, Ref, as_node
@@ -45,6 +45,9 @@ from workbook.models.base import Inputs, Scope
 from workbook.models.generation_inputs import Entry, Upgrade
 from workbook.presentation import Chart, Presented, View
 from workbook.sheets import UPGRADE, UPGRADE_COMPARISON, UPGRADE_PLANS, UPGRADE_RACKS
+
+if TYPE_CHECKING:  # the fleet is wired by workbook.models.fleet, which imports the models this module reads
+    from workbook.models.fleet import Fleet
 
 PREFIX = "generation"
 TITLE = UPGRADE
@@ -112,7 +115,7 @@ class PlanOut:
     cost_per_compute: Line
 
 
-def fleet_rack(s: SheetBuilder, key: str, label: str, fleet: Any, throughput: Line) -> FleetRack:
+def fleet_rack(s: SheetBuilder, key: str, label: str, fleet: Fleet, throughput: Line) -> FleetRack:
     """One fleet's rack, from its own model instance's lines."""
     p, c = fleet.power, fleet.cooling
     gpus = fleet.inputs.power.gpus_per_node
@@ -616,7 +619,7 @@ class GenerationOut:
     presented: Presented  # the plans and moving side by side
 
 
-def _plant(s: SheetBuilder, current: Any) -> Plant:
+def _plant(s: SheetBuilder, current: Fleet) -> Plant:
     """The site's plant the plans are checked against: the current fleet's power chain, UPS and cooling."""
     p, i = current.power, current.inputs.power
     s.section("The site's plant (the current fleet's power chain, UPS and cooling)")
@@ -675,7 +678,7 @@ def _start(s: SheetBuilder, i: Inputs, up: Upgrade, old: FleetRack) -> tuple[Lin
     return baseline, power
 
 
-def define(scope: Scope, i: Inputs, up: Upgrade, current: Any, nxt: Any, hall: dict[str, Any]) -> GenerationOut:
+def define(scope: Scope, i: Inputs, up: Upgrade, current: Fleet, nxt: Fleet, hall: dict[str, Any]) -> GenerationOut:
     """The upgrade: both fleets' racks, the site's plant, each plan as an instance of the plan model, moving
     instead, the chart of delivered compute by month and the plans side by side. `current` and `nxt` are the two
     fleets (Fleet); `hall`: the energy price and the annual PUE the hall's energy is billed at."""

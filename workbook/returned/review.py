@@ -31,6 +31,7 @@ import yaml
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.book import Book
+from workbook.build import build_book, complete
 from workbook.echo import clip
 from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
@@ -43,7 +44,7 @@ from workbook.formula.evaluation import scalar
 from workbook.formula.line import Line
 from workbook.formula.overrides import expected
 from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
-from workbook.models import all_rules, all_specs, build_book, complete
+from workbook.models import all_rules, all_specs
 from workbook.returned.safe_xlsx import Cell, read_returned
 from workbook.sheets import INPUTS
 from workbook.units import factor, is_information, unit
