@@ -38,12 +38,14 @@ verify: $(STAMP) libreoffice
 ## are root): what CI runs
 test: $(STAMP) libreoffice
 	$(PY) -m ruff check workbook tests bench tools
+	$(PY) -m mypy
 	$(PY) -m pytest -n $(JOBS)
 
 ## the fast lane while changing code: no LibreOffice, no slow or fuzz test (the formula core, inputs, hand-worked
 ## model values, CLI errors); under 2 minutes on 2 cores
 test-fast: $(STAMP)
 	$(PY) -m ruff check workbook tests bench tools
+	$(PY) -m mypy
 	$(PY) -m pytest -n $(JOBS) -m "not libreoffice and not slow and not fuzz"
 
 ## LibreOffice Calc, and Carlito (metrically the same as Calibri, the workbook's font: without it LibreOffice
@@ -60,6 +62,7 @@ libreoffice:
 
 lint: $(STAMP)
 	$(PY) -m ruff check workbook tests bench tools
+	$(PY) -m mypy
 
 ## benchmarks: one `RATIO <target> = <x>x (target <= <y>x)` line per target of issue 10
 bench: $(STAMP)

@@ -1,3 +1,20 @@
-"""gpu-site-workbook: one site description in, a live, verified planning workbook out."""
+"""gpu-site-workbook: one site description in, a live, verified planning workbook out.
+
+The API (workbook.api) from the package itself: `workbook.load(path)` -> Model, `workbook.build(path, out)`,
+`workbook.save(model, out)`, `workbook.risk(path)`, `workbook.explain(old, new)`, `workbook.evaluation(model)`.
+It is imported when first asked for, so `python -m workbook` and `workbook.__version__` stay light.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = ["Model", "__version__", "build", "evaluation", "explain", "load", "risk", "save"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from workbook import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'workbook' has no attribute {name!r}")

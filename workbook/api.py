@@ -2,52 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from workbook.book import Book
 from workbook.build import build_book, decision_risk, define_models, load_all
 from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
 from workbook.explain.bridge import Bridge
 from workbook.explain.bridge import explain as explain_versions
-from workbook.inputs import InputError, Site
+from workbook.inputs import InputError
+from workbook.model import Model, plain
 from workbook.risk.analysis import RiskResult
 from workbook.risk.section import SETTINGS, setting
-from workbook.units import Q_
 
-
-@dataclass
-class Model:
-    """A site's lines and their values (magnitudes in each line's unit, arrays shaped (batch, periods))."""
-
-    site: Site
-    book: Book
-    values: dict[str, np.ndarray]
-
-    def quantity(self, line_id: str) -> Any:
-        """A line's value as a pint quantity (a scalar for a single site, else an array)."""
-        line = self.book.lines[line_id]
-        v = self.values[line_id]
-        mag = v.reshape(-1)[0] if v.size == 1 else v
-        return mag if line.is_bool else Q_(mag, line.unit)
-
-    def dataframe(self) -> Any:
-        import pandas as pd
-
-        layout = plan(self.book)
-        rows = []
-        for line in self.book.lines.values():
-            v = self.values[line.id]
-            rows.append({
-                "id": line.id, "label": line.label, "kind": line.kind, "unit": line.unit_text,
-                "value": _plain(line, v), "cell": layout.address(line.id),
-            })
-        return pd.DataFrame(rows).set_index("id")
+__all__ = ["Model", "build", "evaluation", "explain", "explain_versions", "load", "risk", "risk_json", "save"]
 
 
 def load(site_path: Path | str, *, risk: bool = True) -> Model:
@@ -71,14 +42,6 @@ def save(model: Model, out: Path | str, document: Document | None = None) -> Lay
     return write_book(model.book, model.values, model.site, Path(out), document)
 
 
-def _plain(line: Any, v: np.ndarray) -> Any:
-    flat = v.reshape(-1)
-    if line.is_bool:
-        return bool(flat[0]) if flat.size == 1 else [bool(x) for x in flat]
-    out = [float(x) if np.isfinite(x) else None for x in flat]  # JSON has no NaN nor infinity
-    return out[0] if len(out) == 1 else out
-
-
 def evaluation(model: Model) -> dict[str, Any]:
     """`evaluate --json`: every calculated line with its value, unit and cell."""
     layout = plan(model.book)
@@ -88,7 +51,7 @@ def evaluation(model: Model) -> dict[str, Any]:
             continue
         lines[line.id] = {
             "label": line.label,
-            "value": _plain(line, model.values[line.id]),
+            "value": plain(line, model.values[line.id]),
             "unit": line.unit_text,
             "cell": layout.address(line.id),
         }

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from workbook.failures import BatchFailed, describe
+from workbook.model import Model
 
 
 @dataclass(frozen=True)
@@ -46,14 +47,14 @@ class Failure:
 
 
 
-def render(model: Any) -> bytes:
+def render(model: Model) -> bytes:
     """A loaded model's workbook as .xlsx bytes, rendered in memory (the bytes `save` would put on disk)."""
     from workbook.excel.writer import render_book
 
     return render_book(model.book, model.values, model.site)
 
 
-def summary(model: Any) -> tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
+def summary(model: Model) -> tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]]:
     """The number of lines and whether every check passes, for the `wrote` line; the appendix's sheets; the
     failing checks and the warnings the build prints."""
     from workbook import findings

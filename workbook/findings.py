@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from workbook.formula.evaluation import reads
+from workbook.model import Model
 
 MASTER = "checks.all_pass"  # the master check: the checks it ANDs are the ones a build reports
 MOST_SHOWN = 10  # failing checks printed by a build; the rest are counted ("and 3 more")
@@ -20,7 +21,7 @@ def _first(value: Any) -> Any:
 MOST_FIGURES = 4  # the figures a failing check's line gives: the lines its rule compares
 
 
-def failing_checks(model: Any) -> list[tuple[str, str]]:
+def failing_checks(model: Model) -> list[tuple[str, str]]:
     """(label, rule in words) of each check the master check reads that is FALSE, in the Checks sheet's order.
     The rule is the check's note: the model's words, else the condition with each line's label
     (workbook.book.in_words); then the figures it compares, as the sheet shows them (4.02 MW against 4 MW)."""
@@ -32,7 +33,7 @@ def failing_checks(model: Any) -> list[tuple[str, str]]:
             if book.lines[i].kind == "check" and not bool(_first(values[i]))]
 
 
-def _figures(model: Any, check_id: str) -> str:
+def _figures(model: Model, check_id: str) -> str:
     return check_figures(model.book, model.values, check_id)
 
 
@@ -61,7 +62,7 @@ def failing_lines(failing: list[tuple[str, str]], most: int = MOST_SHOWN) -> lis
     return out
 
 
-def warnings(model: Any) -> list[str]:
+def warnings(model: Model) -> list[str]:
     """One line per warning: a node whose given maximum input is below its component sum (the design then uses
     the sum), for the site's fleet, an upgrade's next fleet and each scenario."""
     out = []
@@ -78,7 +79,7 @@ def warnings(model: Any) -> list[str]:
     return out
 
 
-def _own(model: Any, base: str, key: str) -> str:
+def _own(model: Model, base: str, key: str) -> str:
     """The id of a line of a model instance (`next.`) or scenario (`scenario.x.`): a scenario clones only the lines
     its changes reach, and shares the others with the case it changes."""
     line_id = f"{base}{key}"

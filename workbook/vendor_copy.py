@@ -47,6 +47,7 @@ from workbook.excel.pages import MARGIN_HEADER, PAPERS
 from workbook.excel.styles import Styles
 from workbook.formula.functions import added
 from workbook.formula.line import COUNT, Line
+from workbook.model import Model
 from workbook.models.bom import GROUPS
 from workbook.models.bom_terms import TERMS, missing
 from workbook.presentation import Blank, Entry, Fixed, Grid, GridColumn, Section
@@ -150,7 +151,7 @@ def reference(site_name: str, everything: Sequence[QuoteRow], vendor: str, issue
     return f"RFQ-{short[:4]}-{short[4:8]}-{short[8:]}"
 
 
-def unissued(model: Any) -> list[str]:
+def unissued(model: Model) -> list[str]:
     """The site-file keys of the terms a copy is not issued without (bom_terms.REQUIRED) that the site leaves "to
     be agreed"."""
     return [t.key for t in missing(model.book.bom.terms)]
@@ -161,7 +162,7 @@ def term_specs(keys: Sequence[str]) -> list[tuple[str, Any]]:
     return [(t.key, t) for t in TERMS if t.key in keys]
 
 
-def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteRow] | None = None,
+def render(model: Model, vendor: str, issued: datetime.date, rows: Sequence[QuoteRow] | None = None,
            draft: bool = False) -> bytes:
     """The vendor's copy of a loaded model's bill of materials, as .xlsx bytes: `rows` (quote_rows, or a subset
     of them, `chosen`), every line by default; `issued` is its one date; a draft says DRAFT on every page (the
@@ -195,7 +196,7 @@ def render(model: Any, vendor: str, issued: datetime.date, rows: Sequence[QuoteR
     return _write(book, book.evaluate(), document, vendor, issued, draft)
 
 
-def _cover_rows(model: Any, ref: str, vendor: str, issued: datetime.date,
+def _cover_rows(model: Model, ref: str, vendor: str, issued: datetime.date,
                 rows: Sequence[QuoteRow], draft: bool, dated: Line) -> list[Any]:
     """The request: who and what (a draft's status first), the site's terms, the validity asked for, how to
     answer."""

@@ -163,7 +163,7 @@ def scalar(v: Any) -> float:
     return float(np.asarray(v, dtype=float).reshape(-1)[0])
 
 
-def _value(book: Book, overrides: dict[str, Any], key: str) -> float:
+def _value(book: Book, overrides: Mapping[str, Any], key: str) -> float:
     return scalar(overrides.get(key, book.lines[key].value))
 
 
@@ -253,7 +253,7 @@ def _run(book: Book, order: list[Line], overrides: dict[str, Any], batch: int, s
             if rows == 1 and line.id in base:  # no override reaches it: as computed before
                 values[line.id] = base[line.id]
             else:
-                v = _row(book, line, env, rows) if line.axis == MONTHS else np.asarray(line.formula.evaluate(env))
+                v = _row(book, line, env, rows) if line.axis == MONTHS else np.asarray(_formula(line).evaluate(env))
                 v = _stored(line, v, (rows, widths[line.axis]))
                 if strict and not line.is_bool:
                     _check_finite(line, v if scenarios is None else v[:1])
@@ -342,12 +342,18 @@ def evaluate_many(book: Book, overrides: dict[str, Any], lines: Iterable[str], *
 # ---------------------------------------------------------------- monthly rows
 
 
+def _formula(line: Line) -> Node:
+    """A calculation's formula (an input has none: it is never evaluated)."""
+    assert line.formula is not None, line.id
+    return line.formula
+
+
 def _row(book: Book, line: Line, env: Env, rows: int) -> np.ndarray:
     """A monthly line: column 0 from its opening (if it has one), the rest from its formula, all at once or,
     for a line that reads its own previous column, one column at a time."""
     n = book.periods
     if line.opening is None:
-        return np.asarray(line.formula.evaluate(env))
+        return np.asarray(_formula(line).evaluate(env))
     env.column = 0
     first = np.broadcast_to(np.asarray(line.opening.evaluate(env), float), (rows, 1))
     env.column = None
@@ -362,7 +368,7 @@ def _row(book: Book, line: Line, env: Env, rows: int) -> np.ndarray:
         return v
     env.window = slice(1, n)
     try:
-        rest = np.asarray(line.formula.evaluate(env), float)
+        rest = np.asarray(_formula(line).evaluate(env), float)
     finally:
         env.window = None
     return np.concatenate([first, np.broadcast_to(rest, (rows, n - 1))], axis=1)
@@ -391,12 +397,14 @@ def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
     The parts of the formula that do not read the line itself are computed once over columns 1..n (as a line
     with an opening is); only the path from them to the line's previous value is computed column by column."""
     rows, n = v.shape
-    mine = _reads_self(line.formula, line, {})
-    pieces = _pieces(line.formula, mine)
+    formula = line.formula
+    assert formula is not None  # a recursive line is a calculation
+    mine = _reads_self(formula, line, {})
+    pieces = _pieces(formula, mine)
     if pieces is None or not all(_columnwise(p) for p in pieces):
         for t in range(1, n):  # as written: every part of the formula, one column at a time
             env.column = t
-            v[:, t : t + 1] = line.formula.evaluate(env)
+            v[:, t : t + 1] = formula.evaluate(env)
         return
     env.column, env.window = None, slice(1, n)
     known = {id(p): np.asarray(p.evaluate(env)) for p in pieces}
@@ -405,9 +413,10 @@ def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
         # opening and every known part: cases that share it) is a copy of that row
         per_row = [k for k in known.values() if k.ndim == 2 and k.shape[0] > 1]
         first, at = kernels.distinct_rows(np.concatenate([v[:, :1], *per_row], axis=1))
-        steps = {int(b): _scalar(line.formula, mine, known, int(b)) for b in first}
-        if all(step is not None for step in steps.values()):
-            for b, step in steps.items():
+        steps = {int(b): _scalar(formula, mine, known, int(b)) for b in first}
+        found = {b: step for b, step in steps.items() if step is not None}
+        if len(found) == len(steps):
+            for b, step in found.items():
                 row = v[b]
                 prev = float(row[0])
                 for t in range(1, n):
@@ -415,7 +424,7 @@ def _recurse(line: Line, env: Env, v: np.ndarray) -> None:
                     row[t] = prev
             v[:] = v[first[at]]  # each row a copy of the first row like it (itself, where it is the first)
             return
-    tree = _substituted(line.formula, mine, known)
+    tree = _substituted(formula, mine, known)
     for t in range(1, n):
         env.column = t
         v[:, t : t + 1] = tree.evaluate(env)
@@ -457,7 +466,9 @@ class _Known(Node):
     def evaluate(self, env: Env) -> np.ndarray:
         v = self.value
         if v.ndim == 2 and self.axis is not None:
-            return v[:, env.column - 1 : env.column]
+            t = env.column
+            assert t is not None  # a substituted tree is evaluated one column at a time
+            return v[:, t - 1 : t]
         return v
 
 
@@ -495,22 +506,23 @@ def _scalar(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray], b: 
         return lambda t, p: c
     if isinstance(node, Prev):
         return lambda t, p: p
-    parts = [_scalar(c, mine, known, b) for c in node.children()]
-    if any(p is None for p in parts):
+    maybe = [_scalar(c, mine, known, b) for c in node.children()]
+    parts = [p for p in maybe if p is not None]
+    if len(parts) < len(maybe):
         return None
     if isinstance(node, AddSub):
-        a, b = parts
+        x, y = parts
         fn = kernels.approx_add_s if node.op == "+" else kernels.approx_sub_s
-        return lambda t, p: fn(float(a(t, p)), float(b(t, p)))
+        return lambda t, p: fn(float(x(t, p)), float(y(t, p)))
     if isinstance(node, BinOp):
-        a, b = parts
+        x, y = parts
         if node.op == "*":
-            return lambda t, p: float(a(t, p)) * float(b(t, p))
-        return lambda t, p: kernels.divide_s(float(a(t, p)), float(b(t, p)))
+            return lambda t, p: float(x(t, p)) * float(y(t, p))
+        return lambda t, p: kernels.divide_s(float(x(t, p)), float(y(t, p)))
     if isinstance(node, Compare):
-        a, b = parts
+        x, y = parts
         op = node.op
-        return lambda t, p: kernels.compare_s(op, float(a(t, p)), float(b(t, p)))
+        return lambda t, p: kernels.compare_s(op, float(x(t, p)), float(y(t, p)))
     if isinstance(node, Scale):
         [a] = parts
         f = node.f
@@ -521,8 +533,8 @@ def _scalar(node: Node, mine: dict[int, bool], known: dict[int, np.ndarray], b: 
         [a] = parts
         return lambda t, p: -float(a(t, p))
     if isinstance(node, Guard):
-        _, b, div = parts
-        return lambda t, p: float("nan") if float(b(t, p)) == 0 else div(t, p)
+        _, y, div = parts
+        return lambda t, p: float("nan") if float(y(t, p)) == 0 else div(t, p)
     if isinstance(node, Func):
         twin = getattr(node, "scalar", None)
         if twin is None:

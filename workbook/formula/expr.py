@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pint
@@ -398,7 +398,9 @@ class Named(Scale):
 
     def __init__(self, inner: Node, constant: Line, divide: bool, to_unit: pint.Unit):
         self.inner, self.unit, self.constant, self.divide = inner, to_unit, constant, divide
-        self.f = float(constant.formula.value)
+        formula = constant.formula
+        assert isinstance(formula, Const)  # a unit conversion factor is a constant line
+        self.f = float(formula.value)
         self.prec = MUL
 
     def render(self, ctx: Context) -> str:
@@ -589,7 +591,7 @@ class Pow(Node):
         if self.a.unit.dimensionality:
             if not isinstance(self.n, Const):
                 raise FormulaError("the exponent of a quantity with units must be a constant")
-            self.unit = self.a.unit**self.n.value
+            self.unit = cast(pint.Unit, self.a.unit**self.n.value)
         else:
             # (1 + rate)^(1/12): a pure number to any pure power
             self.a = convert(self.a, DIMENSIONLESS, "the base of a power")
@@ -641,12 +643,13 @@ class Func(Node):
     """An Excel function call with a numpy implementation that means the same."""
 
     NODES = ("args",)
+    scalar: Callable[..., Any] | None = None  # its twin on Python floats, bit for bit (functions._twin)
 
     def __init__(
         self,
         name: str,
         args: list[Node],
-        fn: Callable[..., np.ndarray],
+        fn: Callable[..., Any],
         out_unit: pint.Unit,
         *,
         is_bool: bool = False,
@@ -656,7 +659,7 @@ class Func(Node):
         self.is_bool, self.extra = is_bool, extra
 
     def evaluate(self, env: Env) -> np.ndarray:
-        return self.fn(*(a.evaluate(env) for a in self.args))
+        return cast(np.ndarray, self.fn(*(a.evaluate(env) for a in self.args)))
 
     def render(self, ctx: Context) -> str:
         parts = [a.render(ctx) for a in self.args]
@@ -801,7 +804,7 @@ class Period(Node):
         self.axis, self.unit = axis, DIMENSIONLESS
 
     def evaluate(self, env: Env) -> np.ndarray:
-        v = np.arange(env.sizes[self.axis], dtype=float)[None, :]
+        v = np.arange(env.sizes[str(self.axis)]).astype(float)[None, :]
         if env.column is not None:
             return v[:, env.column : env.column + 1]
         return v if env.window is None else v[:, env.window]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pint
@@ -64,7 +64,7 @@ def magnitude(line: Line, value: Any) -> np.ndarray:
                             "trust", f"{_expected(line)} of workbook.units.ureg (Q_)")
     if isinstance(value, pint.Quantity):
         try:
-            if information_differs(value.units, line.unit):
+            if information_differs(cast(pint.Unit, value.units), line.unit):
                 raise pint.DimensionalityError(value.units, line.unit)
             value = value.to(line.unit).magnitude
         except pint.DimensionalityError:

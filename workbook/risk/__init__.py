@@ -5,3 +5,5 @@
 - analysis: the outputs evaluated for every sample as one batch, and the figures a finance committee asks for
   (RiskResult), which the Risk sheet shows (workbook.excel.risk_sheet) and `python -m workbook risk` prints.
 """
+
+__all__ = ["analysis", "drivers", "sampling", "section"]

@@ -24,12 +24,15 @@ from workbook.models.base import Inputs, Scope, shown_value
 from workbook.models.bom import BomOut
 from workbook.models.power import PowerOut
 from workbook.models.tco import answers, financing, owning, renting, returns, schedule
-from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD  # noqa: F401 (the package's keys)
+from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD
 from workbook.models.tco.pl import profit_and_loss
 from workbook.presentation import Presented, View
 from workbook.sheets import CASH as CASH_SHEET
 from workbook.sheets import COMPARISON
 from workbook.sheets import TCO as TITLE
+
+__all__ = ["CONVENTIONS", "DELAY_SCENARIO", "INPUTS", "LIFE_FITS", "PREFIX", "USD", "TcoOut", "define", "delay_changes",
+           "summarise"]
 
 PREFIX = "tco"
 DELAY_SCENARIO = "one_month_late"  # the built-in scenario that prices a month of delay on the decision
