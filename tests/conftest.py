@@ -1,9 +1,17 @@
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI draws the same examples on every run (a failure there is one a developer can repeat); locally the draws vary,
+# and a failing example is kept in .hypothesis and printed with its seed. A test's own settings come first.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "inputs" / "example.yaml"
