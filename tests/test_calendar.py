@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import hand, site_file, v
 from workbook.api import build, load
+from workbook.build import define_models, load_all
 from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, TOTAL, Layout, has_total
 from workbook.formula import kernels
 from workbook.formula.expr import FormulaError
@@ -83,8 +84,9 @@ def test_every_month_is_in_one_fiscal_year_column(tmp_path: Path, start: datetim
 
 
 def test_a_roll_up_by_another_row_is_refused_with_a_calendar(tmp_path: Path) -> None:
-    """With a calendar the yearly columns are fiscal years: summing by the timeline's year row would match none."""
-    book = load(site_file(tmp_path)).book
+    """With a calendar the yearly columns are fiscal years: summing by the timeline's year row would match none.
+    (A book being defined: a built one is frozen and refuses any line.)"""
+    book, _ = define_models(load_all(site_file(tmp_path)))
     with pytest.raises(FormulaError, match=r"roll up by tco\.fiscal_year"):
         book.sheet("P&L", "x").calc("bad", "Bad", "USD", rollup(book.lines["tco.own_flow"], book.lines["tco.year"]))
     with pytest.raises(FormulaError, match="one calendar"):

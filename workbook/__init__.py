@@ -7,7 +7,7 @@ It is imported when first asked for, so `python -m workbook` and `workbook.__ver
 
 from typing import Any
 
-__version__ = "0.1.0"
+from workbook.version import __version__
 
 __all__ = ["Model", "__version__", "build", "evaluation", "explain", "load", "risk", "save"]
 

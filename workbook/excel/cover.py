@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from workbook import __version__, sheets
+from workbook import sheets
 from workbook.excel import formats
 from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
@@ -16,6 +16,7 @@ from workbook.excel.styles import Styles
 from workbook.formula.line import Line
 from workbook.inputs import Site
 from workbook.sheets import COVER
+from workbook.version import __version__
 
 SHEET_PURPOSE = {
     sheets.INPUTS: "every typed-in number, with its unit and source; the only place to change anything",

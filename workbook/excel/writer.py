@@ -17,7 +17,6 @@ import numpy as np
 import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook import __version__
 from workbook.book import Book
 from workbook.document import Document
 from workbook.excel import formats, sizing
@@ -55,6 +54,7 @@ from workbook.sheets import CHECKS as CHECKS_SHEET
 from workbook.sheets import COVER, RISK, SUMMARY
 from workbook.sheets import INPUTS as INPUTS_SHEET
 from workbook.unit_constants import is_constant
+from workbook.version import __version__
 
 FIXED_DATE = datetime(2026, 1, 1)
 SUBTITLES = {
