@@ -98,7 +98,7 @@ def v(model: Any, line_id: str) -> float:
 @pytest.mark.slow
 def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path) -> None:
     """Item 1: each row is a label and its words (no Python list text), the header bar is filled, the site's terms
-    and the validity asked for (bom.quote_max_age, 90 days) are there, and the lines asked for are counted: 56 on
+    and the validity asked for (bom.quote_max_age, 90 days) are there, and the lines asked for are counted: 58 on
     the example (see test_quote), in the groups compute, network, power, storage, spares and services."""
     path = copy(site, tmp_path / "acme.xlsx", "Acme Networks")
     ws = openpyxl.load_workbook(path)[INSTRUCTIONS_SHEET]
@@ -109,7 +109,7 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
     rows = cover(path)
     assert re.fullmatch(r"RFQ-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}", rows["Reference"])
     assert (rows["Vendor"], rows["Issued"]) == ("Acme Networks", DATE)
-    assert rows["Lines to quote"] == ("56 lines on the Quote sheet: Compute, Network, Power in the racks, Storage, "
+    assert rows["Lines to quote"] == ("58 lines on the Quote sheet: Compute, Network, Power in the racks, Storage, "
                                       "Spares, Services")
     assert rows["Delivery site (address)"] == TERMS["delivery_site"]
     assert rows["Delivery country"] == "Germany"
@@ -204,12 +204,12 @@ def test_a_term_is_folded_to_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_subset_copy_asks_for_its_groups_only(site: Path, tmp_path: Path) -> None:
-    """`--groups network`: 34 lines (32 network lines, its shipping and its support), no GPU node and no fan;
+    """`--groups network`: 36 lines (34 network lines, its shipping and its support), no GPU node and no fan;
     `--lines nodes,racks` on a colocation site: only the nodes (the cabinets are the colocation's, not quoted)."""
     net = keys(copy(site, tmp_path / "net.xlsx", "Beta Networks", "--groups", "network"))
     model = load(site)
     group = {r.key: r.group for r in quote_rows(model.book, model.values)}
-    assert len(net) == 34 and {group[k] for k in net} == {"network"}
+    assert len(net) == 36 and {group[k] for k in net} == {"network"}
     assert "shipping_network" in net and "support_network" in net and "nodes" not in net
     assert keys(copy(site, tmp_path / "n.xlsx", "Acme", "--lines", "nodes,leaf_switches")) == ["nodes",
                                                                                              "leaf_switches"]
