@@ -100,8 +100,7 @@ class Book:
         for line in self.lines.values():
             if isinstance(line.value, np.ndarray):
                 line.value.setflags(write=False)
-        if self.lines:
-            self.readers(next(iter(self.lines)))  # computed while it may still be set
+        self._readers = self._successors()  # computed while it may still be set
         for name, value in (
                 ("lines", MappingProxyType(dict(self.lines))),
                 ("sheets", MappingProxyType({t: tuple(items) for t, items in self.sheets.items()})),
@@ -192,12 +191,15 @@ class Book:
         if line_id not in self.lines:
             raise KeyError(f"{line_id} is not a line of this book")
         if self._readers[0] != len(self.lines) and not self.frozen:  # lines are only added: rebuilt as it grows
-            succs: dict[str, list[str]] = {}
-            for line in self.lines.values():
-                for pred in line.reads:
-                    succs.setdefault(pred, []).append(line.id)
-            self._readers = (len(self.lines), {k: tuple(v) for k, v in succs.items()})
+            self._readers = self._successors()
         return self._readers[1].get(line_id, ())
+
+    def _successors(self) -> tuple[int, dict[str, tuple[str, ...]]]:
+        succs: dict[str, list[str]] = {}
+        for line in self.lines.values():
+            for pred in line.reads:
+                succs.setdefault(pred, []).append(line.id)
+        return len(self.lines), {k: tuple(v) for k, v in succs.items()}
 
     def _check_rollups(self, line: Line) -> None:
         """With a calendar, every yearly column is headed by its fiscal year: a roll-up must sum by the calendar's

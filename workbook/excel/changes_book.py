@@ -19,9 +19,8 @@ from typing import Any
 import xlsxwriter
 
 from workbook.excel import formats
-from workbook.excel.pages import CHART_FONT, PAPERS, ROW_HEIGHT, TITLE_HEIGHT, Block, apply, plan_pages
+from workbook.excel.pages import CHART_FONT, PAPERS, ROW_HEIGHT, TITLE_HEIGHT, Block, apply, lines_height, plan_pages
 from workbook.excel.styles import FONT, Styles
-from workbook.excel.tables import lines_height
 from workbook.explain.bridge import Bridge, Output
 from workbook.explain.report import figure
 

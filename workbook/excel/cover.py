@@ -90,8 +90,7 @@ def write_cover(ws: Any, styles: Styles, site: Site, layout: Layout, paper: Pape
         ws.write_string(r, 1, odds, styles.text)
         r += 1
     for label, text in rows:
-        tall[r] = _labelled(ws, r, label, styles)
-        tall[r] = max(tall[r], _wrapped(ws, r, text, styles))
+        tall[r] = max(_labelled(ws, r, label, styles), _wrapped(ws, r, text, styles))
         ws.set_row(r, tall[r])
         r += 1
     r += 1
@@ -193,7 +192,7 @@ def _labelled(ws: Any, row: int, label: str, styles: Styles) -> float:
     text beside it); returns the height its lines need."""
     lines = wrapped_lines(label, LABEL_WIDTH, bold=True)
     ws.write(row, 0, label, styles.bold_wrap if lines > 1 else styles.bold_top)
-    return _row_height(lines) if lines > 1 else ROW_HEIGHT
+    return _row_height(lines)
 
 
 def _wrapped(ws: Any, row: int, text: str, styles: Styles) -> float:

@@ -18,7 +18,6 @@ from workbook.excel.pages import (
     BODY_FONT,
     LINE_HEIGHT,
     ROW_HEIGHT,
-    TITLE_HEIGHT,
     Across,
     Block,
     Paper,
@@ -26,12 +25,12 @@ from workbook.excel.pages import (
     apply,
     column_breaks,
     column_points,
+    lines_height,
     min_scale,
     plan_pages,
     set_heights,
-    title_height,
     wrapped_lines,
-    write_above,
+    write_title,
 )
 from workbook.excel.styles import Styles
 from workbook.excel.text_width import room, text_points
@@ -56,18 +55,13 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
     first_page = (breaks or [len(widths)])[0] - 1  # the last column of the first page across
     title = f"{grids[0].title}: {site}"
     title_span, note_span = (above_span(widths, (first_col, first_col), first_page, title=t) for t in (True, False))
-    if title_span:
-        write_above(ws, 0, title, styles.title_wrap, title_span)
-    else:
-        ws.write(0, first_col, title, styles.title)
+    heights = [ROW_HEIGHT] * (grid_first_row(grids, len(grids)))
+    heights[0] = write_title(ws, title, first_col, title_span, widths, styles.title, styles.title_wrap)
     note_span = note_span or (first_col, first_page)
     ws.merge_range(1, note_span[0], 1, note_span[1], grids[0].note, styles.text)
-    heights = [ROW_HEIGHT] * (grid_first_row(grids, len(grids)))
-    heights[0] = title_height(title, widths[first_col]) if title_span else TITLE_HEIGHT
-    heights[1] = max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(grids[0].note, sum(widths[note_span[0]:note_span[1] + 1]))
-                     + 3)
+    heights[1] = lines_height(grids[0].note, sum(widths[note_span[0]:note_span[1] + 1]))
     # a heading in the repeated column wraps inside it where the sheet prints across (else it runs on)
-    wrap = first_page < len(widths) - 1
+    wrap = title_span is not None
     sections: set[int] = set()
     collapsed: set[int] = set()  # rows that do not apply to the site (a part of quantity 0): hidden, not printed
     for k, grid in enumerate(grids):
@@ -109,7 +103,7 @@ def write_grids(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, layout: Layout
 
 def _heading_height(text: str, width: float, wrap: bool) -> float:
     """A bold heading's row: one line, or as many as it wraps to in its column."""
-    return max(ROW_HEIGHT, LINE_HEIGHT * wrapped_lines(text, width, bold=True) + 3) if wrap else ROW_HEIGHT
+    return lines_height(text, width, bold=True) if wrap else ROW_HEIGHT
 
 
 def _blocks(grids: list[Grid], first_col: int, first_page: int) -> list[Block]:

@@ -188,6 +188,24 @@ def write_above(ws: Any, row: int, text: str, fmt: Any, span: tuple[int, int]) -
         ws.write_string(row, span[0], text, fmt)
 
 
+def lines_height(text: str | list[str], width: float | list[float], bold: bool = False) -> float:
+    """The height of a row holding `text` wrapped at `width` (or of each text at its own column's width)."""
+    texts, ws = ([text], [width]) if isinstance(text, str) else (text, width)
+    lines = max(wrapped_lines(t, w, bold=bold) for t, w in zip(texts, ws, strict=False))
+    return max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)
+
+
+def write_title(ws: Any, text: str, col: int, span: tuple[int, int] | None, widths: list[float], fmt: Any,
+                wrap_fmt: Any) -> float:
+    """A sheet's 14-point title in row 0: in column `col`, running on, or wrapped across `span` (above_span's,
+    where the sheet prints across pages); returns the row's height."""
+    if span is None:
+        ws.write(0, col, text, fmt)
+        return TITLE_HEIGHT
+    write_above(ws, 0, text, wrap_fmt, span)
+    return title_height(text, sum(widths[span[0]:span[1] + 1]))
+
+
 def title_height(text: str, width: float) -> float:
     """A 14-point bold title's row, wrapped at `width` characters."""
     return max(TITLE_HEIGHT, TITLE_LINE * wrapped_lines(text, width, 14.0, True) + 3)

@@ -20,10 +20,10 @@ from workbook.excel.pages import (
     PagePlan,
     Paper,
     apply,
+    lines_height,
     plan_pages,
 )
 from workbook.excel.styles import Styles
-from workbook.excel.tables import lines_height
 from workbook.formula.line import BREAK_EVEN_SHORT, COUNT
 from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
 from workbook.risk.drivers import METHOD

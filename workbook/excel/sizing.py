@@ -145,11 +145,6 @@ def months_per_page(cols: dict[int, float], paper: Paper) -> int:
     return next((k for k in MONTHS_PER_PAGE if k * period <= room), MONTHS_PER_PAGE[-1])
 
 
-def _merged(cols: dict[int, float]) -> float:
-    """The width of the label-to-note cells a sentence is written across."""
-    return sum(cols[c] for c in range(LABEL, NOTE + 1))
-
-
 def heights(sl: SheetLayout, cols: dict[int, float], notes: dict[int, str], shown: dict[int, str],
             subtitle: str = "", title: str | None = None) -> list[float]:
     """Each row's height in points, from row 0 to the sheet's last row: wrapped labels and notes, a sentence

@@ -16,7 +16,6 @@ from workbook.excel.pages import (
     CHART_FONT,
     LINE_HEIGHT,
     ROW_HEIGHT,
-    TITLE_HEIGHT,
     Across,
     Block,
     PagePlan,
@@ -25,11 +24,12 @@ from workbook.excel.pages import (
     apply,
     column_breaks,
     column_points,
+    lines_height,
     min_scale,
     plan_pages,
-    title_height,
     wrapped_lines,
     write_above,
+    write_title,
 )
 from workbook.excel.styles import Styles
 from workbook.excel.text_width import room, text_points
@@ -68,10 +68,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     widths = table_widths(table)
     across, first_page = _plan_across(paper, widths, TORNADO_WIDTH if table.charts else 0)
     title_span, text_span = (above_span(widths, across.repeat, first_page, title=t) for t in (True, False))
-    if title_span:
-        write_above(ws, 0, table.title, styles.title_wrap, title_span)
-    else:
-        ws.write(0, 0, table.title, styles.title)
+    title_row = write_title(ws, table.title, 0, title_span, widths, styles.title, styles.title_wrap)
     note_span = text_span or (0, first_page)
     ws.merge_range(1, note_span[0], 1, note_span[1], table.note, styles.text)
     note_height = lines_height(table.note, sum(widths[note_span[0]:note_span[1] + 1]))
@@ -101,8 +98,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
         chart = _tornado_chart(wb, ws.name, spec, first, last)
         ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
     ws.freeze_panes(head + 1, 1)
-    heights[1], heights[head], heights[CURRENT_ROW] = note_height, head_height, current_height
-    heights[0] = title_height(table.title, sum(widths[title_span[0]:title_span[1] + 1])) if title_span else TITLE_HEIGHT
+    heights[0], heights[1], heights[head], heights[CURRENT_ROW] = title_row, note_height, head_height, current_height
     for row, height in {**fact_heights, **row_heights}.items():
         heights[row] = height
     for row, height in enumerate(heights):
@@ -117,13 +113,6 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     plans[ws.name] = plan = plan_pages(paper, widths, heights, header_row=head, across=across, keep=spans,
                                        smallest=CHART_FONT, blocks=blocks, across_first=True, apart=apart)
     apply(ws, paper, plan)
-
-
-def lines_height(text: str | list[str], width: float | list[float], bold: bool = False) -> float:
-    """The height of a row holding `text` wrapped at `width` (or of each text at its own column's width)."""
-    texts, ws = ([text], [width]) if isinstance(text, str) else (text, width)
-    lines = max(wrapped_lines(t, w, bold=bold) for t, w in zip(texts, ws, strict=False))
-    return max(ROW_HEIGHT, LINE_HEIGHT * lines + 3)
 
 
 def table_row(table: Any) -> int:
@@ -230,10 +219,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
     across, first_page = _plan_across(paper, widths, VIEW_CHART_WIDTH if view.chart_rows else 0)
     title = f"{view.title}: {site}"
     title_span, note_span = (above_span(widths, across.repeat, first_page, title=t) for t in (True, False))
-    if title_span:
-        write_above(ws, 0, title, styles.title_wrap, title_span)
-    else:
-        ws.write(0, 0, title, styles.title)
+    title_row = write_title(ws, title, 0, title_span, widths, styles.title, styles.title_wrap)
     note_span = note_span or (0, first_page)
     ws.merge_range(1, note_span[0], 1, note_span[1], view.note, styles.text)
     ws.write(head, 0, "Label", styles.header)
@@ -264,7 +250,7 @@ def write_view(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, view: Any, valu
         ws.insert_chart(last_row + 3, 0, _view_chart(wb, ws.name, view, shown, (head, first_row, first_col, last_col)),
                         {"y_offset": 3})
     ws.freeze_panes(first_row, first_col)
-    heights[0] = title_height(title, sum(widths[title_span[0]:title_span[1] + 1])) if title_span else TITLE_HEIGHT
+    heights[0] = title_row
     heights[1] = lines_height(view.note, sum(widths[note_span[0]:note_span[1] + 1]))
     heights[head + 1] = changes_height
     for row, height in enumerate(heights):
