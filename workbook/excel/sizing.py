@@ -10,6 +10,7 @@ with money in it (the rest of the timeline holds none, and a footer says so).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -178,17 +179,32 @@ def spans(across: bool) -> dict[str, tuple[int, int]]:
     return {"title": (LABEL, UNIT), "subtitle": (VALUE, NOTE), "text": (LABEL, UNIT), "section": (LABEL, UNIT)}
 
 
-def prints_across(layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
-                  shown: dict[int, str]) -> bool:
-    """Whether a sheet of lines prints more than one page across (a timeline wider than a page)."""
+@dataclass(frozen=True)
+class Columns:
+    """A sheet of lines' columns, worked out once before it is written: their widths (characters), its charts,
+    its timeline's `width` and the periods of it printed, and whether it prints more than one page across (its
+    headings then wrap inside the repeated columns)."""
+
+    cols: dict[int, float]
+    charts: int
+    width: int
+    periods: int
+    across: bool
+
+
+def columns(layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
+            shown: dict[int, str]) -> Columns:
     sl = layout.sheets[title]
-    if not sl.has_series:
-        return False
-    periods = printed_periods(sl, values, layout.widths[sl.axis])
-    cols = widths(sl, periods, sum(c.sheet == title for c in layout.charts), shown, paper)
-    widths_ = [column_points(cols.get(c, DEFAULT_WIDTH)) for c in range(FIRST_PERIOD + periods)]
-    across = _across(sl, cols, paper, FIRST_PERIOD + periods - 1)
-    return bool(column_breaks(widths_, LABEL, paper.width * 100 / min_scale(BODY_FONT), across))
+    charts = sum(c.sheet == title for c in layout.charts)
+    width = layout.widths[sl.axis] if sl.has_series else 0
+    periods = printed_periods(sl, values, width) if sl.has_series else 0
+    cols = widths(sl, periods, charts, shown, paper)
+    across = False
+    if sl.has_series:
+        points = [column_points(cols.get(c, DEFAULT_WIDTH)) for c in range(FIRST_PERIOD + periods)]
+        room = paper.width * 100 / min_scale(BODY_FONT)
+        across = bool(column_breaks(points, LABEL, room, _across(sl, cols, paper, FIRST_PERIOD + periods - 1)))
+    return Columns(cols, charts, width, periods, across)
 
 
 def _across(sl: SheetLayout, cols: dict[int, float], paper: Paper, last_col: int) -> Across:
@@ -247,16 +263,12 @@ def page_plan(sl: SheetLayout, cols: dict[int, float], row_heights: list[float],
                       smallest=CHART_FONT if charts else BODY_FONT)
 
 
-def size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
-                   notes: dict[int, str], shown: dict[int, str], subtitle: str,
-                   heading: str | None = None) -> PagePlan:
+def size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, columns: Columns, notes: dict[int, str],
+                   shown: dict[int, str], subtitle: str, heading: str | None = None) -> PagePlan:
     """Set a sheet of lines' column widths and row heights from its content, then the pages it prints on.
     `heading`: the title written at its top where the sheet prints more than one page across."""
     sl = layout.sheets[title]
-    charts = sum(c.sheet == title for c in layout.charts)
-    width = layout.widths[sl.axis] if sl.has_series else 0
-    periods = printed_periods(sl, values, width) if sl.has_series else 0
-    cols = widths(sl, periods, charts, shown, paper)
+    cols, charts, width, periods = columns.cols, columns.charts, columns.width, columns.periods
     row_heights = heights(sl, cols, notes, shown, subtitle, heading)
     for col, w in cols.items():
         if col < FIRST_PERIOD:

@@ -159,11 +159,11 @@ def _lines_sheet(w: _Writing, ws: Any, sl: SheetLayout) -> None:
     """A sheet of lines: written, its checks coloured, sized and planned to print."""
     title = sl.title
     shown = _shown(w.layout, title, w.values)
-    across = sizing.prints_across(w.layout, title, w.paper, w.values, shown)
-    _write_rows(w.wb, ws, w.styles, w.layout, title, w.values, w.site.name, across)
+    columns = sizing.columns(w.layout, title, w.paper, w.values, shown)
+    _write_rows(w.wb, ws, w.styles, w.layout, title, w.values, w.site.name, columns.across)
     if title in (CHECKS_SHEET, SUMMARY):
         _colour_checks(ws, w.styles, sl, w.layout.as_values)
-    _size_and_print(ws, w.layout, title, w.paper, w.values, shown, f"{title}: {w.site.name}" if across else None)
+    _size_and_print(ws, w.layout, title, w.paper, columns, shown, f"{title}: {w.site.name}" if columns.across else None)
     if w.layout.document.protect:
         ws.protect()
 
@@ -281,12 +281,12 @@ def _shown(layout: Layout, title: str, values: dict[str, np.ndarray]) -> dict[in
             and isinstance(v := cached(item, values[item.id], values=values), str)}
 
 
-def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, values: dict[str, np.ndarray],
+def _size_and_print(ws: Any, layout: Layout, title: str, paper: Paper, columns: sizing.Columns,
                     shown: dict[int, str], heading: str | None) -> None:
     """Column widths and row heights from the content, then the pages it prints on (workbook.excel.sizing)."""
     sl = layout.sheets[title]
     notes = {row: _note(item, layout) for row, item in sl.rows if isinstance(item, Line)}
-    sizing.size_and_print(ws, layout, title, paper, values, notes, shown, subtitle(title), heading)
+    sizing.size_and_print(ws, layout, title, paper, columns, notes, shown, subtitle(title), heading)
     ws.freeze_panes(HEADER_ROW + 1, LABEL + 1)
 
 
