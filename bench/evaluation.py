@@ -81,7 +81,7 @@ def SAFE(a: Any, b: Any) -> np.ndarray:
 
 
 # The unit conversion factors a formula names (templates/unit_constants.yaml): each is the float its constant's cell
-# holds (15 significant digits, workbook.units.factor), so the hand version multiplies or divides by the same number.
+# holds (15 significant digits, formula.units.factor), so the hand version multiplies or divides by the same number.
 UNITS = {"l_min_per_gpm": 3.785411784, "l_min_per_m3_s": 60000.0, "cfm_per_m3_s": 2118.88000328932,
          "m3_h_per_cfm": 1.69901079552, "kw_per_ton_of_refrigeration": 3.51685333333333, "h_per_month": 730.0,
          "months_per_year": 12.0, "weeks_per_month": 4.34523809523809, "s_per_min": 60.0, "h_per_day": 24.0,

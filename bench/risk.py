@@ -90,7 +90,7 @@ def largest_build(samples: int) -> None:
 
 
 def main() -> None:
-    from workbook.risk.section import SETTINGS
+    from workbook.analysis.risk.section import SETTINGS
 
     largest = int(next(s for s in SETTINGS if s.key == "risk.samples").hi)
     parser = argparse.ArgumentParser()

@@ -16,7 +16,7 @@
     as the power inputs, against the same arithmetic written directly in numpy in this script. The two
     results are compared line by line (np.allclose; checks exactly) before any timing is reported, so the
     comparison is of the same numbers. The tool's book here holds the power chain only (its inputs and
-    lines, defined by workbook.models.power; lines it takes from other models become inputs, random like the
+    lines, defined by workbook.models.power.power; lines it takes from other models become inputs, random like the
     rest); the whole example book is timed once too, for scale.
 
 Run: .venv/bin/python bench/run.py [--reps N] [--sites N]
@@ -38,13 +38,14 @@ from typing import Any
 import numpy as np
 from xlsxwriter.worksheet import Worksheet
 
+from workbook.analysis.scenarios import lines_used
 from workbook.api import build, load, save
-from workbook.book import Book
+from workbook.book.book import Book
+from workbook.book.sheets import INPUTS
 from workbook.formula.overrides import checked
-from workbook.models import fabric, power
 from workbook.models.base import Inputs, Scope
-from workbook.scenarios import lines_used
-from workbook.sheets import INPUTS
+from workbook.models.network import fabric
+from workbook.models.power import power
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from replay import recording  # bench/ is not a package
@@ -118,7 +119,7 @@ def bench_build(reps: int) -> dict[str, Any]:
 
 
 def power_book(model: Any) -> tuple[Book, dict[str, float]]:
-    """The power chain alone: its inputs and lines, as workbook.models.power defines them.
+    """The power chain alone: its inputs and lines, as workbook.models.power.power defines them.
 
     The power chain reads the fabric's outputs (FabricOut); here each is an input holding the example's value.
     Returns the book and those stand-ins' values."""

@@ -21,13 +21,15 @@ import yaml
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
 from tests.conftest import EXAMPLE, ROOT
+from workbook.analysis import summary
 from workbook.api import load
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.build import present
-from workbook.inputs import load_site
-from workbook.models import ENGINEERING, all_rules, all_specs, bom, reliability, summary
+from workbook.models import ENGINEERING, all_rules, all_specs, reliability
+from workbook.models.bom import bom
 from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
-from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QUOTE_SHEET
+from workbook.returned.vendor_copy import COMMENT, KEY, LEAD, PRICE, QUOTE_SHEET
+from workbook.site.inputs import load_site
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read
 _CELL = re.compile(r"^\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?$")

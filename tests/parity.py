@@ -19,12 +19,12 @@ from typing import Any
 
 import yaml
 
-from workbook import gnumeric as gnumeric_engine
 from workbook.api import Model, build
 from workbook.excel.cells import cached
 from workbook.excel.layout import Layout
-from workbook.sheet_reader import cell_values, coordinate
-from workbook.verify import GNUMERIC, compare, is_error, recalculate, same
+from workbook.libreoffice import gnumeric as gnumeric_engine
+from workbook.libreoffice.sheet_reader import cell_values, coordinate
+from workbook.libreoffice.verify import GNUMERIC, compare, is_error, recalculate, same
 
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
 

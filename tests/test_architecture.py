@@ -1,9 +1,13 @@
 """The layers of the package: no import cycle between modules, and the formula core depends on nothing above it.
 
 Imports are read from the source (every `import` and `from ... import`, inside functions too, where a cycle
-hides), not from what Python happens to have loaded; an import under `if TYPE_CHECKING:` is a type hint only
-and is left out. `from package import name` is an import of the submodule when `name` is one, and importing a
-module also runs the __init__ of each package above it that the importer is not inside.
+hides, and under `if TYPE_CHECKING:`, where a type hint that names a module above is a layer the design got
+wrong), not from what Python happens to have loaded. `from package import name` is an import of the submodule
+when `name` is one, and importing a module also runs the __init__ of each package above it that the importer is
+not inside.
+
+The package is laid out as the flow, in LAYERS from the bottom: each module may import its own layer and the
+layers below it, never one above.
 """
 
 from __future__ import annotations
@@ -18,16 +22,37 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from workbook import book as book_module
-from workbook import build, sensitivity
+from workbook import build
+from workbook.analysis import sensitivity
+from workbook.analysis.risk import analysis as risk_analysis
+from workbook.book import book as book_module
 from workbook.build import build_book, load_all
 from workbook.formula import evaluation
-from workbook.quotes import quotes_path
-from workbook.risk import analysis as risk_analysis
+from workbook.site.quotes import quotes_path
 
 PACKAGE = ROOT / "workbook"
-# the formula core (workbook.formula) may read these leaf modules and nothing else of the package
-CORE_MAY_READ = {"workbook.units", "workbook.ranges", "workbook.echo"}
+# From the bottom: the language, then loading the site's files, the book the models fill, the models, what is
+# computed from them, the build that runs those steps, the spreadsheet, the engines that recalculate and print it,
+# the API's model and what reads it, and the commands on top. A module is in the layer of the longest name there
+# that is it or a package above it (workbook itself: the package's __init__).
+LAYERS = [
+    ["workbook.version"],
+    ["workbook.formula"],
+    ["workbook.site"],
+    ["workbook.book"],
+    ["workbook.models"],
+    ["workbook.analysis"],
+    ["workbook.build"],
+    ["workbook.excel"],
+    ["workbook.libreoffice"],
+    ["workbook.model"],
+    ["workbook.findings"],
+    ["workbook.explain"],
+    ["workbook.api"],
+    ["workbook.returned"],
+    ["workbook.batch", "workbook.failures"],
+    ["workbook.cli", "workbook.__main__", "workbook"],
+]
 
 
 def _modules() -> dict[str, Path]:
@@ -38,20 +63,12 @@ def _modules() -> dict[str, Path]:
     return out
 
 
-def _type_hint_only(tree: ast.Module) -> set[int]:
-    return {id(node) for block in ast.walk(tree) if isinstance(block, ast.If) and "TYPE_CHECKING" in
-            ast.unparse(block.test) for statement in block.body for node in ast.walk(statement)}
-
-
 def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The package's modules that `name` imports."""
     tree = ast.parse(path.read_text())
-    skip = _type_hint_only(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -73,7 +90,7 @@ def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
 
 def _outside_packages(target: str, name: str, modules: dict[str, Path]) -> set[str]:
     """The packages Python initialises before `target` that `name` is not itself inside: importing
-    workbook.models.bom from workbook.quotes runs workbook/models/__init__.py first."""
+    workbook.models.bom.bom from workbook.site.quotes runs workbook/models/__init__.py first."""
     parts = target.split(".")
     parents = {".".join(parts[:k]) for k in range(1, len(parts))}
     return {p for p in parents if p in modules and not (name == p or name.startswith(p + "."))}
@@ -131,16 +148,16 @@ def test_the_cycle_finder_finds_a_cycle_through_three_modules() -> None:
     assert cycles(graph) == [["a", "b", "c"]]
 
 
-def test_the_reader_sees_imports_inside_functions_and_not_type_hints(tmp_path: Path) -> None:
+def test_the_reader_sees_imports_inside_functions_and_type_hints(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import b\n"
                       "def f():\n    from c import x\n")
-    assert _imported("m", source, {"m": source, "b": source, "c": source}) == {"c"}
+    assert _imported("m", source, {"m": source, "b": source, "c": source, "d": source}) == {"b", "c"}
 
 
 def test_a_cycle_through_a_package_init_is_found(tmp_path: Path) -> None:
     """quotes imports models.bom, which runs models/__init__.py, which imports quotes: a cycle, although no
-    module names the other directly (the ImportError of `import workbook.quotes` in a fresh process)."""
+    module names the other directly (the ImportError of `import workbook.site.quotes` in a fresh process)."""
     (tmp_path / "models").mkdir()
     files = {"quotes": tmp_path / "quotes.py", "models": tmp_path / "models" / "__init__.py",
              "models.bom": tmp_path / "models" / "bom.py", "models.power": tmp_path / "models" / "power.py"}
@@ -157,11 +174,37 @@ def test_no_module_of_the_package_imports_itself_through_others() -> None:
     assert found == [], f"import cycles: {found}"
 
 
-def test_the_formula_core_depends_on_nothing_above_it() -> None:
-    graph = import_graph()
-    above = {f"{name} -> {other}" for name, reads in graph.items() if name.startswith("workbook.formula")
-             for other in reads if not other.startswith("workbook.formula") and other not in CORE_MAY_READ}
-    assert above == set()
+def layer(module: str) -> int:
+    """The index in LAYERS of the layer a module is in (a module of a package is in its package's layer)."""
+    found = [(len(name), k) for k, names in enumerate(LAYERS) for name in names
+             if module == name or module.startswith(name + ".")]
+    assert found, f"{module} is in no layer: add it to LAYERS"
+    return max(found)[1]
+
+
+def upward(graph: dict[str, set[str]]) -> set[str]:
+    """Every import from a module to one in a layer above it."""
+    return {f"{name} -> {other}" for name, reads in graph.items() for other in reads if layer(other) > layer(name)}
+
+
+def test_the_layer_check_finds_an_import_from_below_up() -> None:
+    graph = {"workbook.formula.expr": {"workbook.book.book"}, "workbook.book.book": {"workbook.formula.expr"},
+             "workbook.cli": {"workbook.models.power.power"}, "workbook.models.power.power": set()}
+    assert upward(graph) == {"workbook.formula.expr -> workbook.book.book"}
+    assert layer("workbook") == layer("workbook.cli") > layer("workbook.version") == 0
+
+
+def test_every_module_imports_only_its_own_layer_and_those_below() -> None:
+    assert upward(import_graph()) == set()
+
+
+def test_the_top_of_the_package_holds_only_the_layers() -> None:
+    """A new module goes into the layer it belongs to: the top level holds the layers' packages and the few
+    modules that are a layer of their own."""
+    top = {path.stem for path in PACKAGE.glob("*.py")} | {path.name for path in PACKAGE.iterdir() if
+                                                           (path / "__init__.py").exists()}
+    named = {name.split(".")[1] for names in LAYERS for name in names if name != "workbook"}
+    assert top - {"__init__"} == named
 
 
 def _no_file_reads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,9 +24,9 @@ from workbook.excel.layout import COUNTER_ROW, FIRST_PERIOD, HEADER_ROW, TOTAL, 
 from workbook.formula import kernels
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import rollup
-from workbook.inputs import InputError, serial
-from workbook.sheet_reader import as_number, load_values
-from workbook.verify import compare, recalculate
+from workbook.libreoffice.sheet_reader import as_number, load_values
+from workbook.libreoffice.verify import compare, recalculate
+from workbook.site.inputs import InputError, serial
 
 
 def day(text: str) -> float:

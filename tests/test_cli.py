@@ -21,8 +21,8 @@ from workbook.api import load
 from workbook.excel.layout import NAME
 from workbook.formula.expr import Context, UnitError
 from workbook.formula.line import Line, message_at
-from workbook.inputs import InputError
-from workbook.models import power
+from workbook.models.power import power
+from workbook.site.inputs import InputError
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 

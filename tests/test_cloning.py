@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 from workbook.api import load
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.formula.expr import MONTHS, Env, Func, Node
 from workbook.formula.functions import max_
 from workbook.formula.line import Line

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE, ROOT
 from tests.strategies import COOLANTS, sites
 from workbook.api import Model, load
-from workbook.inputs import InputError, Value, check_rules
-from workbook.units import Q_
+from workbook.formula.units import Q_
+from workbook.site.inputs import InputError, Value, check_rules
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -607,7 +607,7 @@ def test_air_cooled_rack_carries_no_coolant(example: Model) -> None:
 
 def test_catalog_cooling_entries_carry_their_sources() -> None:
     """Every CDU class says its scope and pump power, every node its weight and cold-plate shares, with sources."""
-    from workbook.inputs import load_catalog
+    from workbook.site.inputs import load_catalog
 
     catalog = load_catalog()
     for name, entry in catalog["cdus"].items():

@@ -16,15 +16,15 @@ import xlsxwriter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.excel.writer import write_book
 from workbook.formula.dates import FIRST_DATE, LAST_DATE, eomonth, year
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import eomonth as eomonth_of
 from workbook.formula.functions import year_of
-from workbook.inputs import Site, serial
-from workbook.sheet_reader import as_number
-from workbook.verify import recalculate, verify_files
+from workbook.libreoffice.sheet_reader import as_number
+from workbook.libreoffice.verify import recalculate, verify_files
+from workbook.site.inputs import Site, serial
 
 
 def day(text: str) -> float:

@@ -17,15 +17,15 @@ import pytest
 from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import B200, two_fleets, unresolved_references
 from tests.parity import Built, check
-from workbook import sheets
 from workbook.api import Model, build, load, save
-from workbook.book import Book
-from workbook.document import Document, engineering_copy, full_workbook
+from workbook.book import sheets
+from workbook.book.book import Book
+from workbook.book.document import Document, engineering_copy, full_workbook
 from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
-from workbook.inputs import load_site
 from workbook.models import ENGINEERING, all_rules, all_specs
 from workbook.models.fleet import define_fleet, model_inputs
+from workbook.site.inputs import load_site
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 

@@ -17,13 +17,13 @@ import xlsxwriter
 from tests.conftest import ROOT
 from tests.helpers import documents_text, run
 from tests.parity import Built, build_all
-from workbook import gnumeric as gnumeric_engine
+from workbook.book.constants import is_constant
 from workbook.formula import functions
 from workbook.formula.engines import FUNCTIONS
 from workbook.formula.expr import Compare, Ref
-from workbook.sheet_reader import formula_cells
-from workbook.unit_constants import is_constant
-from workbook.verify import GNUMERIC, compare, verify_files
+from workbook.libreoffice import gnumeric as gnumeric_engine
+from workbook.libreoffice.sheet_reader import formula_cells
+from workbook.libreoffice.verify import GNUMERIC, compare, verify_files
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 # Gnumeric 1.12 reads print titles of rows or of columns, not both at once: importing a sheet that repeats both (its

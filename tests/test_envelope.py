@@ -15,20 +15,21 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import unresolved_references
 from tests.parity import Built, check
-from workbook import sheets
+from workbook.analysis import summary
 from workbook.api import Model
-from workbook.book import Book
+from workbook.book import sheets
+from workbook.book.book import Book
+from workbook.book.document import Document
 from workbook.build import present
-from workbook.document import Document
 from workbook.excel.writer import write_book
-from workbook.inputs import Site, load_site
-from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, summary
-from workbook.models import bom as bom_model
-from workbook.models import envelope as envelope_model
+from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs
 from workbook.models import reliability as reliability_model
 from workbook.models.base import Scope
-from workbook.models.envelope import EnvelopeOut
+from workbook.models.bom import bom as bom_model
 from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
+from workbook.models.power import envelope as envelope_model
+from workbook.models.power.envelope import EnvelopeOut
+from workbook.site.inputs import Site, load_site
 
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))

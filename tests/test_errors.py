@@ -25,8 +25,8 @@ from tests.fuzz import HOSTILE_VALUES
 from tests.strategies import sites
 from workbook.api import load
 from workbook.formula.expr import FormulaError, UnitError
-from workbook.inputs import InputError, InputErrors
-from workbook.yaml_reader import YamlError
+from workbook.site.inputs import InputError, InputErrors
+from workbook.site.yaml_reader import YamlError
 
 TOP_LEVEL = ["site", "description", "catalog", "scenarios", "power", "tco", "nonsense", 7]
 TOP_VALUES = [*HOSTILE_VALUES, {"gpu": ["B200"]}, {"gpu": "Nope"}, {"x": {"power.gpus": 1}}]
@@ -124,7 +124,7 @@ def test_an_error_with_only_a_message_still_reads_as_before() -> None:
 
 
 def test_a_yaml_error_is_placed_by_file_line_column_and_key(tmp_path: Path) -> None:
-    from workbook.yaml_reader import read_yaml
+    from workbook.site.yaml_reader import read_yaml
 
     path = tmp_path / "s.yaml"
     path.write_text("site: x\npower:\n  gpus: 0x400\n")
@@ -135,7 +135,7 @@ def test_a_yaml_error_is_placed_by_file_line_column_and_key(tmp_path: Path) -> N
 
 
 def test_a_formula_error_names_its_line_and_a_unit_error_its_units() -> None:
-    from workbook.book import Book
+    from workbook.book.book import Book
 
     book = Book("t")
     i, c = book.sheet("Inputs", "t"), book.sheet("Calc", "c")

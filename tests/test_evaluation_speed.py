@@ -20,12 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
+from workbook.analysis.sensitivity import validity_checks
 from workbook.api import load
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.formula import evaluation, kernels
 from workbook.formula import spreadsheet as ss
 from workbook.formula.expr import MONTHS, YEARS, Env, FormulaError
-from workbook.sensitivity import validity_checks
 
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True)
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))

@@ -1,6 +1,6 @@
 """explain: the differences between two versions of a site and the bridge of the headline outputs.
 
-The bridge's steps are Shapley values (workbook.explain.shapley): proven here on games whose values are known by
+The bridge's steps are Shapley values (workbook.analysis.shapley): proven here on games whose values are known by
 hand, against the definition (every order of the players, averaged), and on real pairs of sites: the steps sum
 to the whole change, one change gets all of it, changes that do not interact get their own effects, reversing
 the versions reverses every step, and no order of the groups is chosen."""
@@ -26,15 +26,15 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import ATTACK_MEMORY, assert_one_line_error, example_with, filled, run, site_file
 from tests.strategies import sites
+from workbook.analysis import shapley
 from workbook.api import explain, load
 from workbook.cli import main
-from workbook.excel.changes_book import BRIDGE, DIFFERENCES, changes_workbook, waterfall
-from workbook.explain import shapley
 from workbook.explain.bridge import OTHER, STRUCTURE, Bridge, template_note
+from workbook.explain.changes_book import BRIDGE, DIFFERENCES, changes_workbook, waterfall
 from workbook.explain.report import as_json, lines
 from workbook.explain.versions import version
-from workbook.inputs import InputError
-from workbook.yaml_reader import MAX_BYTES
+from workbook.site.inputs import InputError
+from workbook.site.yaml_reader import MAX_BYTES
 
 TOTAL = 1e-9  # relative: the steps sum to the whole change
 CATALOG = ROOT / "templates" / "catalog.yaml"

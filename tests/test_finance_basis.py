@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
 from tests.helpers import B200, documents_text, hand, site_file, v
+from workbook.analysis.risk.drivers import shapley_effects
+from workbook.analysis.risk.section import read
 from workbook.api import load
 from workbook.excel.cells import cached
 from workbook.excel.layout import has_total
-from workbook.inputs import InputError, load_site
 from workbook.models import all_specs
-from workbook.risk.drivers import shapley_effects
-from workbook.risk.section import read
+from workbook.site.inputs import InputError, load_site
 
 HOURS = 8 * 730  # GPU-hours in a month at full use: 8 GPUs x 730 h
 RESERVED = "1.5 USD/GPU/hour"

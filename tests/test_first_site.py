@@ -16,10 +16,11 @@ import yaml
 
 from tests.conftest import EXAMPLE
 from tests.helpers import BASE, run, site_with
-from workbook import findings, vendor_copy
+from workbook import findings
 from workbook.api import load
-from workbook.inputs import InputError, InputErrors, example_for, load_catalog, load_site
 from workbook.models import all_rules, all_specs
+from workbook.returned import vendor_copy
+from workbook.site.inputs import InputError, InputErrors, example_for, load_catalog, load_site
 
 SPECS = {s.key: s for s in all_specs()}
 MISSING = "is missing (not in the site file nor in its catalog entries)"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import EXAMPLE
 from workbook.api import Model, build, load
-from workbook.excel import formats
+from workbook.book import formats
 from workbook.excel.layout import UNIT, VALUE
 
 MUSD = '#,##0.0,,_);(#,##0.0,,);"-"_)'  # 18,774,057 shows as 18.8; negatives in parentheses; zero as -

@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE
 from tests.helpers import binomial_quantile_exactly
 from workbook.api import load
-from workbook.book import Book
+from workbook.book.book import Book
+from workbook.book.constants import constant, is_constant
 from workbook.excel.writer import write_book
 from workbook.formula.expr import (
     AddSub,
@@ -58,10 +59,9 @@ from workbook.formula.functions import (
     where,
 )
 from workbook.formula.line import Line, message_at
-from workbook.inputs import Site
-from workbook.unit_constants import constant, is_constant
-from workbook.units import Q_
-from workbook.verify import compare, is_error, recalculate, same
+from workbook.formula.units import Q_
+from workbook.libreoffice.verify import compare, is_error, recalculate, same
+from workbook.site.inputs import Site
 
 
 class Names(Context):

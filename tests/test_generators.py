@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE
 from tests.helpers import B200, site_file, v
 from workbook.api import load
-from workbook.document import engineering_copy
-from workbook.inputs import InputError
+from workbook.book.document import engineering_copy
+from workbook.site.inputs import InputError
 
 
 @pytest.fixture(scope="module")

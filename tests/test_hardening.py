@@ -24,12 +24,12 @@ from tests.fuzz import refused_in_lines
 from tests.helpers import fixed_seed, run
 from workbook import cli
 from workbook.api import load
-from workbook.excel.output import remove_stale, write_atomically
 from workbook.failures import EXIT_INPUT
-from workbook.inputs import InputError, InputErrors, example_for, load_limits, parse_value, writable_unit
+from workbook.libreoffice.verify import verify_files
 from workbook.models import all_specs
-from workbook.verify import verify_files
-from workbook.yaml_reader import MAX_BYTES
+from workbook.site.inputs import InputError, InputErrors, example_for, load_limits, parse_value, writable_unit
+from workbook.site.output import remove_stale, write_atomically
+from workbook.site.yaml_reader import MAX_BYTES
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
@@ -77,12 +77,12 @@ def example_with(tmp: Path, name: str = "site.yaml", **top: Any) -> Path:
 
 
 def test_every_numeric_input_has_a_range_with_its_reason() -> None:
-    from workbook.models.generation_inputs import SCALARS  # an upgrade's keys that every upgrade has
-    from workbook.risk.section import SETTINGS  # the risk: section's samples and seed
+    from workbook.analysis.risk.section import SETTINGS  # the risk: section's samples and seed
+    from workbook.models.generation.inputs import SCALARS  # an upgrade's keys that every upgrade has
 
     specs = {s.key: s for s in [*all_specs(), *SCALARS, *SETTINGS]}
     limits = load_limits()
-    quoted = {k for k in limits if k.startswith("quote.")}  # a vendor's quote: workbook.quotes.quote_limits
+    quoted = {k for k in limits if k.startswith("quote.")}  # a vendor's quote: workbook.site.quotes.quote_limits
     assert quoted == {"quote.unit_price", "quote.lead_time_weeks"}
     assert set(limits) - quoted <= set(specs), f"limits for keys no model has: {set(limits) - set(specs)}"
     for spec in specs.values():

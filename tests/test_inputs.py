@@ -19,9 +19,9 @@ from tests.conftest import EXAMPLE
 from tests.helpers import BASE, site_with
 from workbook.build import build_book, complete
 from workbook.excel.layout import NOTE
-from workbook.inputs import InputError, InputErrors, Site, example_for, load_catalog, load_site
+from workbook.formula.units import is_information
 from workbook.models import all_specs
-from workbook.units import is_information
+from workbook.site.inputs import InputError, InputErrors, Site, example_for, load_catalog, load_site
 
 SPECS = {s.key: s for s in all_specs()}
 

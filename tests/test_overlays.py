@@ -13,7 +13,7 @@ from tests.helpers import fixed_seed
 from workbook.api import load
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scenario_overlays, stacked
 from workbook.formula.overrides import OverrideError, UnknownInput
-from workbook.units import ureg
+from workbook.formula.units import ureg
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 ANSWER = ["tco.npv_advantage"]
@@ -181,7 +181,7 @@ def test_a_quantity_of_information_or_of_none_converts_within_its_kind(example: 
 def other_registry_watts() -> Any:
     import pint
 
-    return pint.UnitRegistry().Quantity(700, "W")  # a registry of the caller's own, not workbook.units.ureg
+    return pint.UnitRegistry().Quantity(700, "W")  # a registry of the caller's own, not workbook.formula.units.ureg
 
 
 GAPS = {"nan-without-ranges": ("power.pue", float("nan"), False), "inf-without-ranges": ("power.pue", np.inf, False),

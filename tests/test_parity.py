@@ -22,7 +22,7 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import fixed_seed
 from tests.parity import Outcome, build_all, check, record, write_site
 from tests.strategies import EXTREMES, sites
-from workbook.verify import verify_files
+from workbook.libreoffice.verify import verify_files
 
 RANDOM_SITES = int(os.environ.get("PARITY_SITES", "200"))
 SEED = fixed_seed("PARITY_SEED", 20261202)

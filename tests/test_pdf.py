@@ -1,5 +1,5 @@
 """`python -m workbook pdf`: the reviewer's PDF beside the workbook, all or nothing, one-line errors; and the
-page header that traces each printed page back to its sheet (workbook.pdf.pages_by_sheet)."""
+page header that traces each printed page back to its sheet (workbook.libreoffice.pdf.pages_by_sheet)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ import xlsxwriter
 
 from tests.conftest import EXAMPLE
 from tests.helpers import assert_one_line_error, bad_site, run
-from workbook import cli, pdf, verify
+from workbook import cli
 from workbook.excel.styles import PAGE_HEADER
 from workbook.failures import EXIT_LIBREOFFICE
-from workbook.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
+from workbook.libreoffice import pdf, verify
+from workbook.libreoffice.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, to_pdf
 
 # the answer first: the Summary after the Cover, the Inputs behind the results (issue 27)
 SHEETS = ["Cover", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "Power envelope",

@@ -18,10 +18,10 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import cut_texts
 from tests.overlaps import PageText, overlaps, past_the_edge, read, smallest_text
 from workbook import api
+from workbook.book.sheets import NOT_PRINTED
 from workbook.excel.layout import LABEL, UNIT, Layout
 from workbook.excel.pages import MARGIN_SIDE, READABLE
-from workbook.pdf import exports, pages_by_sheet, to_pdf
-from workbook.sheets import NOT_PRINTED
+from workbook.libreoffice.pdf import exports, pages_by_sheet, to_pdf
 
 SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / "gb200-nvl72-colo.yaml",
          ROOT / "inputs" / "example-b200-upgrade.yaml"]
@@ -75,7 +75,7 @@ def printed(site: Path, folder: Path) -> Printed:
 
 
 def _appendix(model: api.Model) -> tuple[str, ...]:
-    from workbook.document import appendix_sheets
+    from workbook.book.document import appendix_sheets
 
     return appendix_sheets(model.book)
 

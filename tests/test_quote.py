@@ -24,11 +24,11 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import ATTACK_MEMORY, QUOTE_FIRST, filled, flooded, rows, run
 from workbook.api import build, load
 from workbook.cli import main
-from workbook.quotes import quotes_path
+from workbook.libreoffice.verify import recalculate, verify_files
 from workbook.returned.quote_import import QuoteRefused, import_quote
 from workbook.returned.safe_xlsx import UntrustedFile
-from workbook.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_DATE, QUOTE_SHEET, SPEC
-from workbook.verify import recalculate, verify_files
+from workbook.returned.vendor_copy import COMMENT, KEY, LEAD, PRICE, QTY, QUOTE_DATE, QUOTE_SHEET, SPEC
+from workbook.site.quotes import quotes_path
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 

@@ -16,10 +16,10 @@ import yaml
 from tests.conftest import EXAMPLE
 from tests.test_rfq import DATE, FIRST, copy, fill
 from workbook.cli import main
-from workbook.inputs import InputError, InputErrors
-from workbook.quotes import quotes_path
 from workbook.returned.quote_import import import_quote
-from workbook.vendor_copy import INSTRUCTIONS_SHEET, KEY, PRICE, QUOTE_DATE, QUOTE_SHEET
+from workbook.returned.vendor_copy import INSTRUCTIONS_SHEET, KEY, PRICE, QUOTE_DATE, QUOTE_SHEET
+from workbook.site.inputs import InputError, InputErrors
+from workbook.site.quotes import quotes_path
 
 TODAY = datetime.date(2026, 12, 20)
 

@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbook.inputs import TINY
-from workbook.ranges import Range, shown
+from workbook.formula.ranges import Range, shown
+from workbook.site.inputs import TINY
 
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True)
 BOUND = st.none() | st.floats(-1e6, 1e6, allow_nan=False)

@@ -29,13 +29,13 @@ from tests.helpers import ATTACK_MEMORY, flooded
 from tests.helpers import run as run_cli
 from workbook import cli
 from workbook.api import build, explain, load
+from workbook.book.sheets import INPUTS
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, VALUE
 from workbook.explain.report import bridge_lines
 from workbook.failures import EXIT_INPUT
-from workbook.quotes import quotes_path
 from workbook.returned import review
 from workbook.returned.safe_xlsx import UntrustedFile
-from workbook.sheets import INPUTS
+from workbook.site.quotes import quotes_path
 
 Sheet = Any  # an openpyxl worksheet
 Edit = Callable[[Sheet, dict[str, int]], None]  # changes a worksheet, given each Name's row (from 1)

@@ -17,10 +17,10 @@ import pytest
 from tests.conftest import EXAMPLE
 from workbook.api import load
 from workbook.cli import main
-from workbook.inputs import InputError
-from workbook.models.bom_terms import TERMS as TERM_SPECS
-from workbook.quotes import quotes_path
-from workbook.vendor_copy import COMMENT, INSTRUCTIONS_SHEET, KEY, LEAD, PRICE, QUOTE_SHEET, quote_rows
+from workbook.models.bom.terms import TERMS as TERM_SPECS
+from workbook.returned.vendor_copy import COMMENT, INSTRUCTIONS_SHEET, KEY, LEAD, PRICE, QUOTE_SHEET, quote_rows
+from workbook.site.inputs import InputError
+from workbook.site.quotes import quotes_path
 
 FIRST = 5  # openpyxl's row of a grid's first row (1-based): title, note, blank, header
 TERMS = {"buyer_company": "Example Compute GmbH", "project": "Frankfurt H100 cluster, phase 1",

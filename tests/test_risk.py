@@ -1,4 +1,4 @@
-"""Risk ranges (workbook.risk): the sampler and the quantiles on cases with a known answer, reproducibility from the
+"""Risk ranges (analysis.risk): the sampler and the quantiles on cases with a known answer, reproducibility from the
 seed, the refusal of bad distributions in one line, and the Risk sheet's figures equal to the API's."""
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from scipy import stats
 from tests.conftest import EXAMPLE
 from tests.helpers import B200, BASE, assert_one_line_error, run, site_with
 from workbook import api, cli
+from workbook.analysis.risk import analysis, sampling
+from workbook.analysis.risk.analysis import PERCENTILES
+from workbook.analysis.risk.section import Correlation, Distribution, RiskPlan
 from workbook.build import define_models, load_all
 from workbook.formula.evaluation import evaluate
-from workbook.inputs import InputError
-from workbook.risk import analysis, sampling
-from workbook.risk.analysis import PERCENTILES
-from workbook.risk.section import Correlation, Distribution, RiskPlan
+from workbook.site.inputs import InputError
 
 SOURCE = "test range"
 
@@ -515,8 +515,8 @@ def test_only_a_command_that_shows_a_risk_figure_samples_once(command, returned_
 def test_a_book_without_its_risk_figures_is_laid_out_as_built_and_never_written(tmp_path):
     """evaluate's cells and import-inputs' Inputs sheet are the build's: the unsampled book places every line where
     the sampled one does; a document showing the Summary or the Risk sheet is refused, the engineering copy is not."""
+    from workbook.book.document import engineering_copy
     from workbook.build import build_book
-    from workbook.document import engineering_copy
     from workbook.excel.layout import plan as layout_of
 
     data = copy.deepcopy(BASE)
@@ -536,7 +536,7 @@ def test_a_book_without_its_risk_figures_is_laid_out_as_built_and_never_written(
 def test_samples_past_what_a_minute_draws_are_refused(tmp_path):
     """The largest allowed value (templates/limits.yaml, with the rate it rests on) keeps a build under a minute;
     a million, once inside the range, is refused in one line by the build and by the command."""
-    from workbook.risk.section import SETTINGS
+    from workbook.analysis.risk.section import SETTINGS
 
     largest = next(s for s in SETTINGS if s.key == "risk.samples").hi
     assert largest == 200_000

@@ -23,9 +23,9 @@ import pytest
 import xlsxwriter
 
 from tests.conftest import EXAMPLE
+from workbook.libreoffice.sheet_reader import as_number
 from workbook.returned import safe_xlsx
 from workbook.returned.safe_xlsx import LIMITS, Cell, Limits, UntrustedFile, read_returned
-from workbook.sheet_reader import as_number
 
 MB = 1024 * 1024
 ANY: Any = object()

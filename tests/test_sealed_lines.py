@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import EXAMPLE
 from workbook.api import load
-from workbook.book import Book, FrozenBook
+from workbook.book.book import Book, FrozenBook
 from workbook.formula import evaluation
 from workbook.formula.expr import FormulaError
 from workbook.formula.line import Line

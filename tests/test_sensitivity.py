@@ -18,13 +18,13 @@ import yaml
 
 from tests.conftest import EXAMPLE
 from workbook.api import Model, build
-from workbook.excel.formats import negatives_in_parentheses
+from workbook.book.formats import negatives_in_parentheses
+from workbook.book.sheets import SENSITIVITY
 from workbook.excel.layout import Layout
 from workbook.excel.pages import LINE_HEIGHT, wrapped_lines
 from workbook.formula.line import BREAK_EVEN_SHORT, Line
-from workbook.sheet_reader import load_values
-from workbook.sheets import SENSITIVITY
-from workbook.verify import recalculate, same
+from workbook.libreoffice.sheet_reader import load_values
+from workbook.libreoffice.verify import recalculate, same
 
 CURRENT = "sensitivity.current"  # the check's id, as `evaluate --json` lists it
 OUTPUTS = ("tco.npv_advantage", "tco.break_even_utilisation")

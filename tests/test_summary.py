@@ -14,9 +14,9 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from workbook import sheets
 from workbook.api import Model, build, load, save
-from workbook.document import engineering_copy
+from workbook.book import sheets
+from workbook.book.document import engineering_copy
 from workbook.excel.layout import VALUE
 from workbook.formula.expr import Ref, Shown
 

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import B200, hand, site_file, v
+from workbook.analysis.scenarios import lines_used
 from workbook.api import build, evaluation, load
 from workbook.excel.layout import FIRST_PERIOD
-from workbook.scenarios import lines_used
 
 RENT = 8 * 730 * 1.0 * 2.0  # 8 GPUs x 730 h x full use x 2 USD = 11,680 USD a month
 

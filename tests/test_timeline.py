@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, TOTAL, TOTAL_COLUMN, plan
 from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
 from workbook.formula.functions import all_over, ceil, flag, irr, max_, pmt, prev, rollup, total, where
 from workbook.formula.line import COUNT
-from workbook.inputs import Site
-from workbook.verify import verify_files
+from workbook.libreoffice.verify import verify_files
+from workbook.site.inputs import Site
 
 MONTHS = 30  # 31 columns: the start (time 0) and 30 months
 

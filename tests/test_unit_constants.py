@@ -18,16 +18,16 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import two_fleets, unresolved_references
 from tests.parity import build_all, check
 from workbook.api import Model, load, save
-from workbook.book import Book
-from workbook.document import engineering_copy
+from workbook.book.book import Book
+from workbook.book.constants import METHOD_PATH, PATH, SECTION, constant, constants, is_constant, lookup
+from workbook.book.document import engineering_copy
+from workbook.book.presentation import Section
+from workbook.book.sheets import INPUTS
 from workbook.excel.layout import FIRST_PERIOD, plan
 from workbook.excel.writer import CellContext
 from workbook.formula.evaluation import reads
 from workbook.formula.expr import UNIVERSAL, Named, Scale
-from workbook.presentation import Section
-from workbook.sheets import INPUTS
-from workbook.unit_constants import METHOD_PATH, PATH, SECTION, constant, constants, is_constant, lookup
-from workbook.units import Q_, power_of_ten, unit
+from workbook.formula.units import Q_, power_of_ten, unit
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 _NUMBER = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'!|[A-Za-z_$][A-Za-z0-9_.$]*|(?P<num>(?:\d+\.?\d*|\.\d+)'

@@ -1,6 +1,6 @@
 """Specs a vendor asks about (issue 44, item 6): the host-side transceiver of a catalog node names its part and
 form factor, the spare NIC names a ConnectX part and no rating of the node, and the fabric manager's term licences
-state the years of cover. Read from the vendor's copy's rows (workbook.vendor_copy.quote_rows), as the copy
+state the years of cover. Read from the vendor's copy's rows (workbook.returned.vendor_copy.quote_rows), as the copy
 prints them."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import yaml
 from tests.conftest import EXAMPLE
 from tests.helpers import BASE, site_with
 from workbook.api import load
-from workbook.vendor_copy import QuoteRow, quote_rows
+from workbook.returned.vendor_copy import QuoteRow, quote_rows
 
 
 def rows_of(tmp_path: Path, node: str | None = None, gpu: str | None = None) -> dict[str, QuoteRow]:

@@ -13,9 +13,9 @@ import pytest
 import xlsxwriter
 
 from tests.conftest import ROOT
-from workbook import sheet_reader as reader
 from workbook.api import load, save
-from workbook.verify import recalculate
+from workbook.libreoffice import sheet_reader as reader
+from workbook.libreoffice.verify import recalculate
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 

@@ -18,17 +18,17 @@ import pytest
 from openpyxl.utils import column_index_from_string, get_column_letter
 
 from tests.conftest import EXAMPLE
-from workbook import sheets
 from workbook.api import Model, build
+from workbook.book import sheets
+from workbook.book.constants import is_constant
+from workbook.book.sheets import INPUTS as INPUTS_SHEET
 from workbook.excel import layout as layout_mod
 from workbook.excel import writer
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, Layout
 from workbook.formula.expr import UNIVERSAL
 from workbook.formula.line import Line, message_at
-from workbook.sheet_reader import as_number
-from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.unit_constants import is_constant
-from workbook.units import factor
+from workbook.formula.units import factor
+from workbook.libreoffice.sheet_reader import as_number
 
 INPUT_FILL = "FFF2CC"
 INPUT_FONT = "0000FF"
@@ -263,8 +263,8 @@ def test_the_master_check_is_false_not_an_error_when_an_input_breaks_the_model(l
                                                                             tmp_path: Path) -> None:
     """0 GPUs per node pasted past the validation: LibreOffice fills the workings with #DIV/0!, and the master check
     (on the Checks sheet and on the Summary) shows FALSE."""
-    from workbook.sheet_reader import load_values
-    from workbook.verify import recalculate
+    from workbook.libreoffice.sheet_reader import load_values
+    from workbook.libreoffice.verify import recalculate
 
     wb = openpyxl.load_workbook(built.path)
     sheet, row, col = built.layout.cells["power.gpus_per_node"]
@@ -574,7 +574,7 @@ def test_what_does_not_apply_is_collapsed_and_not_printed(built: Built) -> None:
     """Issue 27 item 9 on the air-cooled example: the coolant loop, the CDUs and the cold plate are collapsed under
     headings that say why; BOM rows of quantity 0 are collapsed and the footer counts them; the timelines print up
     to the last period with money in it."""
-    from workbook.presentation import Section
+    from workbook.book.presentation import Section
 
     cooling = built.layout.sheets[sheets.COOLING]
     unused = [item.title for _, item in cooling.rows if isinstance(item, Section) and item.unused]

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from workbook.pdf import UNASSIGNED, page_sheets  # noqa: E402
+from workbook.libreoffice.pdf import UNASSIGNED, page_sheets  # noqa: E402
 
 
 class Refused(Exception):

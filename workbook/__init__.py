@@ -1,7 +1,7 @@
 """gpu-site-workbook: one site description in, a live, verified planning workbook out.
 
 The API (workbook.api) from the package itself: `workbook.load(path)` -> Model, `workbook.build(path, out)`,
-`workbook.save(model, out)`, `workbook.risk(path)`, `workbook.explain(old, new)`, `workbook.evaluation(model)`.
+`workbook.save(model, out)`, `workbook.analysis.risk(path)`, `workbook.explain(old, new)`, `workbook.evaluation(model)`.
 It is imported when first asked for, so `python -m workbook` and `workbook.__version__` stay light.
 """
 

@@ -7,16 +7,16 @@ from typing import Any
 
 import numpy as np
 
+from workbook.analysis.risk.analysis import RiskResult
+from workbook.analysis.risk.section import SETTINGS, setting
+from workbook.book.document import Document
 from workbook.build import build_book, decision_risk, define_models, load_all
-from workbook.document import Document
 from workbook.excel.layout import Layout, plan
 from workbook.excel.writer import write_book
 from workbook.explain.bridge import Bridge
 from workbook.explain.bridge import explain as explain_versions
-from workbook.inputs import InputError
 from workbook.model import Model, plain
-from workbook.risk.analysis import RiskResult
-from workbook.risk.section import SETTINGS, setting
+from workbook.site.inputs import InputError
 
 __all__ = ["Model", "build", "evaluation", "explain", "explain_versions", "load", "risk", "risk_json", "save"]
 

@@ -58,7 +58,7 @@ def summary(model: Model) -> tuple[int, bool, tuple[str, ...], tuple[tuple[str, 
     """The number of lines and whether every check passes, for the `wrote` line; the appendix's sheets; the
     failing checks and the warnings the build prints."""
     from workbook import findings
-    from workbook.document import appendix_sheets
+    from workbook.book.document import appendix_sheets
 
     return (len(model.book.lines), bool(model.values["checks.all_pass"].reshape(-1)[0]),
             appendix_sheets(model.book), tuple(findings.failing_checks(model)), tuple(findings.warnings(model)))

@@ -16,30 +16,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbook import scenarios, sensitivity, sheets, unit_constants
-from workbook.book import Book
-from workbook.inputs import InputError, InputErrors, Site, raise_all, read_site
-from workbook.models import (
-    ENGINEERING,
-    PRESENTATION,
-    all_rules,
-    all_specs,
-    bom,
-    cooling,
-    envelope,
-    fabric,
-    generation,
-    reliability,
-    summary,
-    tco,
-)
+from workbook.analysis import scenarios, sensitivity, summary
+from workbook.analysis.risk import analysis as risk_analysis
+from workbook.analysis.risk import section as risk_section
+from workbook.book import constants as unit_constants
+from workbook.book import sheets
+from workbook.book.book import Book
+from workbook.book.presentation import Presented, Table
+from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, cooling, reliability, tco
 from workbook.models.base import AllInputs, Inputs, Scope
+from workbook.models.bom import bom
+from workbook.models.bom.quotes import quote_inputs
 from workbook.models.fleet import NEXT, Fleet, define_fleet, define_site_fleet, model_inputs
-from workbook.models.generation_inputs import Upgrade, load_upgrade
-from workbook.presentation import Presented
-from workbook.quotes import Quote, chosen_quotes, quote_inputs, quotes_path
-from workbook.risk import analysis as risk_analysis
-from workbook.risk import section as risk_section
+from workbook.models.generation import generation
+from workbook.models.generation.inputs import Upgrade, load_upgrade
+from workbook.models.network import fabric
+from workbook.models.power import envelope
+from workbook.site.inputs import InputError, InputErrors, Site, raise_all, read_site
+from workbook.site.quotes import Quote, chosen_quotes, quotes_path
 
 
 def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
@@ -195,7 +189,7 @@ def named_parts(site: Site) -> dict[str, str]:
 # ---------------------------------------------------------------- analyse
 
 
-def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> sensitivity.Table:
+def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> Table:
     """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
     with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
     specs = all_specs()
@@ -229,7 +223,7 @@ def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, sa
 # ---------------------------------------------------------------- results and present
 
 
-def define_results(book: Book, site: Site, m: Models, tornado: sensitivity.Table,
+def define_results(book: Book, site: Site, m: Models, tornado: Table,
                    risk: risk_analysis.RiskResult | None = None) -> None:
     """The lines that show results, defined after the tornado's and the risk's evaluations: the record that their
     values are still current, the checks, the Summary (with the estimates it ranks first, and the risk's odds) and

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from workbook.echo import clip, printable
 from workbook.failures import EXIT_MODEL, EXIT_VERIFY, describe
-from workbook.inputs import InputError, hidden
+from workbook.formula.echo import clip, printable
+from workbook.site.inputs import InputError, hidden
 
 
 def default_output(site: Path) -> Path:
@@ -243,7 +243,7 @@ def _jobs(text: str) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from workbook.excel.output import write_all_atomically
+    from workbook.site.output import write_all_atomically
 
     outs = _outputs(args.sites, args.output, ".xlsx")
     built = _render(args)
@@ -256,9 +256,9 @@ def _build(args: argparse.Namespace) -> int:
 def _pdf(args: argparse.Namespace) -> int:
     """`build`, then each workbook exported to PDF beside it: every workbook and PDF is written only once all
     of them exported (all or nothing, like `build`)."""
-    from workbook.excel.output import write_all_atomically
-    from workbook.pdf import exports as pdf_exports
-    from workbook.pdf import to_pdf
+    from workbook.libreoffice.pdf import exports as pdf_exports
+    from workbook.libreoffice.pdf import to_pdf
+    from workbook.site.output import write_all_atomically
 
     if args.output and args.output.suffix.lower() != ".pdf":
         raise InputError(f"{args.output}: -o/--output names the PDF: a file name ending in .pdf (the workbook is "
@@ -356,8 +356,8 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _risk(args: argparse.Namespace) -> int:
+    from workbook.analysis.risk.analysis import PERCENTILES
     from workbook.api import risk, risk_json
-    from workbook.risk.analysis import PERCENTILES
 
     result = risk(args.site, args.samples, args.seed)
     if args.json:
@@ -386,9 +386,9 @@ def _risk(args: argparse.Namespace) -> int:
 def _explain(args: argparse.Namespace) -> int:
     """The differences and the bridge as text (or JSON); with -o, the Changes workbook too, all or nothing."""
     from workbook.api import explain
-    from workbook.excel.changes_book import changes_workbook
-    from workbook.excel.output import write_atomically
+    from workbook.explain.changes_book import changes_workbook
     from workbook.explain.report import as_json, lines
+    from workbook.site.output import write_atomically
 
     sites, revision = args.sites, args.revision
     wanted = 1 if revision is not None else 2
@@ -434,8 +434,8 @@ def _short(value: object) -> str:
 
 def _money(usd: float) -> str:
     """Money as the sheets show a single figure: MUSD from 1 million (two decimals here), kUSD from 10,000."""
+    from workbook.book.formats import money, money_scale, scaled_unit
     from workbook.excel.figure_text import number
-    from workbook.excel.formats import money, money_scale, scaled_unit
 
     scale = money_scale(abs(usd), series=False)
     return f"{number(money(scale), usd, money=True)} {scaled_unit('USD', scale)}"
@@ -454,7 +454,7 @@ def _statistic(stat: Any, value: float) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from workbook.verify import ENGINES, installed_engines, verify_files
+    from workbook.libreoffice.verify import ENGINES, installed_engines, verify_files
 
     engines = installed_engines() if args.engine in (None, "all") else [args.engine]
     if args.engine == "all":
@@ -489,9 +489,9 @@ def _quote(args: argparse.Namespace) -> int:
     """The vendor's copy (all its lines, or the groups and lines asked for), written all or nothing."""
     import re
 
-    from workbook import vendor_copy
     from workbook.api import load
-    from workbook.excel.output import write_atomically
+    from workbook.returned import vendor_copy
+    from workbook.site.output import write_atomically
 
     vendor = " ".join(args.vendor.split())
     if len(vendor) > 100:
@@ -537,7 +537,7 @@ def _issue_date(text: str | None) -> Any:
 
 def _names(text: str, option: str, known: Any, what: str) -> list[str]:
     """A comma-separated list of names, each one of `known` (one-line refusal naming the option and the name)."""
-    from workbook.inputs import did_you_mean
+    from workbook.site.inputs import did_you_mean
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     for name in names:
@@ -562,9 +562,9 @@ def _import_quote(args: argparse.Namespace) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     """The skeleton site file, and what to do next."""
-    from workbook import skeleton
-    from workbook.inputs import load_catalog
     from workbook.models import PRESENTATION
+    from workbook.site import skeleton
+    from workbook.site.inputs import load_catalog
 
     parts = {}
     for text in args.part:

@@ -24,7 +24,7 @@ MOST_FIGURES = 4  # the figures a failing check's line gives: the lines its rule
 def failing_checks(model: Model) -> list[tuple[str, str]]:
     """(label, rule in words) of each check the master check reads that is FALSE, in the Checks sheet's order.
     The rule is the check's note: the model's words, else the condition with each line's label
-    (workbook.book.in_words); then the figures it compares, as the sheet shows them (4.02 MW against 4 MW)."""
+    (workbook.book.book.in_words); then the figures it compares, as the sheet shows them (4.02 MW against 4 MW)."""
     book, values = model.book, model.values
     master = book.lines.get(MASTER)
     if master is None:
@@ -41,9 +41,9 @@ def check_figures(book: Any, values: dict[str, Any], check_id: str) -> str:
     """The values of the lines a check compares (those its rule reads directly, but the method's constants), as the
     sheet shows them: `Contracted utility feed 4.02 MW; Utility power available at the site 4 MW`. `values` holds
     those lines (an evaluation of the check with its dependencies, or every line's)."""
+    from workbook.book.constants import is_constant
     from workbook.excel.figure_text import figure
     from workbook.formula.line import message_at
-    from workbook.unit_constants import is_constant
 
     read = [book.lines[k] for k in reads(book.lines[check_id]) if not is_constant(book.lines[k]) and k in values]
     return "; ".join(f"{line.label} {figure(line, values[line.id], message_at(line, values))}"

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from workbook.book import Book
-from workbook.inputs import Site
-from workbook.units import Q_
+from workbook.book.book import Book
+from workbook.formula.units import Q_
+from workbook.site.inputs import Site
 
 __all__ = ["Model", "plain"]
 

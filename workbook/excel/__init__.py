@@ -1,6 +1,5 @@
-"""The workbook as a spreadsheet: layout, formats and styles, the writer of each kind of sheet, the cover, charts,
-the printed pages (pages, sizing, text_width) and the file put on disk all or nothing (output)."""
+"""The workbook as a spreadsheet: layout and styles, the writer of each kind of sheet, the cover, charts and the
+printed pages (pages, sizing, text_width)."""
 
-__all__ = ["cells", "changes_book", "charts", "cover", "fast_formulas", "figure_text", "formats", "grids", "layout",
-           "output", "pages", "risk_sheet", "sizing", "styles", "tables", "text_width", "timeline", "validation",
-           "writer"]
+__all__ = ["cells", "charts", "cover", "fast_formulas", "figure_text", "grids", "layout", "pages", "risk_sheet",
+           "sizing", "styles", "tables", "text_width", "timeline", "validation", "writer"]

@@ -7,12 +7,12 @@ from typing import Any
 import numpy as np
 import xlsxwriter
 
-from workbook.excel import formats
+from workbook.book import formats
+from workbook.book.presentation import Chart
 from workbook.excel.layout import FIRST_PERIOD, HEADER_ROW, LABEL, Layout
 from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
 from workbook.models.calendar import MONTH_SHOWN
-from workbook.presentation import Chart
 
 WIDTH, HEIGHT, ROWS_PER_CHART = 720, 330, 17  # two charts and a header row on a page at 89%
 CHART_PIXELS = WIDTH + 8  # the columns under a chart: its width and the offset it is set at

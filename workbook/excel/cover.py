@@ -6,16 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from workbook import sheets
-from workbook.excel import formats
+from workbook.book import formats, sheets
+from workbook.book.sheets import COVER
 from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout
 from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, plan_pages, wrapped_lines
 from workbook.excel.styles import Styles
 from workbook.formula.line import Line
-from workbook.inputs import Site
-from workbook.sheets import COVER
+from workbook.site.inputs import Site
 from workbook.version import __version__
 
 SHEET_PURPOSE = {

@@ -2,7 +2,7 @@
 a reader of the sheet sees (75%, -14.49 MUSD, 2027-01-15, never (over 100%)), not the number a cell holds
 (0.75 beside "%", -1.44946e+07 USD).
 
-The row's number format and unit come from workbook.excel.formats.shown (money in kUSD or MUSD by its size, a
+The row's number format and unit come from workbook.book.formats.shown (money in kUSD or MUSD by its size, a
 percentage as a percentage, no false precision); this module reads that format: decimals, a thousands separator,
 the commas that divide by a thousand, a percent sign, a condition section ([>1]"never"), a date, the words of a
 format that words its figure (the Summary's answer). Money shows one more decimal than the sheet (two in MUSD):
@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-from workbook.excel import formats
+from workbook.book import formats
 from workbook.formula.line import Line
 
 _CONDITION = re.compile(r'^\[(?P<op>[<>]=?|=)(?P<limit>-?[\d.]+)\]"(?P<words>[^"]*)"$')

@@ -10,7 +10,8 @@ import numpy as np
 import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook.excel import formats
+from workbook.book import formats
+from workbook.book.presentation import Blank, Entry, Fixed, Grid, Section
 from workbook.excel.cells import CellContext, cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.layout import Layout, grid_first_row
@@ -36,7 +37,6 @@ from workbook.excel.styles import Styles
 from workbook.excel.text_width import room, text_points
 from workbook.excel.validation import validate
 from workbook.formula.line import Line
-from workbook.presentation import Blank, Entry, Fixed, Grid, Section
 
 UNIT_HEADER = "Unit"  # a grid's unit column: after the quantity it names, in the singular for one
 

@@ -10,15 +10,15 @@ from typing import Any
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook import sheets
-from workbook.book import Book
-from workbook.document import Document, appendix_sheets, full_workbook
+from workbook.book import sheets
+from workbook.book.book import Book
+from workbook.book.document import Document, appendix_sheets, full_workbook
+from workbook.book.presentation import Chart, Section, Text
+from workbook.book.sheets import CHECKS as CHECKS_SHEET
+from workbook.book.sheets import INPUTS as INPUTS_SHEET
 from workbook.formula.expr import MONTHS, YEARS
 from workbook.formula.line import Line
-from workbook.presentation import Chart, Section, Text
-from workbook.sheets import CHECKS as CHECKS_SHEET
-from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.units import unit
+from workbook.formula.units import unit
 
 HEADER_ROW = 3  # title, subtitle, blank, then the column headers
 COUNTER_ROW = HEADER_ROW - 1  # on a dated timeline's sheets: each period's number over its date (Start, M1, M2...)
@@ -111,7 +111,7 @@ class Layout:
 
 
 def sheet_order(book: Book, document: Document) -> list[str]:
-    """The sheets the document holds in the workbook's order (workbook.sheets.ordered): the Summary first, the
+    """The sheets the document holds in the workbook's order (workbook.book.sheets.ordered): the Summary first, the
     models, the Inputs behind the results, the Checks last."""
     return sheets.ordered([t for t in book.sheets if t in document.sheets])
 

@@ -1,4 +1,4 @@
-"""The Risk sheet: the decision under the `risk:` section's input distributions (workbook.risk), as values computed
+"""The Risk sheet: the decision under the `risk:` section's input distributions (analysis.risk), as values computed
 at build time and labelled so: the odds first (the probability that buying wins, the expected shortfall, where
 the base case falls), the percentiles of each output, the inputs that drive the spread, the correlations asked
 for and those the samples carry; then the S-curve of the NPV advantage with the base case marked, and the inputs'
@@ -11,7 +11,9 @@ from typing import Any
 
 import xlsxwriter
 
-from workbook.excel import formats
+from workbook.analysis.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
+from workbook.analysis.risk.drivers import METHOD
+from workbook.book import formats
 from workbook.excel.pages import (
     CHART_FONT,
     ROW_HEIGHT,
@@ -25,8 +27,6 @@ from workbook.excel.pages import (
 )
 from workbook.excel.styles import Styles
 from workbook.formula.line import BREAK_EVEN_SHORT, COUNT
-from workbook.risk.analysis import CURVE_POINTS, PERCENTILES, SHORTFALL, RiskResult, Statistic, describe
-from workbook.risk.drivers import METHOD
 
 WIDTHS = [30, 9] + [10] * 9  # the label, the unit, nine figures: one page across, at 100%
 CHART_ROWS = 15  # rows (225 points) a 280-pixel chart takes, with a gap: two charts print on one page

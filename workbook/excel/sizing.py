@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from workbook.book.presentation import Section, Text
 from workbook.excel.charts import CHART_PIXELS, ROWS_PER_CHART, chart_row
 from workbook.excel.layout import (
     COUNTER_ROW,
@@ -52,8 +53,7 @@ from workbook.excel.pages import (
 from workbook.excel.text_width import text_points
 from workbook.formula.expr import MONTHS
 from workbook.formula.line import Line
-from workbook.presentation import Section, Text
-from workbook.units import unit
+from workbook.formula.units import unit
 
 LABEL_MAX, LABEL_TIMELINE, LABEL_MIN = 58, 40, 24  # a label wraps beyond these (a timeline's label repeats on
 # every page across, so it is narrower)

@@ -15,7 +15,7 @@ SECTION_FILL = "#D9E1F2"
 NAME_FONT = "#7F7F7F"
 OK_FILL, OK_FONT = "#C6EFCE", "#006100"
 BAD_FILL, BAD_FONT = "#FFC7CE", "#9C0006"
-# Every sheet's printed pages: the sheet name top left, "page / pages" top right (workbook.pdf reads it to
+# Every sheet's printed pages: the sheet name top left, "page / pages" top right (workbook.libreoffice.pdf reads it to
 # tell which sheet a page of the PDF comes from).
 PAGE_HEADER = "&L&A&R&P / &N"
 # A check's cell shows TRUE or FALSE: Excel stores a boolean, LibreOffice a number that this format words. It is

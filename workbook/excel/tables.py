@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import xlsxwriter
 
-from workbook.excel import formats
+from workbook.book import formats
 from workbook.excel.cells import cached
 from workbook.excel.fast_formulas import write_formula
 from workbook.excel.pages import (

@@ -1,4 +1,4 @@
-"""An input cell's data validation: the range Excel holds a typed value to, the site file's (workbook.ranges)."""
+"""An input cell's data validation: the range Excel holds a typed value to, the site file's (formula.ranges)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 from workbook.excel.layout import VALUE
 from workbook.formula.line import Line
-from workbook.inputs import TINY
-from workbook.ranges import shown
+from workbook.formula.ranges import shown
+from workbook.site.inputs import TINY
 
 
 def allowed(line: Line) -> tuple[float | None, float | None] | None:

@@ -17,9 +17,16 @@ import numpy as np
 import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook.book import Book
-from workbook.document import Document
-from workbook.excel import formats, sizing
+from workbook.analysis.risk.analysis import RiskResult
+from workbook.book import formats
+from workbook.book.book import Book
+from workbook.book.constants import is_constant
+from workbook.book.document import Document
+from workbook.book.presentation import Section, Text
+from workbook.book.sheets import CHECKS as CHECKS_SHEET
+from workbook.book.sheets import COVER, RISK, SUMMARY
+from workbook.book.sheets import INPUTS as INPUTS_SHEET
+from workbook.excel import sizing
 from workbook.excel.cells import CellContext, ColumnTemplate, cached, filled
 from workbook.excel.charts import add_charts
 from workbook.excel.cover import write_cover
@@ -39,7 +46,6 @@ from workbook.excel.layout import (
     has_total,
     plan,
 )
-from workbook.excel.output import write_atomically
 from workbook.excel.pages import PAPERS, Paper, write_above
 from workbook.excel.risk_sheet import write_risk
 from workbook.excel.styles import Styles
@@ -47,13 +53,8 @@ from workbook.excel.tables import write_table, write_view
 from workbook.excel.timeline import write_headers, write_total
 from workbook.excel.validation import validate
 from workbook.formula.line import Line
-from workbook.inputs import Site
-from workbook.presentation import Section, Text
-from workbook.risk.analysis import RiskResult
-from workbook.sheets import CHECKS as CHECKS_SHEET
-from workbook.sheets import COVER, RISK, SUMMARY
-from workbook.sheets import INPUTS as INPUTS_SHEET
-from workbook.unit_constants import is_constant
+from workbook.site.inputs import Site
+from workbook.site.output import write_atomically
 from workbook.version import __version__
 
 FIXED_DATE = datetime(2026, 1, 1)

@@ -1,5 +1,5 @@
 """The bridge from one version's headline outputs to the other's: one step per group of changes (default: per
-section of the Inputs sheet), each step the group's Shapley value (workbook.explain.shapley), so that no order of
+section of the Inputs sheet), each step the group's Shapley value (workbook.analysis.shapley), so that no order of
 the changes is chosen and the steps sum to the whole change.
 
 v(S), the outputs with the groups in S changed and the others not, is one row of a batch (evaluate_overlays):
@@ -22,14 +22,14 @@ from typing import Any
 
 import numpy as np
 
+from workbook.analysis import shapley
 from workbook.build import Models
-from workbook.echo import clip
-from workbook.explain import shapley
 from workbook.explain.diff import QUOTE, Difference, changed_keys, differences, flat, quote_key
 from workbook.explain.versions import Version
+from workbook.formula.echo import clip
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scalar
-from workbook.inputs import InputError
-from workbook.quotes import SECTION
+from workbook.site.inputs import InputError
+from workbook.site.quotes import SECTION
 
 STRUCTURE = "Parts, choices and quotes"  # the one group that changes the book's structure
 OTHER = "Other differences"  # what no listed input explains (see the module's docstring)
@@ -67,8 +67,8 @@ MASTER = "checks.all_pass"
 def flips(old: Version, new: Version) -> tuple[Flip, ...]:
     """Every check of both versions (the master check's and the rest, in the new book's order) whose TRUE/FALSE
     differs, with the figures each compares (workbook.findings)."""
+    from workbook.analysis.summary import master_checks
     from workbook.findings import check_figures
-    from workbook.models.summary import master_checks
     from workbook.models.tco import DELAY_SCENARIO
 
     ids = [k for k, line in new.book.lines.items() if line.kind == "check" and k in old.book.lines]

@@ -16,8 +16,8 @@ from typing import Any
 from workbook.explain.versions import Version
 from workbook.formula.evaluation import scalar
 from workbook.formula.line import Line
-from workbook.inputs import EPOCH
-from workbook.quotes import Quote
+from workbook.site.inputs import EPOCH
+from workbook.site.quotes import Quote
 
 SITE, PART, CHOICE, INPUT, QUOTE, SCENARIO, SECTION = "site", "part", "choice", "input", "quote", "scenario", "section"
 SCENARIO_SECTION = "Scenario: "  # the Inputs sheet's copies of a scenario's inputs: not the base case's

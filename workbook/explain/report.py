@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from workbook.excel import formats
+from workbook.book import formats
 from workbook.explain.bridge import Bridge, Output
 from workbook.explain.diff import QUOTE, Difference
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.build import Loaded, Models, complete, define_models, load_all
-from workbook.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, InputErrors, load_site
 from workbook.models import all_rules, all_specs
-from workbook.models.generation_inputs import fleet_name
-from workbook.quotes import quotes_path
-from workbook.yaml_reader import MAX_BYTES, YamlError, parse_yaml, read_yaml
+from workbook.models.generation.inputs import fleet_name
+from workbook.site.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, InputErrors, load_site
+from workbook.site.quotes import quotes_path
+from workbook.site.yaml_reader import MAX_BYTES, YamlError, parse_yaml, read_yaml
 
 GIT_TIMEOUT = 60  # seconds for one git command: a revision's folder is a few files
 

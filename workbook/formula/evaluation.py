@@ -55,8 +55,7 @@ from workbook.formula.line import reads
 from workbook.formula.overrides import OverrideError, check_values, input_line, magnitude
 
 if TYPE_CHECKING:
-    from workbook.book import Book
-    from workbook.formula.line import Line
+    from workbook.formula.line import Book, Line
 
 DEFAULT_CHUNK = 20_000  # cases per chunk in evaluate_many: ~15 MB per monthly row of 97 periods
 
@@ -94,7 +93,7 @@ def needed(book: Book, lines: Iterable[str] | None, reading: Callable[[Line], tu
 class _Scenarios:
     """A book's scenarios evaluated as rows of one batch: row 0 the base case, row r scenario r.
 
-    A scenario is a set of input overrides; its copy of a line (workbook.scenarios, for the workbook's live
+    A scenario is a set of input overrides; its copy of a line (workbook.analysis.scenarios, for the workbook's live
     scenario sheets) is the base line's formula re-pointed at the scenario's lines, so its value is row r of the
     base line evaluated with every input a scenario changes holding one row per scenario. That holds by
     construction: add_scenarios is the one maker of copies and a line in a book never changes (a book derived with

@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pint
 
 from workbook.formula.kernels import approx_add, approx_sub, compare
 from workbook.formula.spreadsheet import power
-from workbook.units import factor, is_offset, power_of_ten, unit, ureg
-
-if TYPE_CHECKING:
-    from workbook.formula.line import Line
+from workbook.formula.units import factor, is_offset, power_of_ten, unit, ureg
 
 # Precedence of Excel operators, loosest first. Unary minus is rendered with brackets, because Excel binds
 # it tighter than ^ (=-2^2 is 4) while Python binds it looser.
@@ -83,7 +80,7 @@ class Env:
     def __getitem__(self, line_id: str) -> np.ndarray:
         return self.values[line_id]
 
-    def get(self, line: Line) -> np.ndarray:
+    def get(self, line: LineRef) -> np.ndarray:
         v = self.values[line.id]
         if line.axis is None:
             return v
@@ -93,7 +90,7 @@ class Env:
             return v[:, self.window]
         return v
 
-    def previous(self, line: Line) -> np.ndarray:
+    def previous(self, line: LineRef) -> np.ndarray:
         v = self.values[line.id]
         if self.column is not None:
             return v[:, self.column - 1 : self.column]
@@ -115,15 +112,15 @@ class Env:
 class Context:
     """What a node needs to render itself: how to write a reference to a line from the current cell."""
 
-    def ref(self, line: Line) -> str:  # pragma: no cover - interface
+    def ref(self, line: LineRef) -> str:  # pragma: no cover - interface
         """A line's value as seen from the current cell (the same period, for a series)."""
         raise NotImplementedError
 
-    def prev_ref(self, line: Line) -> str:  # pragma: no cover - interface
+    def prev_ref(self, line: LineRef) -> str:  # pragma: no cover - interface
         """A series line's value in the period before the current cell's (its opening, in the first)."""
         raise NotImplementedError
 
-    def row_range(self, line: Line) -> str:  # pragma: no cover - interface
+    def row_range(self, line: LineRef) -> str:  # pragma: no cover - interface
         """A series line's whole row of periods."""
         raise NotImplementedError
 
@@ -146,6 +143,44 @@ def num(x: float) -> str:
 
 
 # ---------------------------------------------------------------- nodes
+
+
+class LineRef(Protocol):
+    """What an expression reads of a line it names (workbook.formula.line.Line, which builds on this module): a
+    protocol, so that the two modules do not import each other."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def unit(self) -> pint.Unit: ...
+
+    @property
+    def axis(self) -> str | None: ...
+
+    @property
+    def formula(self) -> Node | None: ...
+
+    @property
+    def opening(self) -> Node | None: ...
+
+    @property
+    def year_keys(self) -> Node | None: ...
+
+    @property
+    def is_bool(self) -> bool: ...
+
+    @property
+    def series(self) -> bool: ...
+
+    @property
+    def guard_message(self) -> str | None: ...
 
 
 class Operand:
@@ -229,11 +264,11 @@ class Node(Operand):
             out.extend(v if isinstance(v, list | tuple) else (v,))
         return tuple(out)
 
-    def lines(self) -> tuple[Line, ...]:
+    def lines(self) -> tuple[LineRef, ...]:
         """The lines this node reads itself (not through its children)."""
         return tuple(getattr(self, attr) for attr in self.LINES)
 
-    def rebuilt(self, mapping: dict[str, Line], memo: dict[int, Node] | None = None) -> Node:
+    def rebuilt(self, mapping: dict[str, LineRef], memo: dict[int, Node] | None = None) -> Node:
         """This tree with every line in `mapping` (by id) replaced; parts that read none of them are shared.
         Units and conversions are unchanged: a mapped line has the unit of the line it replaces."""
         memo = {} if memo is None else memo
@@ -346,7 +381,7 @@ class Const(Node):
 
 class Constant(Const):
     """A defined number that is no universal constant (a unit conversion factor): the formula of the one line
-    that holds it, which other formulas name (workbook.unit_constants)."""
+    that holds it, which other formulas name (workbook.book.constants)."""
 
     def __init__(self, value: float, unit_of: pint.Unit):
         self.value, self.unit = float(value), unit_of
@@ -355,7 +390,7 @@ class Constant(Const):
 class Ref(Node):
     LINES = ("line",)
 
-    def __init__(self, line: Line):
+    def __init__(self, line: LineRef):
         self.line = line
         self.unit = line.unit
         self.is_bool = line.is_bool
@@ -396,7 +431,7 @@ class Named(Scale):
 
     LINES = ("constant",)
 
-    def __init__(self, inner: Node, constant: Line, divide: bool, to_unit: pint.Unit):
+    def __init__(self, inner: Node, constant: LineRef, divide: bool, to_unit: pint.Unit):
         self.inner, self.unit, self.constant, self.divide = inner, to_unit, constant, divide
         formula = constant.formula
         assert isinstance(formula, Const)  # a unit conversion factor is a constant line
@@ -452,31 +487,31 @@ _CONVERSIONS: list[Callable[[pint.Unit, pint.Unit], Any]] = []  # the named cons
 
 
 def use_conversions(lookup: Callable[[pint.Unit, pint.Unit], Any]) -> None:
-    """Give the formula core the table of named conversion constants (workbook.unit_constants.lookup). The
+    """Give the formula core the table of named conversion constants (workbook.book.constants.lookup). The
     constants are lines, which are made of nodes: the layer above passes its table in, so this module depends on
     nothing above it. Until it is given, every factor is written into the formula."""
     _CONVERSIONS[:] = [lookup]
 
 
-_TOLERANCE: list[Callable[[], Line]] = []  # the line that holds the tolerance of a computed equality, once given
+_TOLERANCE: list[Callable[[], LineRef]] = []  # the line that holds the tolerance of a computed equality, once given
 
 
-def use_tolerance(provider: Callable[[], Line]) -> None:
+def use_tolerance(provider: Callable[[], LineRef]) -> None:
     """Give the formula core the line that holds the relative tolerance every check of a computed equality or limit
-    names (workbook.unit_constants: templates/method_constants.yaml), as a function read when a check is built."""
+    names (workbook.book.constants: templates/method_constants.yaml), as a function read when a check is built."""
     _TOLERANCE[:] = [provider]
 
 
-def tolerance() -> Line:
+def tolerance() -> LineRef:
     """The tolerance's line (see use_tolerance)."""
     if not _TOLERANCE:
-        raise FormulaError("no tolerance for computed comparisons is given (workbook.unit_constants gives it)")
+        raise FormulaError("no tolerance for computed comparisons is given (workbook.book.constants gives it)")
     return _TOLERANCE[0]()
 
 
 def scaled(n: Node, f: float, to_unit: pint.Unit) -> Node:
     """`n` times `f`, in `to_unit`: a power of ten in the formula (it reads plainly), any other factor by the
-    named constant that does the conversion (workbook.unit_constants), or in the formula where none does."""
+    named constant that does the conversion (workbook.book.constants), or in the formula where none does."""
     if not power_of_ten(f) and _CONVERSIONS:
         match = _CONVERSIONS[0](n.unit, to_unit)
         if match is not None:
@@ -723,7 +758,7 @@ class Prev(Node):
 
     LINES = ("line",)
 
-    def __init__(self, line: Line):
+    def __init__(self, line: LineRef):
         if line.axis != MONTHS:
             raise FormulaError(f"prev({line.id}) needs a monthly row")
         if line.opening is None:
@@ -745,7 +780,7 @@ class RowAgg(Node):
     NODES = ("before", "after")
     LINES = ("line",)
 
-    def __init__(self, name: str, line: Line, fn: Callable[..., np.ndarray], out_unit: pint.Unit,
+    def __init__(self, name: str, line: LineRef, fn: Callable[..., np.ndarray], out_unit: pint.Unit,
                  before: list[Node] | None = None, wrap: tuple[str, str] = ("", ""),
                  after: list[Node] | None = None, *, is_bool: bool = False):
         if not line.series:
@@ -777,7 +812,7 @@ class Npv(Node):
     NODES = ("rate",)
     LINES = ("line",)
 
-    def __init__(self, rate: Node, line: Line, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+    def __init__(self, rate: Node, line: LineRef, fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
         if not line.series:
             raise FormulaError(f"npv() needs a row; {line.id} is a single value")
         self.rate, self.line, self.fn, self.unit = rate, line, fn, line.unit
@@ -823,7 +858,7 @@ class Rollup(Node):
     LINES = ("line", "by")
     NODES = ("keys",)
 
-    def __init__(self, line: Line, by: Line, fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]):
+    def __init__(self, line: LineRef, by: LineRef, fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]):
         if line.axis != MONTHS or by.axis != MONTHS:
             raise FormulaError(f"rollup({line.id}) sums a monthly row by a monthly row of years")
         self.line, self.by, self.fn, self.unit = line, by, fn, line.unit
@@ -859,7 +894,7 @@ class Lagged(Node):
     NODES = ("months",)
     LINES = ("line", "by")
 
-    def __init__(self, line: Line, by: Line, months: Node,
+    def __init__(self, line: LineRef, by: LineRef, months: Node,
                  fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]):
         if line.axis != MONTHS or by.axis != MONTHS:
             raise FormulaError(f"lagged({line.id}) reads a monthly row by the monthly row of month numbers")

@@ -31,7 +31,7 @@ from workbook.formula.expr import (
     tolerance,
 )
 from workbook.formula.line import Line
-from workbook.units import unit
+from workbook.formula.units import unit
 
 DAY = unit("day")  # a date: days since 1899-12-30, as a spreadsheet stores it
 

@@ -1,4 +1,4 @@
-"""Lines: the one definition of every row of the workbook (the book that holds them is workbook.book).
+"""Lines: the one definition of every row of the workbook (the book that holds them is workbook.book.book).
 
 A line is a label, a unit, a formula (or an input value) and a note. Its formula is converted to the declared
 unit when the line is defined (finalise), so a dimension error fails the build naming the line.
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pint
@@ -22,6 +23,7 @@ import pint
 from workbook.formula.expr import (
     FormulaError,
     Guard,
+    LineRef,
     Node,
     Operand,
     Prev,
@@ -31,7 +33,7 @@ from workbook.formula.expr import (
     convert,
     unit_errors,
 )
-from workbook.ranges import ANY, Range
+from workbook.formula.ranges import ANY, Range
 
 COUNT = "#,##0"
 NUMBER = "#,##0.00"
@@ -113,7 +115,7 @@ class Line(Operand):
         return getattr(self.formula, "message", None)
 
 
-def message_at(line: Line, values: dict[str, np.ndarray] | None, period: int = 0) -> str | None:
+def message_at(line: LineRef, values: dict[str, np.ndarray] | None, period: int = 0) -> str | None:
     """The words a line's cell shows where its value is no number (NaN), or None: a guard's message; for a value
     shown only if a condition holds (only_if), its message where the condition fails, else what the value it
     shows says (read from `values`, which hold the condition's line)."""
@@ -200,3 +202,23 @@ def _read_ids(line: Line) -> tuple[str, ...]:
     ids = dict.fromkeys(i for node in (line.formula, line.opening) if node is not None for i in node.read_ids)
     ids.pop(line.id, None)
     return tuple(ids)
+
+
+class Book(Protocol):
+    """What the formula core reads of a book (workbook.book.Book): its lines in order, the timeline's months and
+    years, and the scenarios' copies of lines. A protocol, so the core names no module above it."""
+
+    @property
+    def lines(self) -> Mapping[str, Line]: ...
+
+    @property
+    def periods(self) -> int: ...
+
+    @property
+    def years(self) -> int: ...
+
+    @property
+    def scenarios(self) -> Mapping[str, Mapping[str, Line]]: ...
+
+    @property
+    def scenario_copies_are_rows(self) -> bool: ...

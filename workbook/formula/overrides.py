@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pint
 
-from workbook.echo import clip, echo
 from workbook.formula.dates import NULL_DATE
-from workbook.units import described, information_differs, is_information, ureg
+from workbook.formula.echo import clip, echo
+from workbook.formula.units import described, information_differs, is_information, ureg
 
 if TYPE_CHECKING:
-    from workbook.book import Book
-    from workbook.formula.line import Line
+    from workbook.formula.line import Book, Line
 
 class UnknownInput(KeyError):
     """An override of a key that is not an input of the book (`close`: the input id it may have meant, or None)."""
@@ -61,7 +60,7 @@ def magnitude(line: Line, value: Any) -> np.ndarray:
     value, or one per case (an array of one dimension, or of one that is not 1: a (cases, 1) column)."""
     if isinstance(value, pint.Quantity) and not isinstance(value, ureg.Quantity):
         raise OverrideError(line.id, value, "is a quantity of another pint registry, whose units this book cannot "
-                            "trust", f"{_expected(line)} of workbook.units.ureg (Q_)")
+                            "trust", f"{_expected(line)} of workbook.formula.units.ureg (Q_)")
     if isinstance(value, pint.Quantity):
         try:
             if information_differs(cast(pint.Unit, value.units), line.unit):

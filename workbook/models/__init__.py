@@ -14,31 +14,24 @@ Inputs sheet in PRESENTATION order.
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
 
-from workbook.inputs import Rule, Spec
-from workbook.models import (
-    bom,
-    cooling,
-    envelope,
-    fabric,
-    generation,
-    generators,
-    oob,
-    overhead,
-    power,
-    printing,
-    reliability,
-    summary,
-    tco,
-    ups,
-)
+import workbook.models.bom.bom
+import workbook.models.generation.generation
+import workbook.models.network.fabric
+import workbook.models.network.oob
+import workbook.models.power.envelope
+import workbook.models.power.generators
+import workbook.models.power.power  # noqa: F401  (each model module is loaded here; the lists name them below)
+from workbook.models import bom, cooling, generation, network, overhead, power, printing, reliability, tco
+from workbook.site.inputs import Rule, Spec
 
-__all__ = ["ENGINEERING", "PRESENTATION", "all_rules", "all_specs", "bom", "cooling", "envelope", "fabric",
-           "generation", "generators", "oob", "overhead", "power", "printing", "reliability", "summary", "tco", "ups"]
+__all__ = ["ENGINEERING", "PRESENTATION", "all_rules", "all_specs", "bom", "cooling", "generation", "network",
+           "overhead", "power", "printing", "reliability", "tco"]
 
-PRESENTATION: list[ModuleType] = [power, generators, fabric, cooling, envelope, reliability, bom, tco, printing]
-ENGINEERING: list[ModuleType] = [power, generators, fabric, cooling]  # the models of one fleet of hardware
+# the models with inputs, in the Inputs sheet's order
+PRESENTATION: list[ModuleType] = [power.power, power.generators, network.fabric, cooling, power.envelope, reliability,
+                                  bom.bom, tco, printing]
+ENGINEERING: list[ModuleType] = [power.power, power.generators, network.fabric, cooling]  # one fleet of hardware
 
 
 def all_specs() -> list[Spec]:
@@ -48,21 +41,3 @@ def all_specs() -> list[Spec]:
 def all_rules() -> list[Rule]:
     """Every model's cross-key input rules (a module's optional RULES)."""
     return [rule for model in PRESENTATION for rule in getattr(model, "RULES", [])]
-
-
-# Where the wiring and the build steps live now (issue 46): the names this package held, still found from it.
-_MOVED = {
-    "workbook.models.fleet": ("Fleet", "NEXT", "define_fleet", "define_site_fleet", "model_inputs"),
-    "workbook.build": ("Loaded", "Models", "SITE_NODE", "build_book", "complete", "decision_risk", "decision_tornado",
-                       "define_bom", "define_models", "define_results", "define_upgrade", "load_all", "named_parts",
-                       "present", "risk_outputs"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    for module, names in _MOVED.items():
-        if name in names:
-            return getattr(importlib.import_module(module), name)
-    raise AttributeError(f"module 'workbook.models' has no attribute {name!r}")

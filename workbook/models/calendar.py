@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
 from workbook.formula.expr import YEARS, Const, Node
 from workbook.formula.functions import eomonth, period, where, year_of
 from workbook.formula.line import Line

@@ -23,14 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
+from workbook.book.sheets import COOLING as TITLE
 from workbook.formula.expr import Const
 from workbook.formula.functions import added, any_, ceil, close, flag, max_, where
 from workbook.formula.line import COUNT, PERCENT, Line
-from workbook.inputs import Spec, with_limits
 from workbook.models.base import Inputs, Scope
-from workbook.models.power import PowerOut
-from workbook.sheets import COOLING as TITLE
+from workbook.models.power.power import PowerOut
+from workbook.site.inputs import Spec, with_limits
 
 PREFIX = "cooling"
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from workbook.book import Book
+from workbook.book.book import Book
 from workbook.formula.line import Line
-from workbook.inputs import Site
-from workbook.models import cooling, fabric, generators, oob, overhead, power, reliability, ups
+from workbook.models import cooling, overhead, reliability
 from workbook.models.base import AllInputs, Inputs, Scope
+from workbook.models.network import fabric, oob
+from workbook.models.network.servers import Servers
+from workbook.models.power import generators, power, ups
+from workbook.site.inputs import Site
 
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
 
@@ -37,7 +40,7 @@ class Fleet:
 
 
 def define_fleet(book: Book, inputs: AllInputs, namespace: str = "", storage: Line | None = None,
-                 servers: fabric.Servers | None = None) -> Fleet:
+                 servers: Servers | None = None) -> Fleet:
     """The engineering models of one fleet, each fed the outputs it reads. Under a namespace, a second fleet.
     `storage`: the shared storage's power where the Reliability sheet sizes it (else the power chain's input);
     `servers`: what the site's own fleet knows of its storage and servers, for the fabric's networks."""
@@ -62,7 +65,7 @@ def define_site_fleet(book: Book, inputs: AllInputs) -> tuple[reliability.Reliab
     rel = reliability.define(Scope(book, reliability.PREFIX), inputs)
     r, b = inputs.reliability, inputs.bom
     sized = rel.fast_appliances is not None
-    servers = fabric.Servers(b.management_nodes, b.fabric_managers, r.node_write_bandwidth, r.node_read_bandwidth,
+    servers = Servers(b.management_nodes, b.fabric_managers, r.node_write_bandwidth, r.node_read_bandwidth,
                              rel.fast_appliances, r.fast_storage_ports if sized else None,
                              r.fast_inband_ports if sized else None)
     return rel, define_fleet(book, inputs, storage=rel.storage_power, servers=servers)

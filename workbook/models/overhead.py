@@ -18,7 +18,7 @@ from workbook.formula.functions import added, max_
 from workbook.formula.line import Line
 from workbook.models.base import Inputs, Scope
 from workbook.models.cooling import TITLE, CoolingOut
-from workbook.models.power import PowerOut
+from workbook.models.power.power import PowerOut
 
 # A facility power against another computed apart: within 0.1 kW, not to the last bit.
 KW_TOLERANCE = Const(100, "W")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbook.inputs import Spec
+from workbook.site.inputs import Spec
 
 PREFIX = "print"
 TITLE = "Printing"

@@ -31,17 +31,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
+from workbook.book.presentation import Chart, Presented
+from workbook.book.sheets import RELIABILITY as TITLE
 from workbook.formula.expr import Const, Node
 from workbook.formula.functions import added, binomial_quantile, ceil, flag, max_, min_, where
 from workbook.formula.line import BOOL, COUNT, PERCENT, Line
-from workbook.inputs import Spec, with_limits
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.cooling import CoolingOut
-from workbook.models.fabric import FabricOut
-from workbook.models.power import PowerOut
-from workbook.presentation import Chart, Presented
-from workbook.sheets import RELIABILITY as TITLE
+from workbook.models.network.fabric import FabricOut
+from workbook.models.power.power import PowerOut
+from workbook.site.inputs import Spec, with_limits
 
 PREFIX = "reliability"
 USD = "#,##0"

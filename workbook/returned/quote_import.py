@@ -5,11 +5,11 @@ and zip bombs). Then it must be a copy we issued, for the site as it is now: its
 site's bill of materials (a subset copy asks for some), each row the row we sent (the same line, item, spec,
 quantity and unit: a tampered quantity or a changed spec is refused, as is a site whose bill of materials has
 changed since the copy was made), in the copy's layout (group headings, lines, total), and its reference is the
-one the site, its vendor, its issue date and its lines make (workbook.vendor_copy.reference: a changed vendor,
+one the site, its vendor, its issue date and its lines make (workbook.returned.vendor_copy.reference: a changed vendor,
 date or set of lines is refused). Only the price, lead time and comment cells are read; a price is a finite
 number of at least 0, typed, never a formula; a lead time comes with every price. Every problem of the file is
 said at once, a line each (an InputErrors), once its layout is the copy's. Nothing is written unless the
-whole file passes; then the quote is added to the site's quotes file (workbook.quotes) with the vendor, its
+whole file passes; then the quote is added to the site's quotes file (workbook.site.quotes) with the vendor, its
 date (the vendor's own quote date from the request sheet, from which its staleness runs; the copy's issue date
 where the vendor gave none), the day it was imported and the file's SHA-256, and the next build prices its
 lines at the quote (the lines it does not hold keep their budget or other vendors' quotes).
@@ -25,14 +25,11 @@ from typing import Any
 import numpy as np
 import yaml
 
-from workbook.echo import clip
-from workbook.excel.formats import singular
+from workbook.book.formats import singular
 from workbook.excel.layout import GRID_HEADER_ROW
-from workbook.excel.output import locked, write_all_atomically
-from workbook.inputs import EPOCH, InputError, InputErrors, hidden, raise_all
-from workbook.quotes import comment_too_long, out_of_range, parse_quotes, quotes_path, read_quotes
+from workbook.formula.echo import clip
 from workbook.returned.safe_xlsx import Cell, read_returned
-from workbook.vendor_copy import (
+from workbook.returned.vendor_copy import (
     COLUMNS,
     COMMENT,
     DRAFT,
@@ -56,7 +53,10 @@ from workbook.vendor_copy import (
     quote_rows,
     reference,
 )
-from workbook.yaml_reader import YamlError, parse_yaml, read_yaml
+from workbook.site.inputs import EPOCH, InputError, InputErrors, hidden, raise_all
+from workbook.site.output import locked, write_all_atomically
+from workbook.site.quotes import comment_too_long, out_of_range, parse_quotes, quotes_path, read_quotes
+from workbook.site.yaml_reader import YamlError, parse_yaml, read_yaml
 
 FIRST_ROW = GRID_HEADER_ROW + 1
 HEADER = "# Vendor quotes for {site}, added by `python -m workbook import-quote`. The build uses them.\n"

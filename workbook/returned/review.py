@@ -30,24 +30,24 @@ import numpy as np
 import yaml
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook.book import Book
+from workbook.analysis.shapley import EXACT_LIMIT
+from workbook.book import formats
+from workbook.book.book import Book
+from workbook.book.sheets import INPUTS
 from workbook.build import build_book, complete
-from workbook.echo import clip
-from workbook.excel import formats
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, UNIT, VALUE, Layout, plan
-from workbook.excel.output import locked, stage, sync_folder
 from workbook.excel.writer import CellContext
 from workbook.explain.bridge import Bridge, explain
-from workbook.explain.shapley import EXACT_LIMIT
 from workbook.explain.versions import version
+from workbook.formula.echo import clip
 from workbook.formula.evaluation import scalar
 from workbook.formula.line import Line
 from workbook.formula.overrides import expected
-from workbook.inputs import InputError, Site, Spec, load_site, writable_unit
+from workbook.formula.units import factor, is_information, unit
 from workbook.models import all_rules, all_specs
 from workbook.returned.safe_xlsx import Cell, read_returned
-from workbook.sheets import INPUTS
-from workbook.units import factor, is_information, unit
+from workbook.site.inputs import InputError, Site, Spec, load_site, writable_unit
+from workbook.site.output import locked, stage, sync_folder
 
 # What a refusal is about (ReviewError.kind); a refused file itself is safe_xlsx.UntrustedFile.
 NOT_BUILT_FROM_SITE = "not-built-from-site"  # the workbook's recorded digest is not the site file's
@@ -66,7 +66,7 @@ _DIGEST = re.compile(r"\(SHA-256 ([0-9a-f]{64})\)")
 _PLAIN = re.compile(r"[-+]?[0-9][0-9.]*(?: [^\s,\[\]{}#:'\"&!|>%@`]+)?|[0-9]*N(?:\+[0-9]+)?")
 _SCENARIO = re.compile(r"^scenario\.([a-z0-9_]+)\.(.+)$")
 _REDUNDANCY_PARTS = ("_multiplier", "_spares")
-SPREADSHEET_DAY_0 = date(1899, 12, 30)  # a date input's cell holds days since this (workbook.inputs.serial)
+SPREADSHEET_DAY_0 = date(1899, 12, 30)  # a date input's cell holds days since this (workbook.site.inputs.serial)
 
 
 class ReviewError(InputError):
@@ -176,7 +176,7 @@ def _reviewed_values(reviewed: Path, cells: dict[tuple[int, int], Cell], book: B
     return out
 
 
-_QUOTE_NAME = re.compile(r"^bom_quote_(?P<line>.+)_price$")  # a vendor quote's price row (workbook.quotes)
+_QUOTE_NAME = re.compile(r"^bom_quote_(?P<line>.+)_price$")  # a vendor quote's price row (workbook.site.quotes)
 
 
 def _check_same_quotes(reviewed: Path, names: dict[str, int], book: Book) -> None:

@@ -16,20 +16,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
+from workbook.book.presentation import Presented, View
+from workbook.book.sheets import CASH as CASH_SHEET
+from workbook.book.sheets import COMPARISON
+from workbook.book.sheets import TCO as TITLE
 from workbook.formula.expr import Const
 from workbook.formula.functions import flag, safe_div, total
 from workbook.formula.line import Line
 from workbook.models.base import Inputs, Scope, shown_value
-from workbook.models.bom import BomOut
-from workbook.models.power import PowerOut
+from workbook.models.bom.bom import BomOut
+from workbook.models.power.power import PowerOut
 from workbook.models.tco import answers, financing, owning, renting, returns, schedule
 from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD
 from workbook.models.tco.pl import profit_and_loss
-from workbook.presentation import Presented, View
-from workbook.sheets import CASH as CASH_SHEET
-from workbook.sheets import COMPARISON
-from workbook.sheets import TCO as TITLE
 
 __all__ = ["CONVENTIONS", "DELAY_SCENARIO", "INPUTS", "LIFE_FITS", "PREFIX", "USD", "TcoOut", "define", "delay_changes",
            "summarise"]
@@ -153,7 +153,7 @@ def delay_changes(i: Inputs) -> dict[str, str]:
 def summarise(scope: Scope, s: SheetBuilder, tco: TcoOut, scenarios: dict[str, dict[str, Line]]) -> Presented:
     """The decision's cost of a month of delay (from the built-in scenario), the TCO's figures on the Summary besides
     the answer (which heads it: models.summary) and the scenario comparison (a view of live lines). `scenarios`:
-    each scenario's lines by the base line they stand in for (the book's, workbook.scenarios)."""
+    each scenario's lines by the base line they stand in for (the book's, workbook.analysis.scenarios)."""
     late = scenarios.get(DELAY_SCENARIO, {})
     delay_effect = None
     if tco.npv_advantage.id in late:

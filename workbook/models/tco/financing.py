@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import all_over, any_, close, flag, lagged, max_, not_, pmt, prev, total, where
 from workbook.formula.line import COUNT, Line

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
 from workbook.formula.functions import lagged, max_, where
 from workbook.formula.line import Line
 from workbook.models.base import Inputs
-from workbook.models.bom import BomOut
-from workbook.models.power import PowerOut
+from workbook.models.bom.bom import BomOut
+from workbook.models.power.power import PowerOut
 from workbook.models.tco.inputs import USD
 from workbook.models.tco.schedule import MONTH, Schedule, index
 from workbook.models.tco.values import ExitValues, exit_values

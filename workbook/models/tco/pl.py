@@ -4,6 +4,8 @@ tax payable (the books' tax on straight-line depreciation, the cash tax on the t
 
 from __future__ import annotations
 
+from workbook.book.sheets import CASH as CASH_SHEET
+from workbook.book.sheets import PL as PL_SHEET
 from workbook.formula.functions import added, all_over, max_, rollup
 from workbook.formula.line import Line
 from workbook.models.base import Inputs, Scope
@@ -11,8 +13,6 @@ from workbook.models.tco.financing import DOLLAR, Debt
 from workbook.models.tco.inputs import USD
 from workbook.models.tco.owning import Owning
 from workbook.models.tco.schedule import Schedule
-from workbook.sheets import CASH as CASH_SHEET
-from workbook.sheets import PL as PL_SHEET
 
 
 def rollup_by(row: Line, when: Schedule) -> object:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
 from workbook.formula.functions import ceil, floor, lagged, max_, min_, safe_div
 from workbook.formula.line import PERCENT, Line
 from workbook.models.base import Inputs

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
+from workbook.book.constants import method
 from workbook.formula.expr import MONTHS, Const, tolerance
 from workbook.formula.functions import (
     abs_,
@@ -38,7 +39,6 @@ from workbook.formula.functions import (
     where,
 )
 from workbook.formula.line import BOOL, COUNT, Line
-from workbook.unit_constants import method
 
 RATE = "0.000%"
 ANNUAL = "0.0%"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
 from workbook.formula.expr import Const
 from workbook.formula.functions import ceil, close, flag, max_, prev, where
 from workbook.formula.line import COUNT, Line

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbook.book import SheetBuilder
+from workbook.book.book import SheetBuilder
 from workbook.formula.functions import ceil, choose, flag, max_, min_, pmt, total, where
 from workbook.formula.line import Line
 from workbook.models.base import Inputs
