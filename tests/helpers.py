@@ -29,7 +29,7 @@ from workbook.models import ENGINEERING, all_rules, all_specs, reliability
 from workbook.models.bom import bom
 from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
 from workbook.returned.vendor_copy import COMMENT, KEY, LEAD, PRICE, QUOTE_SHEET
-from workbook.site.inputs import load_site
+from workbook.site.load import load_site
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read
 _CELL = re.compile(r"^\$?[A-Z]{1,3}\$?\d+(:\$?[A-Z]{1,3}\$?\d+)?$")

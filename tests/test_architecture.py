@@ -16,6 +16,8 @@ import ast
 import builtins
 import io
 import os
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,6 +219,21 @@ def _no_file_reads(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(owner, name, refuse)
 
 
+def _no_value_parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """From here on, reading a value as a site file writes it (parse_value, split_value) fails the test, in every
+    module of the package that holds either; returns the modules patched."""
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a value was parsed while the book was defined: {args[:1]}")
+
+    patched = []
+    for name, module in sorted(sys.modules.items()):
+        for function in ("parse_value", "split_value"):
+            if name.startswith("workbook.") and hasattr(module, function):
+                monkeypatch.setattr(module, function, refuse)
+                patched.append(name)
+    return patched
+
+
 @pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
 def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every site of inputs/ (the upgrade reads its next fleet's file), and the example with a quote imported:
@@ -236,6 +253,23 @@ def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monk
         _no_file_reads(patched)
         book = build_book(loaded)
     assert book.lines
+
+
+@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
+def test_no_value_is_parsed_while_a_book_is_defined(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading reads every value (the site's, its scenarios' changes, its risk: section's, its next fleet's) and
+    definition takes them as read: the example given a scenario of its own besides the built-in month of delay."""
+    shutil.copytree(ROOT / "inputs", tmp_path / "inputs")  # with the files a site names beside it (a next fleet)
+    data = yaml.safe_load((ROOT / "inputs" / site).read_text())
+    data.setdefault("scenarios", {})["dearer_power"] = {"tco.electricity_price": "0.2 USD/kWh"}
+    path = tmp_path / "inputs" / site
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    loaded = load_all(path)
+    assert loaded.site.scenarios["dearer_power"]["tco.electricity_price"].magnitude == pytest.approx(0.2)
+    with monkeypatch.context() as patched:
+        assert "workbook.site.values" in _no_value_parsed(patched)
+        book = build_book(loaded)
+    assert book.lines["scenario.dearer_power.tco.electricity_price"].value.reshape(-1)[0] == pytest.approx(0.2)
 
 
 @pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))

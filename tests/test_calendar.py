@@ -26,7 +26,8 @@ from workbook.formula.expr import FormulaError
 from workbook.formula.functions import rollup
 from workbook.libreoffice.sheet_reader import as_number, load_values
 from workbook.libreoffice.verify import compare, recalculate
-from workbook.site.inputs import InputError, serial
+from workbook.site.errors import InputError
+from workbook.site.values import serial
 
 
 def day(text: str) -> float:

@@ -22,7 +22,7 @@ from workbook.excel.layout import NAME
 from workbook.formula.expr import Context, UnitError
 from workbook.formula.line import Line, message_at
 from workbook.models.power import power
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 

@@ -17,7 +17,7 @@ from tests.helpers import BASE, run, site_with
 from workbook.api import load
 from workbook.build import load_all
 from workbook.excel.figure_text import figure, number
-from workbook.site.inputs import InputError, InputErrors, closest
+from workbook.site.errors import InputError, InputErrors, closest
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,9 @@ from tests.conftest import EXAMPLE, ROOT
 from tests.strategies import COOLANTS, sites
 from workbook.api import Model, load
 from workbook.formula.units import Q_
-from workbook.site.inputs import InputError, Value, check_rules
+from workbook.site.errors import InputError
+from workbook.site.rules import check_rules
+from workbook.site.spec import Value
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -607,7 +609,7 @@ def test_air_cooled_rack_carries_no_coolant(example: Model) -> None:
 
 def test_catalog_cooling_entries_carry_their_sources() -> None:
     """Every CDU class says its scope and pump power, every node its weight and cold-plate shares, with sources."""
-    from workbook.site.inputs import load_catalog
+    from workbook.site.templates import load_catalog
 
     catalog = load_catalog()
     for name, entry in catalog["cdus"].items():

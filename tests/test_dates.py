@@ -24,7 +24,8 @@ from workbook.formula.functions import eomonth as eomonth_of
 from workbook.formula.functions import year_of
 from workbook.libreoffice.sheet_reader import as_number
 from workbook.libreoffice.verify import recalculate, verify_files
-from workbook.site.inputs import Site, serial
+from workbook.site.spec import Site
+from workbook.site.values import serial
 
 
 def day(text: str) -> float:

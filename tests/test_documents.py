@@ -25,7 +25,7 @@ from workbook.excel.writer import write_book
 from workbook.formula.expr import FormulaError
 from workbook.models import ENGINEERING, all_rules, all_specs
 from workbook.models.fleet import define_fleet, model_inputs
-from workbook.site.inputs import load_site
+from workbook.site.load import load_site
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 

@@ -29,7 +29,8 @@ from workbook.models.bom import bom as bom_model
 from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
 from workbook.models.power import envelope as envelope_model
 from workbook.models.power.envelope import EnvelopeOut
-from workbook.site.inputs import Site, load_site
+from workbook.site.load import load_site
+from workbook.site.spec import Site
 
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))

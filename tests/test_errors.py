@@ -25,7 +25,7 @@ from tests.fuzz import HOSTILE_VALUES
 from tests.strategies import sites
 from workbook.api import load
 from workbook.formula.expr import FormulaError, UnitError
-from workbook.site.inputs import InputError, InputErrors
+from workbook.site.errors import InputError, InputErrors
 from workbook.site.yaml_reader import YamlError
 
 TOP_LEVEL = ["site", "description", "catalog", "scenarios", "power", "tco", "nonsense", 7]

@@ -33,7 +33,7 @@ from workbook.explain.bridge import OTHER, STRUCTURE, Bridge, template_note
 from workbook.explain.changes_book import BRIDGE, DIFFERENCES, changes_workbook, waterfall
 from workbook.explain.report import as_json, lines
 from workbook.explain.versions import version
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 from workbook.site.yaml_reader import MAX_BYTES
 
 TOTAL = 1e-9  # relative: the steps sum to the whole change
@@ -532,6 +532,19 @@ def test_words_are_a_difference_that_moves_nothing(folder: Path, example: Path) 
     bridge = explain(example, example_with(folder, "named", **{"power.node_name": "Our DGX H100"}))
     named = next(d for d in bridge.differences if d.key == "power.node_name")
     assert named.new == "Our DGX H100" and not named.moves
+    assert bridge.groups == ()
+
+
+def test_a_scenarios_changes_are_said_as_the_file_writes_them_and_move_nothing(folder: Path, example: Path) -> None:
+    """A scenario cannot move the base case the bridge explains: listed, in no step, each change as written (the
+    value read when the site was loaded, not the file's raw mapping)."""
+    data = yaml.safe_load(example.read_text())
+    data["scenarios"] = {"dear": {"tco.electricity_price": {"value": "0.2 USD/kWh", "source": "a quote"}}}
+    dear = folder / "dear.yaml"
+    dear.write_text(yaml.safe_dump(data, sort_keys=False))
+    bridge = explain(example, dear)
+    said = next(d for d in bridge.differences if d.key == "scenarios.dear")
+    assert (said.old, said.new, said.moves) == ("", "tco.electricity_price: 0.2 USD/kWh", False)
     assert bridge.groups == ()
 
 

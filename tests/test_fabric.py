@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLE, ROOT
 from tests.strategies import sites
 from workbook.api import Model, load
-from workbook.site.inputs import load_catalog
+from workbook.site.templates import load_catalog
 
 EXAMPLE_SITE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 

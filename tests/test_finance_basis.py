@@ -26,7 +26,8 @@ from workbook.api import load
 from workbook.excel.cells import cached
 from workbook.excel.layout import has_total
 from workbook.models import all_specs
-from workbook.site.inputs import InputError, load_site
+from workbook.site.errors import InputError
+from workbook.site.load import load_site
 
 HOURS = 8 * 730  # GPU-hours in a month at full use: 8 GPUs x 730 h
 RESERVED = "1.5 USD/GPU/hour"

@@ -20,7 +20,10 @@ from workbook import findings
 from workbook.api import load
 from workbook.models import all_rules, all_specs
 from workbook.returned import vendor_copy
-from workbook.site.inputs import InputError, InputErrors, example_for, load_catalog, load_site
+from workbook.site.errors import InputError, InputErrors
+from workbook.site.examples import example_for
+from workbook.site.load import load_site
+from workbook.site.templates import load_catalog
 
 SPECS = {s.key: s for s in all_specs()}
 MISSING = "is missing (not in the site file nor in its catalog entries)"

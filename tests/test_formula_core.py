@@ -61,7 +61,7 @@ from workbook.formula.functions import (
 from workbook.formula.line import Line, message_at
 from workbook.formula.units import Q_
 from workbook.libreoffice.verify import compare, is_error, recalculate, same
-from workbook.site.inputs import Site
+from workbook.site.spec import Site
 
 
 class Names(Context):

@@ -22,7 +22,7 @@ from tests.helpers import fixed_seed
 from tests.parity import Built, check
 from workbook.api import Model, build, load
 from workbook.build import load_all
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 UPGRADE = ROOT / "inputs" / "example-b200-upgrade.yaml"
 FLEETS = ROOT / "inputs" / "fleets"

@@ -19,7 +19,7 @@ from tests.conftest import EXAMPLE
 from tests.helpers import B200, site_file, v
 from workbook.api import load
 from workbook.book.document import engineering_copy
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 
 @pytest.fixture(scope="module")

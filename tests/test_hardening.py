@@ -27,8 +27,11 @@ from workbook.api import load
 from workbook.failures import EXIT_INPUT
 from workbook.libreoffice.verify import verify_files
 from workbook.models import all_specs
-from workbook.site.inputs import InputError, InputErrors, example_for, load_limits, parse_value, writable_unit
+from workbook.site.errors import InputError, InputErrors
+from workbook.site.examples import example_for
 from workbook.site.output import remove_stale, write_atomically
+from workbook.site.templates import load_limits
+from workbook.site.values import parse_value, writable_unit
 from workbook.site.yaml_reader import MAX_BYTES
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())

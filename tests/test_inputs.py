@@ -21,7 +21,11 @@ from workbook.build import build_book, complete
 from workbook.excel.layout import NOTE
 from workbook.formula.units import is_information
 from workbook.models import all_specs
-from workbook.site.inputs import InputError, InputErrors, Site, example_for, load_catalog, load_site
+from workbook.site.errors import InputError, InputErrors
+from workbook.site.examples import example_for
+from workbook.site.load import load_site
+from workbook.site.spec import Site
+from workbook.site.templates import load_catalog
 
 SPECS = {s.key: s for s in all_specs()}
 

@@ -164,7 +164,7 @@ def test_one_feed_carries_a_share_by_rating_and_by_the_vendors_n(example, b200, 
 
 
 def test_a_node_needing_more_supplies_than_it_has_is_refused(tmp_path: Path) -> None:
-    from workbook.site.inputs import InputError
+    from workbook.site.errors import InputError
 
     with pytest.raises(InputError) as err:
         load(site_file(tmp_path, "psus", power={"psus_needed": 7}))

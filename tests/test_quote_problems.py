@@ -18,7 +18,7 @@ from tests.test_rfq import DATE, FIRST, copy, fill
 from workbook.cli import main
 from workbook.returned.quote_import import import_quote
 from workbook.returned.vendor_copy import INSTRUCTIONS_SHEET, KEY, PRICE, QUOTE_DATE, QUOTE_SHEET
-from workbook.site.inputs import InputError, InputErrors
+from workbook.site.errors import InputError, InputErrors
 from workbook.site.quotes import quotes_path
 
 TODAY = datetime.date(2026, 12, 20)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbook.formula.ranges import Range, shown
-from workbook.site.inputs import TINY
+from workbook.site.values import TINY
 
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True)
 BOUND = st.none() | st.floats(-1e6, 1e6, allow_nan=False)

@@ -23,7 +23,8 @@ from tests.helpers import binomial_quantile_exactly
 from tests.parity import build_all, check
 from workbook.api import Model, load
 from workbook.models import ENGINEERING
-from workbook.site.inputs import InputError, load_site
+from workbook.site.errors import InputError
+from workbook.site.load import load_site
 
 B200 = ROOT / "inputs" / "b200-liquid-build.yaml"
 BASE = yaml.safe_load(EXAMPLE.read_text())

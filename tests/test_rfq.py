@@ -19,7 +19,7 @@ from workbook.api import load
 from workbook.cli import main
 from workbook.models.bom.terms import TERMS as TERM_SPECS
 from workbook.returned.vendor_copy import COMMENT, INSTRUCTIONS_SHEET, KEY, LEAD, PRICE, QUOTE_SHEET, quote_rows
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 from workbook.site.quotes import quotes_path
 
 FIRST = 5  # openpyxl's row of a grid's first row (1-based): title, note, blank, header

@@ -24,7 +24,7 @@ from workbook.analysis.risk.analysis import PERCENTILES
 from workbook.analysis.risk.section import Correlation, Distribution, RiskPlan
 from workbook.build import define_models, load_all
 from workbook.formula.evaluation import evaluate
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 SOURCE = "test range"
 

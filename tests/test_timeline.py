@@ -19,7 +19,7 @@ from workbook.formula.expr import FormulaError
 from workbook.formula.functions import all_over, ceil, flag, irr, max_, pmt, prev, rollup, total, where
 from workbook.formula.line import COUNT
 from workbook.libreoffice.verify import verify_files
-from workbook.site.inputs import Site
+from workbook.site.spec import Site
 
 MONTHS = 30  # 31 columns: the start (time 0) and 30 months
 

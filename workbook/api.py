@@ -16,7 +16,7 @@ from workbook.excel.writer import write_book
 from workbook.explain.bridge import Bridge
 from workbook.explain.bridge import explain as explain_versions
 from workbook.model import Model, plain
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 __all__ = ["Model", "build", "evaluation", "explain", "explain_versions", "load", "risk", "risk_json", "save"]
 

@@ -19,7 +19,6 @@ from typing import Any
 from workbook.analysis import scenarios, sensitivity, summary
 from workbook.analysis.risk import analysis as risk_analysis
 from workbook.analysis.risk import section as risk_section
-from workbook.book import constants as unit_constants
 from workbook.book import sheets
 from workbook.book.book import Book
 from workbook.book.presentation import Presented, Table
@@ -32,8 +31,10 @@ from workbook.models.generation import generation
 from workbook.models.generation.inputs import Upgrade, load_upgrade
 from workbook.models.network import fabric
 from workbook.models.power import envelope
-from workbook.site.inputs import InputError, InputErrors, Site, raise_all, read_site
+from workbook.site.errors import InputError, InputErrors, raise_all
+from workbook.site.load import read_site
 from workbook.site.quotes import Quote, chosen_quotes, quotes_path
+from workbook.site.spec import Site
 
 
 def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
@@ -57,7 +58,9 @@ def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
 class Loaded:
     """A site and everything its book is defined from, read and validated before any model runs: the site file
     (with its upgrade's inputs among its values), the upgrade and its next fleet's file, the vendor quotes imported
-    for it, and the templates (catalog, defaults, limits, unit conversion constants). No model reads a file."""
+    for it, its scenarios' changes and its risk: section, each read as values, and the templates (catalog, defaults,
+    limits; the unit conversion constants are the method's, read when the program loads: book.constants). No model
+    reads a file or parses a value."""
 
     site: Site
     upgrade: Upgrade | None
@@ -72,7 +75,6 @@ def complete(site: Site, risk: risk_section.RiskPlan | None = None) -> Loaded:
     upgrade = load_upgrade(site, engineering, [r for m in ENGINEERING for r in getattr(m, "RULES", [])])
     if upgrade is not None:
         site = dataclasses.replace(site, values={**site.values, **upgrade.values})
-    unit_constants.constants()  # the conversion constants' file, read once a process, before any formula needs it
     plan = risk if risk is not None else risk_section.read(site, all_specs())
     return Loaded(site, upgrade, chosen_quotes(site), plan)
 

@@ -16,7 +16,8 @@ from typing import Any, NoReturn
 
 from workbook.failures import EXIT_MODEL, EXIT_VERIFY, describe
 from workbook.formula.echo import clip, printable
-from workbook.site.inputs import InputError, hidden
+from workbook.site.errors import InputError
+from workbook.site.spec import hidden
 
 
 def default_output(site: Path) -> Path:
@@ -537,7 +538,7 @@ def _issue_date(text: str | None) -> Any:
 
 def _names(text: str, option: str, known: Any, what: str) -> list[str]:
     """A comma-separated list of names, each one of `known` (one-line refusal naming the option and the name)."""
-    from workbook.site.inputs import did_you_mean
+    from workbook.site.errors import did_you_mean
 
     names = [n.strip() for n in text.split(",") if n.strip()]
     for name in names:
@@ -564,7 +565,7 @@ def _init(args: argparse.Namespace) -> int:
     """The skeleton site file, and what to do next."""
     from workbook.models import PRESENTATION
     from workbook.site import skeleton
-    from workbook.site.inputs import load_catalog
+    from workbook.site.templates import load_catalog
 
     parts = {}
     for text in args.part:

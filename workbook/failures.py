@@ -5,7 +5,7 @@ from __future__ import annotations
 from workbook.formula.expr import FormulaError
 from workbook.libreoffice.engine_process import EngineMissing
 from workbook.libreoffice.pdf import ExportFailed
-from workbook.site.inputs import InputError, InputErrors
+from workbook.site.errors import InputError, InputErrors
 
 EXIT_INPUT, EXIT_MODEL, EXIT_VERIFY, EXIT_LIBREOFFICE = 2, 3, 4, 5
 MAX_PROBLEMS = 100  # lines of problems printed for one file (a new site file lacks 63 keys at most): a flood of

@@ -11,7 +11,7 @@ import numpy as np
 
 from workbook.book.book import Book
 from workbook.formula.units import Q_
-from workbook.site.inputs import Site
+from workbook.site.spec import Site
 
 __all__ = ["Model", "plain"]
 

@@ -15,18 +15,9 @@ from workbook.book.sheets import SCENARIOS_YEARLY as YEARLY_SHEET
 from workbook.formula.echo import clip
 from workbook.formula.expr import YEARS, Node
 from workbook.formula.line import Line
-from workbook.site.inputs import (
-    InputError,
-    Rule,
-    Site,
-    Spec,
-    Value,
-    check_rules,
-    did_you_mean,
-    parse_value,
-    scenario_problems,
-    split_value,
-)
+from workbook.site.errors import InputError, did_you_mean
+from workbook.site.rules import check_rules
+from workbook.site.spec import Rule, Site, Spec
 
 
 def lines_used(node: Node) -> set[str]:
@@ -36,23 +27,23 @@ def lines_used(node: Node) -> set[str]:
 
 def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
                   sheets_of: dict[str, tuple[str, str]] | None = None) -> dict[str, dict[str, Line]]:
-    """Clone, for each scenario of the site file, the lines its changes reach. Returns name -> {id: line}.
+    """Clone, for each scenario of the site (its changes read and checked as values when the site was loaded), the
+    lines its changes reach. Returns name -> {id: line}.
 
-    Each scenario's values are checked like the base case's: every field, every range and every rule between
-    keys (with the base values of the keys it does not change); its cloned checks reach the master check.
-    `sheets_of` puts a scenario's clones on sheets of its own (monthly and single values, yearly)."""
+    A change must be a live input of this book (not a key of the timeline's calendar), and the scenario's values
+    must keep every rule between keys (with the base values of the keys it does not change): a site file's
+    scenarios were held to both when read, a scenario added in the build (the month of delay) is held here. Its
+    cloned checks reach the master check. `sheets_of` puts a scenario's clones on sheets of its own (monthly and
+    single values, yearly)."""
     by_key = {s.key: s for s in specs}
     base = [line for line in book.lines.values()]
     out: dict[str, dict[str, Line]] = {}
-    problems = scenario_problems(site.path, site.scenarios, dict(site.values), by_key, rules)
-    if problems:  # a site file's are found when it is read (load_site); a scenario given here is checked alike
-        raise problems[0]
     for name, changes in site.scenarios.items():
         where = f"{site.path}: scenarios.{clip(name)}"
         mapping: dict[str, Line] = {}
         values = dict(site.values)
         builder = book.sheet(INPUTS, f"scenario.{name}", group=f"Scenario: {name}")
-        for key, raw in changes.items():
+        for key, change in changes.items():
             line = book.lines.get(key)
             if line is None or line.kind != "input" or key not in by_key:
                 known = [k for k, v in book.lines.items() if v.kind == "input" and k in by_key]
@@ -63,15 +54,10 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
                 raise InputError("dates the workbook's one timeline (its column headers and fiscal years), so a "
                                  "scenario cannot change it; change it for the site", file=site.path, where=where,
                                  key=clip(key), scenario=name)
-            try:
-                value, source = split_value(raw)
-            except InputError as e:
-                raise e.located(file=site.path, where=where, key=key, scenario=name) from None
-            magnitude = parse_value(value, by_key[key], where, key)
-            values[key] = Value(magnitude, clip(value), source)
+            values[key] = change
             mapping[key] = builder.input(
-                key, f"{line.label} [{name}]", line.unit_text, float(magnitude),
-                f"scenario {name}: {clip(value)} (base: {line.value.reshape(-1)[0]:g}) {source}".strip(),
+                key, f"{line.label} [{name}]", line.unit_text, float(change.magnitude),  # type: ignore[arg-type]
+                f"scenario {name}: {change.given} (base: {line.value.reshape(-1)[0]:g}) {change.source}".strip(),
                 fmt=line.fmt, bounds=line.bounds, integer=line.integer)
         check_rules(where, values, rules)
         title = f"Scenario: {name} ({', '.join(f'{k} = {values[k].given}' for k in changes)})"

@@ -36,7 +36,8 @@ from workbook.formula.evaluation import evaluate, non_finite_cases, stacked
 from workbook.formula.functions import all_
 from workbook.formula.line import BREAK_EVEN, BREAK_EVEN_SHORT, PERCENT, Line
 from workbook.formula.units import is_offset
-from workbook.site.inputs import Rule, Spec, rule_holds
+from workbook.site.rules import rule_holds
+from workbook.site.spec import Rule, Spec
 
 PREFIX = "sensitivity"
 THRESHOLD = 0.01  # an input is shown when it moves the first result by more than 1% of the scale (NPV of owning)

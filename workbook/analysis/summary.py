@@ -18,7 +18,7 @@ from workbook.models.base import Inputs, Scope
 from workbook.models.power.power import PowerOut
 from workbook.models.power.ups import UpsOut
 from workbook.models.tco import TcoOut
-from workbook.site.inputs import Site
+from workbook.site.spec import Site
 
 PREFIX = "summary"
 # The answer in words, on the NPV advantage of buying: {n} is its figure's number format and {u} its unit, chosen when

@@ -68,8 +68,7 @@ def _definition(key: str, entry: dict[str, str]) -> _Definition:
     return _Definition(line, of, per)
 
 
-@functools.cache
-def _table() -> dict[str, _Definition]:
+def _read_table() -> dict[str, _Definition]:
     data, _ = read_yaml(PATH)
     return {d.line.id: d for d in (_definition(key, entry) for key, entry in data.items())}
 
@@ -83,10 +82,22 @@ def _method_line(key: str, entry: dict[str, object]) -> Line:
                 Constant(value, u), fmt, section=SECTION)
 
 
-@functools.cache
-def _methods() -> dict[str, Line]:
+def _read_methods() -> dict[str, Line]:
     data, _ = read_yaml(METHOD_PATH)
     return {line.id: line for line in (_method_line(key, entry) for key, entry in data.items())}
+
+
+# Read when the program loads, before any site is: the constants are the method's, the same for every site and
+# every book of a process, so no step after loading (defining a book above all) reads a file for them.
+_TABLE, _METHODS = _read_table(), _read_methods()
+
+
+def _table() -> dict[str, _Definition]:
+    return _TABLE
+
+
+def _methods() -> dict[str, Line]:
+    return _METHODS
 
 
 def constants() -> dict[str, Line]:

@@ -14,7 +14,7 @@ from workbook.excel.layout import Layout
 from workbook.excel.pages import LINE_HEIGHT, ROW_HEIGHT, TITLE_HEIGHT, Paper, apply, plan_pages, wrapped_lines
 from workbook.excel.styles import Styles
 from workbook.formula.line import Line
-from workbook.site.inputs import Site
+from workbook.site.spec import Site
 from workbook.version import __version__
 
 SHEET_PURPOSE = {

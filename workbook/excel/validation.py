@@ -7,7 +7,7 @@ from typing import Any
 from workbook.excel.layout import VALUE
 from workbook.formula.line import Line
 from workbook.formula.ranges import shown
-from workbook.site.inputs import TINY
+from workbook.site.values import TINY
 
 
 def allowed(line: Line) -> tuple[float | None, float | None] | None:

@@ -53,8 +53,8 @@ from workbook.excel.tables import write_table, write_view
 from workbook.excel.timeline import write_headers, write_total
 from workbook.excel.validation import validate
 from workbook.formula.line import Line
-from workbook.site.inputs import Site
 from workbook.site.output import write_atomically
+from workbook.site.spec import Site
 from workbook.version import __version__
 
 FIXED_DATE = datetime(2026, 1, 1)

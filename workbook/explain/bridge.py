@@ -28,7 +28,7 @@ from workbook.explain.diff import QUOTE, Difference, changed_keys, differences, 
 from workbook.explain.versions import Version
 from workbook.formula.echo import clip
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scalar
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 from workbook.site.quotes import SECTION
 
 STRUCTURE = "Parts, choices and quotes"  # the one group that changes the book's structure

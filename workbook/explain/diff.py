@@ -16,8 +16,9 @@ from typing import Any
 from workbook.explain.versions import Version
 from workbook.formula.evaluation import scalar
 from workbook.formula.line import Line
-from workbook.site.inputs import EPOCH
 from workbook.site.quotes import Quote
+from workbook.site.spec import Value
+from workbook.site.values import EPOCH
 
 SITE, PART, CHOICE, INPUT, QUOTE, SCENARIO, SECTION = "site", "part", "choice", "input", "quote", "scenario", "section"
 SCENARIO_SECTION = "Scenario: "  # the Inputs sheet's copies of a scenario's inputs: not the base case's
@@ -196,7 +197,8 @@ def _listed(keys: list[str], what: str) -> str:
     return f"{what} {', '.join(keys[:4])}{more}"
 
 
-def _changes(scenario: dict | None) -> str:
+def _changes(scenario: dict[str, Value] | None) -> str:
+    """A scenario's changes as its file writes them (each value as given)."""
     if scenario is None:
         return ""
-    return ", ".join(f"{k}: {v}" for k, v in scenario.items())
+    return ", ".join(f"{k}: {v.given}" for k, v in scenario.items())

@@ -19,8 +19,10 @@ from workbook.book.book import Book
 from workbook.build import Loaded, Models, complete, define_models, load_all
 from workbook.models import all_rules, all_specs
 from workbook.models.generation.inputs import fleet_name
-from workbook.site.inputs import CATALOG_PATH, DEFAULTS_PATH, InputError, InputErrors, load_site
+from workbook.site.errors import InputError, InputErrors
+from workbook.site.load import load_site
 from workbook.site.quotes import quotes_path
+from workbook.site.templates import CATALOG_PATH, DEFAULTS_PATH
 from workbook.site.yaml_reader import MAX_BYTES, YamlError, parse_yaml, read_yaml
 
 GIT_TIMEOUT = 60  # seconds for one git command: a revision's folder is a few files

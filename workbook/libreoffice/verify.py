@@ -28,7 +28,7 @@ from typing import Any
 
 from workbook.libreoffice.engine_process import EngineMissing, run_as_group
 from workbook.libreoffice.sheet_reader import Cells, cell_values, defined_names, formula_cells
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 REL_TOL = 1e-9
 ABS_TOL = 1e-12

@@ -23,7 +23,7 @@ import workbook.models.power.envelope
 import workbook.models.power.generators
 import workbook.models.power.power  # noqa: F401  (each model module is loaded here; the lists name them below)
 from workbook.models import bom, cooling, generation, network, overhead, power, printing, reliability, tco
-from workbook.site.inputs import Rule, Spec
+from workbook.site.spec import Rule, Spec
 
 __all__ = ["ENGINEERING", "PRESENTATION", "all_rules", "all_specs", "bom", "cooling", "generation", "network",
            "overhead", "power", "printing", "reliability", "tco"]

@@ -12,7 +12,7 @@ from workbook.book.sheets import INPUTS, instance_title
 from workbook.formula.expr import FormulaError
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.formula.ranges import Range, shown
-from workbook.site.inputs import Site, Spec
+from workbook.site.spec import Site, Spec
 
 Out = TypeVar("Out")
 NAMESPACE = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # 12 characters: `Power chain (…)` fits Excel's 31

@@ -30,7 +30,8 @@ from workbook.formula.functions import added, any_, ceil, close, flag, max_, whe
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.models.base import Inputs, Scope
 from workbook.models.power.power import PowerOut
-from workbook.site.inputs import Spec, with_limits
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 PREFIX = "cooling"
 

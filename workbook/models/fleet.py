@@ -14,7 +14,7 @@ from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.network import fabric, oob
 from workbook.models.network.servers import Servers
 from workbook.models.power import generators, power, ups
-from workbook.site.inputs import Site
+from workbook.site.spec import Site
 
 NEXT = "next"  # the namespace of a generation upgrade's next fleet: `next.power.it_load`, `Power chain (next)`
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbook.site.inputs import Spec
+from workbook.site.spec import Spec
 
 PREFIX = "print"
 TITLE = "Printing"

@@ -41,7 +41,8 @@ from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.cooling import CoolingOut
 from workbook.models.network.fabric import FabricOut
 from workbook.models.power.power import PowerOut
-from workbook.site.inputs import Spec, with_limits
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 PREFIX = "reliability"
 USD = "#,##0"

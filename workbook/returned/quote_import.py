@@ -53,9 +53,11 @@ from workbook.returned.vendor_copy import (
     quote_rows,
     reference,
 )
-from workbook.site.inputs import EPOCH, InputError, InputErrors, hidden, raise_all
+from workbook.site.errors import InputError, InputErrors, raise_all
 from workbook.site.output import locked, write_all_atomically
 from workbook.site.quotes import comment_too_long, out_of_range, parse_quotes, quotes_path, read_quotes
+from workbook.site.spec import hidden
+from workbook.site.values import EPOCH
 from workbook.site.yaml_reader import YamlError, parse_yaml, read_yaml
 
 FIRST_ROW = GRID_HEADER_ROW + 1

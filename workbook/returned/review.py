@@ -46,8 +46,11 @@ from workbook.formula.overrides import expected
 from workbook.formula.units import factor, is_information, unit
 from workbook.models import all_rules, all_specs
 from workbook.returned.safe_xlsx import Cell, read_returned
-from workbook.site.inputs import InputError, Site, Spec, load_site, writable_unit
+from workbook.site.errors import InputError
+from workbook.site.load import load_site
 from workbook.site.output import locked, stage, sync_folder
+from workbook.site.spec import Site, Spec
+from workbook.site.values import writable_unit
 
 # What a refusal is about (ReviewError.kind); a refused file itself is safe_xlsx.UntrustedFile.
 NOT_BUILT_FROM_SITE = "not-built-from-site"  # the workbook's recorded digest is not the site file's
@@ -66,7 +69,7 @@ _DIGEST = re.compile(r"\(SHA-256 ([0-9a-f]{64})\)")
 _PLAIN = re.compile(r"[-+]?[0-9][0-9.]*(?: [^\s,\[\]{}#:'\"&!|>%@`]+)?|[0-9]*N(?:\+[0-9]+)?")
 _SCENARIO = re.compile(r"^scenario\.([a-z0-9_]+)\.(.+)$")
 _REDUNDANCY_PARTS = ("_multiplier", "_spares")
-SPREADSHEET_DAY_0 = date(1899, 12, 30)  # a date input's cell holds days since this (workbook.site.inputs.serial)
+SPREADSHEET_DAY_0 = date(1899, 12, 30)  # a date input's cell holds days since this (workbook.site.values.serial)
 
 
 class ReviewError(InputError):

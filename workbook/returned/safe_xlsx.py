@@ -42,7 +42,7 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml
 import defusedxml.ElementTree as SafeET
 
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 KINDS = ("not-xlsx", "too-large", "zip-bomb", "macro", "external-link", "embedded-object", "xml-attack", "bad-xml",
          "missing-sheet", "bad-cell")

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from workbook.site.inputs import InputError
+from workbook.site.errors import InputError
 
 _OURS = re.compile(r"^\.(?P<stem>.+)-(?P<pid>\d+)-[^.]+\.[A-Za-z]+\.tmp$")  # .<stem>-<pid>-<random>.<ext>.tmp
 

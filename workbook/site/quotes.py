@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from workbook.formula.ranges import Range
-from workbook.site.inputs import InputError, Site, hidden, load_limits, serial
+from workbook.site.errors import InputError
+from workbook.site.spec import Site, hidden
+from workbook.site.templates import load_limits
+from workbook.site.values import serial
 from workbook.site.yaml_reader import YamlError, read_yaml
 
 MAX_COMMENT = 500  # characters of a vendor's comment: the copy's cell is validated to it, and a longer one refused

@@ -4,7 +4,7 @@ Every key of every model is listed in the models' order, with its label and unit
 chosen or the tool's defaults give is written as a comment showing that value and its source: the site file
 keeps it unless the reader uncomments the line and changes it (the Inputs sheet then cites the catalog or the
 default, not the site file). A key with neither is REQUIRED: its line is written without a value, with an
-example of that key's own (workbook.site.inputs.example_for) and where the example comes from, so that a build names
+example of that key's own (workbook.site.examples.example_for) and where the example comes from, so that a build names
 every one still empty, all at once. Keys another key switches on (a loan's, an own build's) are comments that say
 when they are needed.
 """
@@ -18,22 +18,19 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from workbook.site.inputs import (
+from workbook.site.errors import InputError, did_you_mean
+from workbook.site.examples import EXAMPLE_SITES, example_for, written
+from workbook.site.rules import air_cooled
+from workbook.site.spec import Spec
+from workbook.site.templates import (
     CATALOG_PATH,
     DEFAULTS_PATH,
-    EXAMPLE_SITES,
-    InputError,
-    Spec,
-    air_cooled,
     catalog_kind,
     catalog_table,
-    did_you_mean,
-    example_for,
-    expected_value,
     load_catalog,
     load_defaults,
-    written,
 )
+from workbook.site.values import expected_value
 from workbook.site.yaml_reader import YamlError, read_yaml
 
 WIDTH = 118  # characters of a comment line

@@ -37,7 +37,9 @@ from workbook.book.book import Book
 from workbook.book.sheets import RISK
 from workbook.formula.evaluation import DEFAULT_CHUNK, evaluate, evaluate_many, needed
 from workbook.formula.overrides import checked
-from workbook.site.inputs import InputError, Rule, rule_holds_each
+from workbook.site.errors import InputError
+from workbook.site.rules import rule_holds_each
+from workbook.site.spec import Rule
 
 PERCENTILES = (1, 10, 50, 90, 99)
 SHORTFALL = 0.10  # the expected shortfall: the mean NPV advantage in the worst 10% of samples

@@ -26,19 +26,11 @@ import numpy as np
 
 from workbook.formula.echo import clip
 from workbook.formula.units import is_offset
-from workbook.site.inputs import (
-    InputError,
-    Site,
-    Spec,
-    did_you_mean,
-    example_for,
-    expected_value,
-    hidden,
-    load_defaults,
-    parse_value,
-    raise_all,
-    with_limits,
-)
+from workbook.site.errors import InputError, did_you_mean, raise_all
+from workbook.site.examples import example_for
+from workbook.site.spec import Site, Spec, hidden
+from workbook.site.templates import load_defaults, with_limits
+from workbook.site.values import expected_value, parse_value
 from workbook.site.yaml_reader import MAX_DIGITS
 
 SECTION = "risk"

@@ -35,8 +35,9 @@ from workbook.models.network.fabric import FabricOut
 from workbook.models.network.oob import OobOut
 from workbook.models.power.power import PowerOut
 from workbook.models.reliability import ReliabilityOut, Spare, contract_words
-from workbook.site.inputs import Spec, with_limits
 from workbook.site.quotes import Quote
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 PREFIX = "bom"
 USD = "#,##0"

@@ -9,8 +9,8 @@ from typing import Any
 from workbook.book.book import Book
 from workbook.book.sheets import INPUTS
 from workbook.formula.ranges import Range
-from workbook.site.inputs import Site
 from workbook.site.quotes import SECTION, Quote, quotes_path
+from workbook.site.spec import Site
 
 __all__ = ["QUOTE_FIELDS", "quote_inputs", "quote_name", "quoted_line"]
 

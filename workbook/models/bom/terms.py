@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbook.models.base import Inputs
-from workbook.site.inputs import Spec
+from workbook.site.spec import Spec
 
 AGREED = "to be agreed"
 # Incoterms 2020 (ICC): the eleven rules; a term is written as the rule, then the named place (each rule names

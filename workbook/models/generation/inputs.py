@@ -14,17 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbook.formula.echo import clip
-from workbook.site.inputs import (
-    InputError,
-    Site,
-    Spec,
-    Value,
-    load_defaults,
-    load_site,
-    parse_value,
-    split_value,
-    with_limits,
-)
+from workbook.site.errors import InputError
+from workbook.site.load import load_site
+from workbook.site.spec import Site, Spec, Value, split_value
+from workbook.site.templates import load_defaults, with_limits
+from workbook.site.values import parse_value
 
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,11}$")  # a zone, project or plan name: part of ids and sheet titles
 # A plan is a namespace of ids beside the fleets' (`next`) and the models': these names are taken.

@@ -50,7 +50,8 @@ from workbook.models.network.tiers import (
     tiers,
     uplink_transceivers,
 )
-from workbook.site.inputs import Spec, with_limits
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 PREFIX = "fabric"
 SIZED, GIVEN = ("reliability.storage_sizing", "sized"), ("reliability.storage_sizing", "given")

@@ -41,7 +41,7 @@ from workbook.book.sheets import ENVELOPE as TITLE
 from workbook.formula.functions import floor, max_, safe_div
 from workbook.formula.line import COUNT, PERCENT, Line
 from workbook.models.base import Inputs, Scope
-from workbook.site.inputs import Spec
+from workbook.site.spec import Spec
 
 if TYPE_CHECKING:  # the fleet is built by workbook.models, which imports this module
     from workbook.models.fleet import Fleet

@@ -26,7 +26,8 @@ from workbook.models.cooling import CoolingOut
 from workbook.models.power.power import TITLE as POWER
 from workbook.models.power.power import PowerOut
 from workbook.models.power.ups import UpsOut
-from workbook.site.inputs import Spec, with_limits
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 PREFIX = "generator"
 TITLE = "Generators"  # their inputs' section on the Inputs sheet; their lines are on the Power chain sheet

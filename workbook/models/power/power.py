@@ -21,7 +21,8 @@ from workbook.formula.functions import all_, ceil, floor, max_, min_
 from workbook.formula.line import BOOL, COUNT, PERCENT, Line
 from workbook.models.base import Inputs, Scope
 from workbook.models.network.fabric import FabricOut
-from workbook.site.inputs import Spec, with_limits
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 PREFIX = "power"
 

@@ -30,6 +30,7 @@ from workbook.models.power.power import PowerOut
 from workbook.models.tco import answers, financing, owning, renting, returns, schedule
 from workbook.models.tco.inputs import CONVENTIONS, INPUTS, USD
 from workbook.models.tco.pl import profit_and_loss
+from workbook.site.spec import Value
 
 __all__ = ["CONVENTIONS", "DELAY_SCENARIO", "INPUTS", "LIFE_FITS", "PREFIX", "USD", "TcoOut", "define", "delay_changes",
            "summarise"]
@@ -145,9 +146,10 @@ def define(scope: Scope, i: Inputs, p: Inputs, power: PowerOut, bom: BomOut, goo
                          capex=cap.capex)
 
 
-def delay_changes(i: Inputs) -> dict[str, str]:
-    """The built-in scenario's change: one more month of delay than the site's."""
-    return {"tco.delay_months": f"{int(i.delay_months.value.reshape(-1)[0]) + 1} months"}
+def delay_changes(i: Inputs) -> dict[str, Value]:
+    """The built-in scenario's change, as a value read: one more month of delay than the site's."""
+    months = int(i.delay_months.value.reshape(-1)[0]) + 1
+    return {"tco.delay_months": Value(float(months), f"{months} months", "")}
 
 
 def summarise(scope: Scope, s: SheetBuilder, tco: TcoOut, scenarios: dict[str, dict[str, Line]]) -> Presented:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from workbook.formula.line import COUNT, PERCENT
-from workbook.site.inputs import Spec, with_limits
+from workbook.site.spec import Spec
+from workbook.site.templates import with_limits
 
 USD = "#,##0"
 PER_GPU_HOUR = "0.00"  # a calculated cost per GPU-hour: to the cent (a price typed in shows every digit it has)
