@@ -3,7 +3,9 @@ fuzz, overlaps), never from each other."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import os
 import random
 import re
@@ -21,6 +23,7 @@ import yaml
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
 from tests.conftest import EXAMPLE, ROOT
+from workbook import cli
 from workbook.analysis import summary
 from workbook.api import load
 from workbook.book.book import Book
@@ -84,6 +87,21 @@ def run(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None,
     return subprocess.run([sys.executable, "-m", "workbook", *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, timeout=600, env=None if env is None else {**os.environ, **env},
                           preexec_fn=None if memory is None else limit)
+
+
+def invoke(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """`python -m workbook ARGS` in this process (the CLI's main, in `cwd`), for a test whose subject is the
+    command and not the process: its exit status, standard output and standard error as run() gives them, without
+    starting Python and importing the package again for each command (about a CPU-second each). A test of what
+    only a process shows (its memory limit, its environment, signals, a closed pipe) uses run()."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = cli.main([str(a) for a in args])
+        except SystemExit as e:  # argparse's refusal of the command line
+            status = e.code if isinstance(e.code, int) else int(e.code is not None)
+    return subprocess.CompletedProcess(["python", "-m", "workbook", *map(str, args)], status, out.getvalue(),
+                                       err.getvalue())
 
 
 MIB = 2**20

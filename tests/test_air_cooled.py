@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE
-from tests.helpers import run
+from tests.helpers import invoke
 from tests.test_first_site import _fill, accepting_throttling
 from workbook.models import all_specs
 
@@ -22,7 +22,7 @@ HEADING = "Cooling: the coolant loop, its CDUs and the cold plates"
 
 def init(tmp_path: Path, node: str, gpu: str = "H200-SXM") -> tuple[Path, list[str]]:
     path = tmp_path / f"{node}.yaml"
-    proc = run("init", "--gpu", gpu, "--node", node, "-o", path)
+    proc = invoke("init", "--gpu", gpu, "--node", node, "-o", path)
     assert proc.returncode == 0, proc.stderr
     return path, proc.stdout.splitlines()[0].split("REQUIRED: ")[1].rstrip(")").split(", ")
 
@@ -57,7 +57,7 @@ def test_the_air_cooled_first_site_builds_and_its_summary_collapses_the_loop(tmp
     path, _ = init(tmp_path, "HGX-H200-Supermicro")
     path.write_text(accepting_throttling(_fill(path.read_text())))
     out = tmp_path / "first.xlsx"
-    proc = run("build", path, "-o", out)
+    proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("; checks pass)"), proc.stdout + proc.stderr
     inputs = [c.value for row in openpyxl.load_workbook(out)["Inputs"].iter_rows() for c in row
               if isinstance(c.value, str)]
@@ -78,7 +78,7 @@ def test_a_liquid_cooled_site_shows_its_loop(tmp_path: Path) -> None:
     """The B200 liquid build: the same heading, with no reason, its rows shown."""
     site = EXAMPLE.parent / "b200-liquid-build.yaml"
     out = tmp_path / "b200.xlsx"
-    assert run("build", site, "-o", out).returncode == 0
+    assert invoke("build", site, "-o", out).returncode == 0
     ws = openpyxl.load_workbook(out)["Summary"]
     rows = {r: " ".join(str(c.value) for c in ws[r] if c.value is not None) for r in range(1, ws.max_row + 1)}
     head = next(r for r, t in rows.items() if t.startswith(HEADING))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import assert_one_line_error, bad_site, run
+from tests.helpers import assert_one_line_error, bad_site, invoke
 from workbook import api, cli
 from workbook.formula.expr import FormulaError
 
@@ -31,7 +31,7 @@ def sites(tmp_path: Path) -> list[Path]:
 @pytest.mark.slow
 def test_two_sites_in_two_processes_give_the_bytes_of_one_by_one_builds(tmp_path: Path) -> None:
     first, second = sites(tmp_path)
-    proc = run("build", first, second, "-j", "2", cwd=tmp_path)
+    proc = invoke("build", first, second, "-j", "2", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""  # no progress bar: stderr is not a terminal here
     lines = proc.stdout.splitlines()
@@ -40,7 +40,7 @@ def test_two_sites_in_two_processes_give_the_bytes_of_one_by_one_builds(tmp_path
     assert lines[1].startswith("wrote outputs/second.xlsx (")
     for site in (first, second):
         alone = tmp_path / f"alone-{site.stem}.xlsx"
-        one = run("build", site, "-o", alone, cwd=tmp_path)
+        one = invoke("build", site, "-o", alone, cwd=tmp_path)
         assert one.returncode == 0, one.stderr
         assert (tmp_path / "outputs" / f"{site.stem}.xlsx").read_bytes() == alone.read_bytes()
     assert sorted(p.name for p in (tmp_path / "outputs").iterdir()) == ["first.xlsx", "second.xlsx"]
@@ -50,7 +50,7 @@ def test_two_sites_in_two_processes_give_the_bytes_of_one_by_one_builds(tmp_path
 def test_a_bad_site_among_several_writes_nothing(tmp_path: Path) -> None:
     first, second = sites(tmp_path)
     bad = bad_site(tmp_path / "bad.yaml", {"power.gpu_tdp": "700 m"})
-    proc = run("build", first, bad, second, "-j", "2", cwd=tmp_path)
+    proc = invoke("build", first, bad, second, "-j", "2", cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     err = assert_one_line_error(proc)
     assert str(bad.name) in err and "power.gpu_tdp" in err, err
@@ -65,7 +65,7 @@ def test_an_output_that_cannot_be_written_leaves_every_other_output_unwritten(tm
     workbook, though rendered, is not put on disk either (and no temporary file is left)."""
     first, second = sites(tmp_path)
     (tmp_path / "outputs" / "second.xlsx").mkdir(parents=True)
-    proc = run("build", first, second, "-j", jobs, cwd=tmp_path)
+    proc = invoke("build", first, second, "-j", jobs, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     err = assert_one_line_error(proc)
     assert "second.xlsx" in err, err
@@ -80,7 +80,7 @@ def test_the_first_bad_site_in_command_line_order_is_reported(tmp_path: Path) ->
     slow_bad = bad_site(tmp_path / "a-bad.yaml", {"power.gpus": -8})
     fast_bad = tmp_path / "b-broken.yaml"
     fast_bad.write_text("site: x\npower: {gpus: 8\n")
-    proc = run("build", first, slow_bad, fast_bad, "-j", "2", cwd=tmp_path)
+    proc = invoke("build", first, slow_bad, fast_bad, "-j", "2", cwd=tmp_path)
     assert proc.returncode == 2
     err = assert_one_line_error(proc)
     assert "a-bad.yaml" in err and "b-broken" not in err, err
@@ -142,7 +142,7 @@ def test_a_bug_in_a_worker_is_one_internal_error_line(
 @pytest.mark.slow
 def test_progress_bar_on_stderr_when_asked_and_stdout_unchanged(tmp_path: Path) -> None:
     first, second = sites(tmp_path)
-    proc = run("build", first, second, "-j", "2", "--progress", cwd=tmp_path)
+    proc = invoke("build", first, second, "-j", "2", "--progress", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "2/2 sites" in proc.stderr and "building [" in proc.stderr
     assert "\\r" not in proc.stderr  # redrawn in place by a carriage return, not printed escaped as \r
@@ -151,7 +151,7 @@ def test_progress_bar_on_stderr_when_asked_and_stdout_unchanged(tmp_path: Path) 
 
 
 def test_jobs_must_be_a_positive_number(tmp_path: Path) -> None:
-    proc = run("build", EXAMPLE, "-j", "0", cwd=tmp_path)
+    proc = invoke("build", EXAMPLE, "-j", "0", cwd=tmp_path)
     assert proc.returncode == 2
     assert "-j" in proc.stderr
     assert not (tmp_path / "outputs").exists()

@@ -15,7 +15,7 @@ import xlsxwriter
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import assert_one_line_error, bad_site, run
+from tests.helpers import assert_one_line_error, bad_site, invoke, run
 from workbook import api, cli
 from workbook.api import load
 from workbook.excel.layout import NAME
@@ -33,7 +33,7 @@ BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 @pytest.fixture(scope="module")
 def good(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("good") / "example.xlsx"
-    proc = run("build", EXAMPLE, "-o", out)
+    proc = run("build", EXAMPLE, "-o", out)  # as a user runs it: `python -m workbook` in a process of its own
     assert proc.returncode == 0, proc.stderr
     assert out.exists()
     return out
@@ -65,7 +65,7 @@ def test_bad_input_exits_2_and_leaves_the_output_untouched(
     out.write_bytes(good.read_bytes())
     before = out.read_bytes()
     site = bad_site(tmp_path / f"{case}.yaml", change, remove)
-    proc = run("build", site, "-o", out)
+    proc = invoke("build", site, "-o", out)
     assert proc.returncode == 2, proc.stderr
     err = assert_one_line_error(proc)
     assert str(site) in err
@@ -79,7 +79,7 @@ def test_bad_input_exits_2_and_leaves_the_output_untouched(
 def test_invalid_yaml_exits_2(tmp_path: Path) -> None:
     site = tmp_path / "broken.yaml"
     site.write_text("site: x\npower: {gpus: 8\n")
-    proc = run("build", site, "-o", tmp_path / "x.xlsx")
+    proc = invoke("build", site, "-o", tmp_path / "x.xlsx")
     assert proc.returncode == 2
     e = api_error(site, assert_one_line_error(proc))
     assert (e.key, e.line) == (None, 3) and e.problem.startswith("not valid YAML")
@@ -91,7 +91,7 @@ def test_every_site_is_validated_before_any_is_written(tmp_path: Path) -> None:
     good_site = tmp_path / "good.yaml"
     good_site.write_text(EXAMPLE.read_text())
     bad = bad_site(tmp_path / "bad.yaml", {"power.gpu_tdp": "700 m"})
-    proc = run("build", good_site, bad, cwd=tmp_path)
+    proc = invoke("build", good_site, bad, cwd=tmp_path)
     assert proc.returncode == 2
     assert api_error(bad, assert_one_line_error(proc)).key == "power.gpu_tdp"
     assert not (tmp_path / "outputs" / "good.xlsx").exists()
@@ -101,7 +101,7 @@ def test_every_site_is_validated_before_any_is_written(tmp_path: Path) -> None:
 def test_build_writes_the_default_output(tmp_path: Path) -> None:
     site = tmp_path / "mysite.yaml"
     site.write_text(EXAMPLE.read_text())
-    proc = run("build", site, cwd=tmp_path)
+    proc = invoke("build", site, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "outputs" / "mysite.xlsx").exists()
     assert "outputs/mysite.xlsx" in proc.stdout
@@ -109,7 +109,7 @@ def test_build_writes_the_default_output(tmp_path: Path) -> None:
 
 def test_evaluate_on_bad_input_exits_2(tmp_path: Path) -> None:
     site = bad_site(tmp_path / "neg.yaml", {"power.gpus": -8})
-    proc = run("evaluate", site, "--json")
+    proc = invoke("evaluate", site, "--json")
     assert proc.returncode == 2
     assert proc.stdout == ""
     e = api_error(site, assert_one_line_error(proc))
@@ -162,7 +162,7 @@ GRID_SHEETS = {"BOM"}  # sheets that are a table of lines (presentation.Grid), n
 
 @pytest.mark.slow
 def test_evaluate_json_schema_and_cells(good: Path) -> None:
-    proc = run("evaluate", EXAMPLE, "--json")
+    proc = invoke("evaluate", EXAMPLE, "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert set(data) == {"site", "values", "lines"}
@@ -202,7 +202,7 @@ def test_evaluate_json_schema_and_cells(good: Path) -> None:
 
 @pytest.mark.slow
 def test_evaluate_table_lists_every_line() -> None:
-    proc = run("evaluate", EXAMPLE)
+    proc = invoke("evaluate", EXAMPLE)
     assert proc.returncode == 0, proc.stderr
     assert "power.it_load" in proc.stdout and "checks.all_pass" in proc.stdout
 
@@ -211,7 +211,7 @@ def test_evaluate_table_lists_every_line() -> None:
 
 
 def test_verify_passes_a_good_workbook(libreoffice: str, good: Path) -> None:
-    proc = run("verify", good)
+    proc = invoke("verify", good)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OK" in proc.stdout
 
@@ -225,7 +225,7 @@ def test_verify_fails_a_tampered_cached_value_listing_the_cell(libreoffice: str,
     ws.write_formula("D7", "=D5*D6/1000", None, 5.6)  # right
     ws.write_formula("D8", "=D7*4", None, 99)  # wrong on purpose: 22.4
     wb.close()
-    proc = run("verify", good, tampered)
+    proc = invoke("verify", good, tampered)
     assert proc.returncode == 4, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "'Power chain'!D8" in proc.stdout
@@ -234,7 +234,7 @@ def test_verify_fails_a_tampered_cached_value_listing_the_cell(libreoffice: str,
 
 
 def test_verify_of_a_missing_file_exits_2(tmp_path: Path) -> None:
-    proc = run("verify", tmp_path / "nope.xlsx")
+    proc = invoke("verify", tmp_path / "nope.xlsx")
     assert proc.returncode == 2
     assert_one_line_error(proc)
 
@@ -244,7 +244,7 @@ def test_verify_of_a_file_that_is_not_a_workbook_is_not_an_internal_error(tmp_pa
     failed) with one line naming the file, not exit 1 'internal error'."""
     path = tmp_path / "notes.xlsx"
     path.write_text("not a spreadsheet\n")
-    proc = run("verify", path)
+    proc = invoke("verify", path)
     assert "Traceback" not in proc.stdout + proc.stderr
     assert proc.returncode in (2, 4), proc.stderr
     assert "internal error" not in proc.stderr
@@ -285,7 +285,7 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path: Path, json_outpu
 def test_an_argument_argparse_refuses_is_printed_escaped_in_one_line(argument: str) -> None:
     """argparse printed its refusal before the CLI's escaping streams were in place: ESC, BEL, CSI and a C1
     control reached the terminal raw (a title set, the screen cleared)."""
-    proc = run("build", "x.yaml", argument)
+    proc = invoke("build", "x.yaml", argument)
     err = assert_one_line_error(proc, "error: python -m workbook")
     assert proc.returncode == 2 and err.isprintable() and len(err) <= cli.MAX_LINE
     assert "\\x1b" in err or "\\x9b" in err

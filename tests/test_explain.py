@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import ATTACK_MEMORY, assert_one_line_error, example_with, filled, run, site_file
+from tests.helpers import ATTACK_MEMORY, assert_one_line_error, example_with, filled, invoke, run, site_file
 from tests.strategies import sites
 from workbook.analysis import shapley
 from workbook.api import explain, load
@@ -347,7 +347,7 @@ def explain_versions(old, new, groups=None):  # type: ignore[no-untyped-def]
 def test_the_command_prints_the_bridge_and_writes_the_workbook(folder: Path, example: Path) -> None:
     new = example_with(folder, "cli", **{"tco.utilisation": 0.8, "power.gpus": 2048})
     out = folder / "changes.xlsx"
-    proc = run("explain", example, new, "-o", out)
+    proc = invoke("explain", example, new, "-o", out)
     assert proc.returncode == 0, proc.stderr
     assert "exact Shapley values" in proc.stdout and "NPV advantage of buying" in proc.stdout
     wb = openpyxl.load_workbook(out)
@@ -360,7 +360,7 @@ def test_the_command_prints_the_bridge_and_writes_the_workbook(folder: Path, exa
     assert len(ws._charts) == 6
     data = as_json(explain(example, new))
     assert {b["output"] for b in data["bridges"]} >= {"tco.npv_advantage", "power.contracted_feed"}
-    proc = run("explain", example, new, "--json")
+    proc = invoke("explain", example, new, "--json")
     assert proc.returncode == 0 and '"method"' in proc.stdout
 
 
@@ -398,10 +398,10 @@ def test_from_a_git_revision(tmp_path: Path) -> None:
     data = yaml.safe_load(site.read_text())
     data["tco"]["utilisation"]["value"] = 0.8
     site.write_text(yaml.safe_dump(data, sort_keys=False))
-    proc = run("explain", "--from", "HEAD", site)
+    proc = invoke("explain", "--from", "HEAD", site)
     assert proc.returncode == 0, proc.stderr
     assert "at HEAD (" in proc.stdout and "tco.utilisation: 70% -> 80%" in proc.stdout
-    bad = run("explain", "--from", "no-such-rev", site)
+    bad = invoke("explain", "--from", "no-such-rev", site)
     assert "--from" in assert_one_line_error(bad)
 
 
@@ -503,7 +503,7 @@ def test_a_fifo_or_a_link_in_the_way_is_refused_in_one_line(tmp_path: Path) -> N
     file outside it) is left out: the site file that is a link is not a site file of that revision."""
     fifo = tmp_path / "fifo.yaml"
     os.mkfifo(fifo)
-    proc = run("explain", EXAMPLE, fifo)
+    proc = invoke("explain", EXAMPLE, fifo)
     assert "not a regular file" in assert_one_line_error(proc)
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -514,15 +514,15 @@ def test_a_fifo_or_a_link_in_the_way_is_refused_in_one_line(tmp_path: Path) -> N
         subprocess.run([*git, *args], check=True, capture_output=True)
     (repo / "site.yaml").unlink()
     shutil.copy(EXAMPLE, repo / "site.yaml")
-    proc = run("explain", "--from", "HEAD", repo / "site.yaml")
+    proc = invoke("explain", "--from", "HEAD", repo / "site.yaml")
     assert "not a file of that revision" in assert_one_line_error(proc)
-    proc = run("explain", "--from", "HEAD", repo / "real.yaml")  # a link beside the file: left out
+    proc = invoke("explain", "--from", "HEAD", repo / "real.yaml")  # a link beside the file: left out
     assert proc.returncode == 0, proc.stderr
 
 
 def test_a_command_line_argparse_refuses_is_one_line() -> None:
     for args in ([], ["explain"], ["explain", "a.yaml", "b.yaml", "--bogus"], ["explain", "a.yaml", "--from"]):
-        proc = run(*args)
+        proc = invoke(*args)
         assert proc.returncode == 2
         assert assert_one_line_error(proc).startswith("error: python -m workbook")
 
@@ -598,7 +598,7 @@ def test_from_a_revision_a_file_over_the_limit_is_refused_before_it_is_read(tmp_
     with pytest.raises(InputError) as refused:
         explain(None, repo / "site.yaml", revision="HEAD~1")
     assert (refused.value.file, refused.value.key) == (Path("site.yaml at HEAD~1"), "--from")
-    assert_one_line_error(run("explain", "--from", "HEAD~1", repo / "site.yaml"), "error: site.yaml at HEAD~1")
+    assert_one_line_error(invoke("explain", "--from", "HEAD~1", repo / "site.yaml"), "error: site.yaml at HEAD~1")
 
 
 @pytest.mark.slow

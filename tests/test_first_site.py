@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from tests.helpers import BASE, run, site_with
+from tests.helpers import BASE, invoke, site_with
 from workbook import findings
 from workbook.api import load
 from workbook.models import all_rules, all_specs
@@ -63,7 +63,7 @@ def test_every_missing_and_bad_key_is_named_at_once_one_line_each(tmp_path: Path
                                                  "tco.cable_price"]
 
     out = tmp_path / "out.xlsx"
-    proc = run("build", path, "-o", out)
+    proc = invoke("build", path, "-o", out)
     assert proc.returncode == 2 and not out.exists() and proc.stdout == ""
     assert proc.stderr.splitlines() == [f"error: {line}" for line in want] + [
         f"error: 4 problems in {path}, each on a line above"]
@@ -134,7 +134,7 @@ def test_a_build_prints_each_failing_check_with_its_rule(tmp_path: Path) -> None
     """The example's contracted feed is 2.166 MW (evaluate): with 2 MW available, that one check fails."""
     path = site(tmp_path / "s.yaml", {"power.site_available_power": "2 MW"})
     out = tmp_path / "s.xlsx"
-    proc = run("build", path, "-o", out)
+    proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and out.exists(), proc.stderr
     assert proc.stdout.splitlines()[1:] == [
         "  check FAILS: Contracted feed fits the site's available power: [Contracted utility feed] <= "
@@ -178,7 +178,7 @@ def test_a_node_maximum_below_the_component_sum_is_a_warning_and_the_sum_is_used
         f"warning: {path}: power.node_max_input = 8 kW is below the node's component sum, 9.46 kW; the design "
         "uses the sum. Check the node's values (cpu_tdp, fan_power, baseboard_power...) or its maximum (Power "
         "chain: Warning: the maximum input given is below the component sum)"]
-    proc = run("build", path, "-o", tmp_path / "s.xlsx")
+    proc = invoke("build", path, "-o", tmp_path / "s.xlsx")
     assert proc.returncode == 0 and proc.stderr.splitlines() == findings.warnings(model)
     assert findings.failing_checks(model) == []  # a warning, not a check
 
@@ -315,7 +315,7 @@ def assert_only_the_feed_loss_check_fails(stdout: str) -> None:
 def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_path: Path,
                                                                           libreoffice: str) -> None:
     path = tmp_path / "first.yaml"
-    proc = run("init", "--gpu", "H200-SXM", "--node", "HGX-H200-Supermicro", "-o", path)
+    proc = invoke("init", "--gpu", "H200-SXM", "--node", "HGX-H200-Supermicro", "-o", path)
     assert proc.returncode == 0, proc.stderr
     text = path.read_text()
     required = re.findall(r"^  ([a-z_0-9]+):$", text, flags=re.M)
@@ -332,14 +332,14 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
 
     path.write_text(_fill(text))
     out = tmp_path / "first.xlsx"
-    proc = run("build", path, "-o", out)
+    proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert_only_the_feed_loss_check_fails(proc.stdout)
     path.write_text(accepting_throttling(_fill(text)))
-    proc = run("build", path, "-o", out)
+    proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert proc.stdout.strip().endswith("; checks pass)")
-    proc = run("verify", out)
+    proc = invoke("verify", out)
     assert proc.returncode == 0, proc.stdout
 
 
@@ -349,7 +349,7 @@ def test_init_marks_required_exactly_what_a_build_finds_missing(tmp_path: Path) 
     answer. With --node none every node key is among them."""
     for node, count in (("DGX-H100", 32), ("none", 54)):
         path = tmp_path / f"{node}.yaml"
-        assert run("init", "--gpu", "H200-SXM", "--node", node, "-o", path).returncode == 0
+        assert invoke("init", "--gpu", "H200-SXM", "--node", node, "-o", path).returncode == 0
         text = path.read_text()
         required = re.findall(r"^  ([a-z_0-9]+):$", text, flags=re.M)
         path.write_text(re.sub(r"^  [a-z_0-9]+:\n", "", text, flags=re.M))
@@ -361,7 +361,7 @@ def test_init_marks_required_exactly_what_a_build_finds_missing(tmp_path: Path) 
 
 def test_a_loan_from_init_names_its_three_keys(tmp_path: Path) -> None:
     path = tmp_path / "loan.yaml"
-    assert run("init", "--gpu", "H200-SXM", "--node", "HGX-H200-Supermicro", "-o", path).returncode == 0
+    assert invoke("init", "--gpu", "H200-SXM", "--node", "HGX-H200-Supermicro", "-o", path).returncode == 0
     path.write_text(_fill(path.read_text()).replace("  # financing: cash", "  financing: loan"))
     assert [e.key for e in problems(path)] == ["tco.loan_share", "tco.loan_rate", "tco.loan_term"]
 
@@ -370,17 +370,17 @@ def test_a_loan_from_init_names_its_three_keys(tmp_path: Path) -> None:
 def test_init_refuses_to_replace_a_file_and_names_a_wrong_entry(tmp_path: Path) -> None:
     path = tmp_path / "mine.yaml"
     path.write_text("site: mine\n")
-    proc = run("init", "--gpu", "H200-SXM", "--node", "DGX-H100", "-o", path)
+    proc = invoke("init", "--gpu", "H200-SXM", "--node", "DGX-H100", "-o", path)
     assert (proc.returncode, proc.stderr) == (2, f"error: {path}: exists already; give --force to replace it, or "
                                                  "another -o\n")
     assert path.read_text() == "site: mine\n"
-    assert run("init", "--gpu", "H200-SXM", "--node", "DGX-H100", "-o", path, "--force").returncode == 0
+    assert invoke("init", "--gpu", "H200-SXM", "--node", "DGX-H100", "-o", path, "--force").returncode == 0
     assert path.read_text().startswith("# A site file written by `python -m workbook init --gpu H200-SXM")
-    proc = run("init", "--gpu", "H200", "--node", "DGX-H100", "-o", tmp_path / "new.yaml")
+    proc = invoke("init", "--gpu", "H200", "--node", "DGX-H100", "-o", tmp_path / "new.yaml")
     assert (proc.returncode, proc.stderr) == (2, "error: --gpu = 'H200': is not in catalog.yaml (did you mean "
                                                  "H200-SXM?); expected one of H100-SXM, H200-SXM, B200, B200-GB200, "
                                                  "MI300X, B300-GB300, or none\n")
-    proc = run("init", "--gpu", "B200", "--node", "DGX-B200", "--part", "cdu=row", "-o", tmp_path / "new.yaml")
+    proc = invoke("init", "--gpu", "B200", "--node", "DGX-B200", "--part", "cdu=row", "-o", tmp_path / "new.yaml")
     assert proc.returncode == 2 and proc.stderr.startswith("error: --part = 'cdu=row': is not in catalog.yaml "
                                                            "(did you mean row-1MW?)")
     assert not (tmp_path / "new.yaml").exists()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from tests.conftest import EXAMPLE
-from tests.helpers import B200, BASE, assert_one_line_error, run, site_with
+from tests.helpers import B200, BASE, assert_one_line_error, invoke, site_with
 from workbook import api, cli
 from workbook.analysis.risk import analysis, sampling
 from workbook.analysis.risk.analysis import PERCENTILES
@@ -168,7 +168,7 @@ def test_an_input_that_never_varies_gives_valid_json_and_no_warning(tmp_path):
         "tco.utilisation": GOOD,
         "tco.lead_time": {"distribution": "discrete", "values": ["3 months"], "weights": [1], "source": SOURCE}},
         "correlations": [{"between": ["tco.utilisation", "tco.lead_time"], "rank": 0.3, "source": SOURCE}]})
-    proc = run("risk", path, "--json")
+    proc = invoke("risk", path, "--json")
     assert (proc.returncode, proc.stderr) == (0, "")
 
     def refuse(constant: str) -> None:
@@ -320,10 +320,10 @@ def test_a_scenario_may_not_change_a_distribution(tmp_path):
 def test_the_command_refuses_in_one_line_and_writes_nothing(tmp_path):
     path = risk_site(tmp_path, {"inputs": {"tco.utilisation": {**GOOD, "mode": 0.95}}})
     out = tmp_path / "out.xlsx"
-    err = assert_one_line_error(run("build", path, "-o", out), f"error: {path}")
+    err = assert_one_line_error(invoke("build", path, "-o", out), f"error: {path}")
     assert "risk.inputs.tco.utilisation.mode" in err
     assert not out.exists()
-    assert "risk.samples" in assert_one_line_error(run("risk", EXAMPLE, "--samples", "10"))
+    assert "risk.samples" in assert_one_line_error(invoke("risk", EXAMPLE, "--samples", "10"))
 
 
 # ---------------------------------------------------------------- the Risk sheet, the Summary, the command
@@ -379,7 +379,7 @@ def test_the_summary_shows_the_odds_and_the_p10_to_p90(built):
 
 
 def test_the_command_prints_the_same_figures_as_json():
-    proc = run("risk", EXAMPLE, "--samples", "1000", "--seed", "3", "--json")
+    proc = invoke("risk", EXAMPLE, "--samples", "1000", "--seed", "3", "--json")
     assert proc.returncode == 0, proc.stderr
     printed = json.loads(proc.stdout)
     result = api.risk(EXAMPLE, samples=1000, seed=3)
@@ -456,7 +456,7 @@ def test_every_sample_lies_in_its_range_and_the_mean_is_the_distributions(kind, 
 def test_the_init_skeletons_risk_example_reads_as_a_valid_section(tmp_path):
     """The commented risk: block `init` writes, uncommented, is a section the example site accepts."""
     out = tmp_path / "new.yaml"
-    assert run("init", "--gpu", "H100-SXM", "--node", "DGX-H100", "-o", out).returncode == 0
+    assert invoke("init", "--gpu", "H100-SXM", "--node", "DGX-H100", "-o", out).returncode == 0
     lines = out.read_text().splitlines()
     start = lines.index("# risk:")
     block = "\n".join(line[2:] for line in lines[start:] if line.startswith("# ") and not line.startswith("# ---"))
@@ -550,8 +550,8 @@ def test_samples_past_what_a_minute_draws_are_refused(tmp_path):
     with pytest.raises(InputError) as refused:
         load_all(site)
     assert (refused.value.key, refused.value.value) == ("risk.samples", 1_000_000)
-    assert_one_line_error(run("build", site, "-o", tmp_path / "x.xlsx"), f"error: {site}")
-    assert "risk.samples" in assert_one_line_error(run("risk", EXAMPLE, "--samples", "1000000"))
+    assert_one_line_error(invoke("build", site, "-o", tmp_path / "x.xlsx"), f"error: {site}")
+    assert "risk.samples" in assert_one_line_error(invoke("risk", EXAMPLE, "--samples", "1000000"))
     assert not (tmp_path / "x.xlsx").exists()
 
 
@@ -567,7 +567,7 @@ def test_a_flood_of_repeated_correlations_names_the_first_hundred_and_the_count(
     with pytest.raises(InputError) as refused:
         load_all(path)
     assert len(refused.value.errors) == 10_600 and refused.value.key == "risk.correlations[1].between"
-    proc = run("build", path, "-o", tmp_path / "x.xlsx")
+    proc = invoke("build", path, "-o", tmp_path / "x.xlsx")
     lines = proc.stderr.splitlines()
     assert proc.returncode == 2 and len(lines) == 101 and "10,600 problems" in lines[-1]
     assert lines[:100] == [f"error: {e}" for e in refused.value.errors[:100]]
