@@ -42,7 +42,7 @@ test: $(STAMP) libreoffice
 	$(PY) -m pytest -n $(JOBS) --durations=15
 
 ## the fast lane while changing code: no LibreOffice, no slow or fuzz test (the formula core, inputs, hand-worked
-## model values, CLI errors); 6.5 minutes on 2 cores (2026-12-06; --durations lists the slowest)
+## model values, CLI errors); pytest's last line gives how long it took, --durations the slowest tests
 test-fast: $(STAMP)
 	$(PY) -m ruff check workbook tests bench tools
 	$(PY) -m mypy
