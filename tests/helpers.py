@@ -173,11 +173,13 @@ HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "turnaroun
 
 def site_file(tmp: Path, name: str = "site", base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
     """A site (the example by default) with some keys changed (sections merged key by key), no scenarios and no
-    risk: section (its 10,000 samples would add a second to every build; tests/test_risk.py gives one)."""
+    risk: section (its 10,000 samples would add a second to every build; tests/test_risk.py gives one), and no
+    workload: section unless given (tests/test_workload.py gives one)."""
     data = copy.deepcopy(base or BASE)
     data.pop("scenarios", None)
-    if "risk" not in sections:
-        data.pop("risk", None)
+    for optional in ("risk", "workload"):
+        if optional not in sections:
+            data.pop(optional, None)
     for section, changes in sections.items():
         if section == "scenarios":
             data["scenarios"] = changes

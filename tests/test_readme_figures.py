@@ -135,6 +135,13 @@ FIGURES = [
     (UPGRADE, "generation.move_value_share", "pct1", "and keeps {}% of its"),
     (UPGRADE, "generation.move_capex", "musd2", "of its {} MUSD; the retrofit"),
     (UPGRADE, "generation.projects_total", "musd2", "the retrofit 150 / 240 of its {} MUSD"),
+    # Workload (docs/workload.md): the example's run and tokens
+    (EX, "workload.run_days", ".1f", "the run takes {} days"),
+    (EX, "workload.run_cost_owned", "musd2", "costs {} MUSD owned"),
+    (EX, "workload.run_cost_on_demand", "musd2", "({} MUSD rented on demand"),
+    (EX, "workload.run_cost_committed", "musd2", "rented on demand, {} MUSD committed)"),
+    (EX, "workload.fp8_users", ".0f", "a group of 8 holds {} users"),
+    (EX, "workload.fp8_cost_owned", ".2f", "a million tokens cost {} USD owned"),
 ]
 
 
@@ -177,3 +184,26 @@ def test_the_single_mode_optic_figure_is_the_price_gap_on_the_example(tmp_path: 
     low = sum(got.values()) * gap
     assert low == 2048 * 500
     assert f"{low / 1e6:.2f} MUSD low on the example's {sum(got.values()):,.0f}" in README
+
+
+@pytest.mark.slow
+def test_the_workload_s_worked_examples_are_the_built_figures(tmp_path: Path) -> None:
+    """docs/workload.md's hand-worked figures, each from a build of the example's variant: Llama 3 405B's FLOPs and
+    its days on 16,384 H100 at 40% MFU (the site's GPUs overridden in the evaluation), and a 70B model's BF16 users
+    on 8 x H100 with no reserve."""
+    big = load(example_with(tmp_path, "llama405", risk=False, **{"catalog.model": "Llama-3-405B"}))
+    flops = float(big.values["workload.training_flops"].reshape(-1)[0])
+    days = float(big.book.evaluate({"power.gpus": 16384}, lines=["workload.compute_days"])["workload.compute_days"]
+                 .reshape(-1)[0])
+    def sci(x: float) -> str:  # 3.79e25, as the page writes it
+        mantissa, exponent = f"{x:.2e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+
+    assert f"= {sci(flops)} FLOPs (the paper: 3.8e25)" in README
+    assert f"{sci(days * 86400)} s = {days:.1f} days before goodput" in README
+    shape = {"workload.parameters": "70e9", "workload.active_parameters": "70e9", "workload.hbm_reserve": 0.0,
+             "workload.context": 8192}
+    small = load(example_with(tmp_path, "llama70", risk=False, **shape))
+    users = float(small.values["workload.bf16_users"].reshape(-1)[0])
+    weights = float(small.values["workload.bf16_weights"].reshape(-1)[0])
+    assert f"(640 - {weights:.0f}) GB / (327,680 bytes x 8,192) = {users:.0f} users" in README

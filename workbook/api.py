@@ -73,7 +73,7 @@ def risk(site_path: Path | str, samples: int | str | None = None, seed: int | st
     n, s = (None if v is None else int(setting(v, spec, site_path)) for v, spec in zip((samples, seed), SETTINGS,
                                                                                         strict=True))
     book, models = define_models(loaded)
-    return decision_risk(book, loaded.risk, models.money, n, s)
+    return decision_risk(book, loaded.risk, models.money, n, s, work=models.work)
 
 
 def risk_json(result: RiskResult) -> dict[str, Any]:

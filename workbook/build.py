@@ -22,7 +22,7 @@ from workbook.analysis.risk import section as risk_section
 from workbook.book import sheets
 from workbook.book.book import Book
 from workbook.book.presentation import Presented, Table
-from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, cooling, reliability, tco
+from workbook.models import ENGINEERING, PRESENTATION, all_rules, all_specs, cooling, reliability, tco, workload
 from workbook.models.base import AllInputs, Inputs, Scope
 from workbook.models.bom import bom
 from workbook.models.bom.quotes import quote_inputs
@@ -45,8 +45,8 @@ def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
     tornado = decision_tornado(book, models.inputs, models.money)  # analyse: one batch of overlays
     odds = None
     if loaded.risk is not None:  # analyse: one batch of samples
-        odds = (decision_risk(book, loaded.risk, models.money) if risk
-                else risk_analysis.unsampled(book, loaded.risk, risk_outputs(models.money)))
+        odds = (decision_risk(book, loaded.risk, models.money, work=models.work) if risk
+                else risk_analysis.unsampled(book, loaded.risk, risk_outputs(models.money, models.work)))
     define_results(book, loaded.site, models, tornado, odds)  # results, then present
     return book.freeze()
 
@@ -112,6 +112,7 @@ class Models:
     money: tco.TcoOut
     upgrade: tuple[generation.GenerationOut, Fleet] | None
     room: envelope.EnvelopeOut
+    work: workload.WorkloadOut | None = None  # where the site has a workload: section
 
 
 def define_models(loaded: Loaded) -> tuple[Book, Models]:
@@ -131,6 +132,7 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
     if upgrade is not None:
         fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))
     room = envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
+    work = define_workload(book, site, inputs, rel, money)
     if tco.DELAY_SCENARIO in site.scenarios:
         raise InputError("is the name of the built-in scenario that prices a month of delay", file=site.path,
                          key=f"scenarios.{tco.DELAY_SCENARIO}", expected="another name")
@@ -138,7 +140,19 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
     with_delay = dataclasses.replace(site, scenarios={**site.scenarios, **late})
     book.scenarios = scenarios.add_scenarios(book, with_delay, all_specs(), all_rules(),
                                              {tco.DELAY_SCENARIO: (sheets.DELAY, sheets.DELAY_YEARLY)})
-    return book, Models(inputs, rel, fleet, spares, spares_shown, bill, money, upgrade, room)
+    return book, Models(inputs, rel, fleet, spares, spares_shown, bill, money, upgrade, room, work)
+
+
+def define_workload(book: Book, site: Site, inputs: AllInputs, rel: reliability.ReliabilityOut,
+                    money: tco.TcoOut) -> workload.WorkloadOut | None:
+    """The workload's training run and inference, where the site file has a workload: section: its inputs after
+    every other model's on the Inputs sheet, its GPU-hours priced at the TCO's costs per GPU-hour used."""
+    if not workload.present(site.values):
+        return None
+    w = model_inputs(book, site, [workload]).workload
+    prices = (money.owned_cost_per_gpu_hour, money.rented_cost_per_gpu_hour_on_demand,
+              money.rented_cost_per_gpu_hour_committed)
+    return workload.define(Scope(book, workload.PREFIX), w, inputs.power.gpus, rel.goodput, prices)
 
 
 def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
@@ -205,19 +219,24 @@ def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> Table:
     return table
 
 
-def risk_outputs(money: tco.TcoOut) -> list[str]:
+def risk_outputs(money: tco.TcoOut, work: workload.WorkloadOut | None = None) -> list[str]:
     """What the risk reports, the decision first: the NPV advantage of buying, the owned and rented cost per GPU-hour
-    used, the break-even utilisation and the IRR of buying."""
-    return [line.id for line in (money.npv_advantage, money.owned_cost_per_gpu_hour, money.rented_cost_per_gpu_hour,
-                                 money.break_even_utilisation, money.irr_buy)]
+    used, the break-even utilisation and the IRR of buying; with a workload, the training run's days and owned
+    cost and the owned cost of a million tokens in each precision (so that an MFU, a model's size or a decode
+    efficiency given a distribution shows its spread)."""
+    lines = [money.npv_advantage, money.owned_cost_per_gpu_hour, money.rented_cost_per_gpu_hour,
+             money.break_even_utilisation, money.irr_buy]
+    if work is not None:
+        lines += [work.run_days, work.run_cost_owned, *(serving.cost_owned for serving in work.serving)]
+    return [line.id for line in lines]
 
 
 def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, samples: int | None = None,
-                  seed: int | None = None) -> risk_analysis.RiskResult:
+                  seed: int | None = None, work: workload.WorkloadOut | None = None) -> risk_analysis.RiskResult:
     """The decision under the `risk:` section's distributions: the build's second evaluation (one batch of every
     sample), after the tornado's and before any result line is defined. No mean of the IRR (IRRs do not average)
     nor of the break-even utilisation (above 100% it is never reached: a mean of never is no figure)."""
-    return risk_analysis.run(book, plan, risk_outputs(money), all_rules(), samples, seed,
+    return risk_analysis.run(book, plan, risk_outputs(money, work), all_rules(), samples, seed,
                              no_mean=(money.irr_buy.id, money.break_even_utilisation.id),
                              roots={money.irr_buy.id: money.irr_buy_roots.id})
 
@@ -240,6 +259,8 @@ def define_results(book: Book, site: Site, m: Models, tornado: Table,
     fabric.summarise(s, m.fleet.fabric, m.fleet.oob.oob_switches)
     cooling.summarise(s, m.fleet.cooling, cooling.air_cooled(m.inputs.cooling))
     comparison = tco.summarise(Scope(book, tco.PREFIX), s, m.money, book.scenarios)
+    if m.work is not None:
+        workload.summarise(s, m.work)
     reliability.summarise(s, m.rel, m.spares)
     delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()
     present(book, [m.rel.presented, m.spares_shown, m.bill.presented,

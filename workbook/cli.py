@@ -563,7 +563,7 @@ def _import_quote(args: argparse.Namespace) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     """The skeleton site file, and what to do next."""
-    from workbook.models import PRESENTATION
+    from workbook.models import PRESENTATION, workload
     from workbook.site import skeleton
     from workbook.site.templates import load_catalog
 
@@ -577,7 +577,7 @@ def _init(args: argparse.Namespace) -> int:
     name = " ".join((args.site or args.output.stem).split())
     command = " ".join(["python -m workbook init", f"--gpu {args.gpu}", f"--node {args.node}",
                         *(f"--part {p}" for p in args.part), f"-o {args.output}"])
-    text, required = skeleton.skeleton(name, choice, PRESENTATION, command)
+    text, required = skeleton.skeleton(name, choice, PRESENTATION, command, optional=workload)
     skeleton.write_new(args.output, text, args.force)
     print(f"wrote {args.output} ({len(required)} keys REQUIRED: {', '.join(required)})")
     print(f"fill them in, then: python -m workbook build {args.output}")

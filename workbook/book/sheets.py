@@ -15,6 +15,7 @@ BOM = "BOM"  # the bill of materials: every quantity, priced (budget or quoted),
 TCO = "TCO"
 PL = "P&L"
 CASH = "Cash flows"
+WORKLOAD = "Workload"  # a training run's days and cost, inference's users, tokens/s and cost per million tokens
 SCENARIOS = "Scenarios"
 SCENARIOS_YEARLY = "Scenarios by year"  # clones of the yearly roll-ups (a sheet has one axis)
 DELAY = "Delay scenario"  # the built-in scenario one month late: live in the workbook, not printed (the TCO shows it)
@@ -32,7 +33,7 @@ CHECKS = "Checks"
 # make it, and the Inputs behind the results, before the Checks. A model instance's sheets follow its model's.
 ORDER = (SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
          UPGRADE_PLANS, BOM,
-         TCO, PL, CASH, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, RISK, INPUTS,
+         TCO, PL, CASH, WORKLOAD, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, RISK, INPUTS,
          CHECKS)
 
 

@@ -28,7 +28,7 @@ from workbook.excel.pages import (
 from workbook.excel.styles import Styles
 from workbook.formula.line import BREAK_EVEN_SHORT, COUNT
 
-WIDTHS = [30, 9] + [10] * 9  # the label, the unit, nine figures: one page across, at 100%
+WIDTHS = [29, 10] + [10] * 9  # the label, the unit (USD/Mtoken), nine figures: one page across, at 100%
 CHART_ROWS = 15  # rows (225 points) a 280-pixel chart takes, with a gap: two charts print on one page
 CHARTS = 4  # the S-curve, the histogram, the drivers, the convergence
 CHART_WIDTH, CHART_HEIGHT = 880, 280  # pixels

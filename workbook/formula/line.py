@@ -160,6 +160,8 @@ _SHOWN_AS = {
     "parts": "", "parts/day": "1/day",
     "NICs": "", "PSUs": "", "fans": "",
     "TB usable": "",  # the BOM's capacity tier: a count of TB, priced per TB
+    # the workload: tokens in trillions, bytes a parameter or a token holds
+    "T tokens": "Ttoken",
 }
 
 

@@ -32,6 +32,11 @@ ureg.define("MUSD = 1000000 USD")
 ureg.define("GPU = []")
 # Model parameters, counted in billions on the Inputs sheet ("B params" is Gparam: 70 = a 70B model).
 ureg.define("param = []")
+# Tokens of text, counted (a training run's 15.6T; a context of 8,192).
+ureg.define("token = []")
+# Floating-point operations, a dimension of their own so that FLOPs are never added to bytes or tokens
+# ("TFLOP/s" is a GPU's peak; 6 FLOP per parameter per token trains a dense transformer).
+ureg.define("FLOP = [compute]")
 # pint reads "cfm" as centi-fermi; the HVAC unit is cubic feet per minute.
 ureg.define("CFM = foot ** 3 / minute")
 # US gallons per minute, the HVAC flow unit (pint's gallon is the US liquid gallon, 3.785 L).

@@ -22,11 +22,12 @@ import workbook.models.network.oob
 import workbook.models.power.envelope
 import workbook.models.power.generators
 import workbook.models.power.power  # noqa: F401  (each model module is loaded here; the lists name them below)
-from workbook.models import bom, cooling, generation, network, overhead, power, printing, reliability, tco
+from workbook.models import bom, cooling, generation, network, overhead, power, printing, reliability, tco, workload
 from workbook.site.spec import Rule, Spec
 
 __all__ = ["ENGINEERING", "PRESENTATION", "all_rules", "all_specs", "bom", "cooling", "generation", "network",
-           "overhead", "power", "printing", "reliability", "tco"]
+           "overhead", "power", "printing", "reliability", "tco",
+           "workload"]
 
 # the models with inputs, in the Inputs sheet's order
 PRESENTATION: list[ModuleType] = [power.power, power.generators, network.fabric, cooling, power.envelope, reliability,
@@ -35,9 +36,10 @@ ENGINEERING: list[ModuleType] = [power.power, power.generators, network.fabric, 
 
 
 def all_specs() -> list[Spec]:
-    return [spec for model in PRESENTATION for spec in model.INPUTS]
+    """Every model's input keys; the workload's are read only where the site file has its section."""
+    return [spec for model in (*PRESENTATION, workload) for spec in model.INPUTS]
 
 
 def all_rules() -> list[Rule]:
     """Every model's cross-key input rules (a module's optional RULES)."""
-    return [rule for model in PRESENTATION for rule in getattr(model, "RULES", [])]
+    return [rule for model in (*PRESENTATION, workload) for rule in getattr(model, "RULES", [])]

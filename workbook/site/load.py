@@ -61,7 +61,8 @@ def read_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     catalog = load_catalog(catalog_path) if isinstance(data.get("catalog"), dict) else {}  # read once a build
     defaults, unresolved = catalog_defaults(data.get("catalog"), path, catalog_path, catalog, problems)
     unresolved |= faulty
-    values = _resolve(specs, by_key, given, defaults, unresolved, path, bool(data.get("catalog")), problems)
+    values = _resolve(specs, by_key, given, defaults, unresolved, path, bool(data.get("catalog")), problems,
+                      {str(k) for k in data})
     problems.extend(broken_rules(path, values, rules))
     given_scenarios, description = _scenarios(data, path, problems), _description(data, path, problems)
     scenarios, wrong = read_scenarios(path, given_scenarios, values, by_key, rules, {e.key for e in problems})
@@ -176,9 +177,10 @@ def _site_name(data: dict[Any, Any], path: Path, problems: list[InputError]) -> 
 
 def _resolve(specs: list[Spec], by_key: dict[str, Spec], given: dict[str, tuple[Any, str]],
              defaults: dict[str, tuple[Any, str, Where]], unresolved: set[str], path: Path, has_catalog: bool,
-             problems: list[InputError]) -> dict[str, Value]:
+             problems: list[InputError], sections: set[str]) -> dict[str, Value]:
     """Each key's value: the file's, else its catalog entry's, else the tool's default. A key another (choice)
-    key does not switch on is left out; a key whose value cannot be known (its choice or its catalog entry is
+    key does not switch on is left out, and so is a key of an optional model whose section the file has not
+    (`sections`: the file's top-level keys); a key whose value cannot be known (its choice or its catalog entry is
     at fault, itself a problem) is neither missing nor parsed."""
     tool_defaults = load_defaults()
     values: dict[str, Value] = {}
@@ -186,6 +188,8 @@ def _resolve(specs: list[Spec], by_key: dict[str, Spec], given: dict[str, tuple[
     found: list[InputError] = []  # reported in the models' order of keys, as the init skeleton lists them
     # Choices first (those that apply always, then those that depend on another): they decide which keys apply.
     for spec in sorted(specs, key=lambda s: (not s.choices, s.when is not None)):
+        if spec.section_optional and spec.key.split(".")[0] not in sections:
+            continue
         if spec.when is not None:
             other, wanted = spec.when
             if other in unknown and other not in values:

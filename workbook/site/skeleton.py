@@ -73,8 +73,9 @@ def _hint(name: str, options: list[str]) -> str:
 
 
 def skeleton(site_name: str, choice: dict[str, str], models: list[ModuleType],
-             command: str = "") -> tuple[str, list[str]]:
-    """The site file's text, and the keys it marks REQUIRED (those that apply with its choices)."""
+             command: str = "", optional: ModuleType | None = None) -> tuple[str, list[str]]:
+    """The site file's text, and the keys it marks REQUIRED (those that apply with its choices); `optional`: a
+    model whose section the file offers commented out (the workload)."""
     catalog = load_catalog()
     given = _catalog_values(catalog, choice)
     defaults = load_defaults()
@@ -89,8 +90,25 @@ def skeleton(site_name: str, choice: dict[str, str], models: list[ModuleType],
             lines, needed = _key(spec, given, defaults, chosen)
             out += lines
             required += [spec.key] if needed else []
+    out += _optional_block(optional, given, defaults) if optional is not None else []
     out += _scenarios_block()
     return "\n".join(out) + "\n", required
+
+
+def _optional_block(model: ModuleType, given: dict[str, tuple[Any, str]],
+                    defaults: dict[str, tuple[Any, str]]) -> list[str]:
+    """An optional model's section, commented out (the workload: section): each key with the value it would take,
+    from the catalog entries chosen or the defaults, and where that comes from."""
+    out = ["", *_wrap(f"--- {model.TITLE} (optional: uncomment the section to add its sheet; the model's shape "
+                      "comes from its catalog entry, catalog: model:, the GPU's peaks and memory from its own) ---",
+                      "# "), f"# {model.PREFIX}:"]
+    for spec in model.INPUTS:
+        if spec.key in given or spec.key in defaults:
+            value, source = given[spec.key] if spec.key in given else (defaults[spec.key][0],
+                                                                        f"default: {defaults[spec.key][1]}")
+            out += [*_wrap(f"{spec.label} [{spec.unit}]. {source}", "#   # "),
+                    f"#   {spec.key.split('.', 1)[1]}: {written(value)}"]
+    return out
 
 
 def _catalog_values(catalog: dict[str, Any], choice: dict[str, str]) -> dict[str, tuple[Any, str]]:

@@ -43,6 +43,7 @@ class Spec:
     starts: tuple[str, ...] = ()  # a text that must begin with one of these words, then more (an Incoterms rule)
     alone: tuple[str, ...] = ()  # texts allowed as they are, in place of a date or of starts' words ("to be agreed")
     liquid: bool = False  # needed only where a part is liquid-cooled (LIQUID_SHARES): else a stand-in, not REQUIRED
+    section_optional: bool = False  # a key of an optional model (workload:): read only where the file has its section
 
     @property
     def bounds(self) -> Range:

@@ -181,7 +181,7 @@ def unsampled(book: Book, plan: RiskPlan, outputs: list[str]) -> RiskResult:
                                  (0.0,) * len(PERCENTILES), 0.0, 0) for k in outputs)
     lines = [*outputs, *(c.id for c in validity_checks(book))]  # what run evaluates, and so what it reads
     read = tuple(line.id for line in needed(book, lines) if line.kind == "input")
-    return RiskResult(plan, plan.samples, plan.seed, 0, {}, statistics, 0.0, 0.0, (), (), (), read)
+    return RiskResult(plan, plan.samples, plan.seed, 0, {}, statistics, 0.0, 0.0, (), (), (), read=read)
 
 
 def _excluded(book: Book, drawn: dict[str, np.ndarray], rules: list[Rule], validity: list[Any],

@@ -1,0 +1,197 @@
+"""Workload economics: the FLOPs, days and cost of a training run and the users, tokens/s and cost of a million
+tokens, each worked by hand from the issue's and the papers' figures, on every GPU of the catalog; its inputs
+refused in one line; a site without a workload builds as before; the sheet recalculated in LibreOffice and
+Gnumeric."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from tests.helpers import assert_one_line_error, invoke, site_file
+from tests.parity import Built, check
+from workbook.api import Model, load
+from workbook.book import sheets
+from workbook.excel.writer import write_book
+from workbook.models import workload as workload_model
+from workbook.site.errors import InputError
+from workbook.site.templates import load_catalog
+
+# Each catalog GPU's dense peaks (TFLOP/s), HBM (GB) and bandwidth (TB/s), as its data sheet gives them (dense:
+# half the "with sparsity" figure): the catalog must hold these.
+DATA_SHEETS = {
+    "H100-SXM": (989.4, 1978.9, 80, 3.35), "H200-SXM": (989.4, 1978.9, 141, 4.8), "B200": (2250, 4500, 180, 8),
+    "B200-GB200": (2500, 5000, 186, 8), "MI300X": (1307.4, 2614.9, 192, 5.3), "B300-GB300": (2500, 5000, 288, 8),
+}
+LLAMA_70B = {"parameters": "70e9", "active_parameters": "70e9", "layers": 80, "kv_heads": 8, "head_dim": 128,
+             "max_context": 131072, "training_tokens": "15e12", "hbm_reserve": 0.0, "context": 8192}
+
+
+def workload_site(tmp: Path, name: str = "work", gpu: str = "H100-SXM", model: str | None = None,
+                  **workload: object) -> Path:
+    """The example (no risk:, no scenarios) with a workload: section; `model` names a catalog model instead of
+    the 70B shape of the issue's worked example."""
+    shape = {} if model is not None else dict(LLAMA_70B)
+    path = site_file(tmp, name, workload={**shape, **workload})
+    data = yaml.safe_load(path.read_text())
+    data["catalog"]["gpu"] = gpu
+    if model is not None:
+        data["catalog"]["model"] = model
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def value(model: Model, key: str) -> float:
+    return float(np.asarray(model.values[key]).reshape(-1)[0])
+
+
+@functools.cache
+def built(folder: Path, gpu: str, model: str | None = None, **workload: object) -> Model:
+    return load(workload_site(folder, f"{gpu}-{model}", gpu, model, **workload))
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("workload")
+
+
+def test_the_catalog_holds_each_gpus_data_sheet_figures() -> None:
+    gpus = load_catalog()["gpus"]
+    assert set(gpus) == set(DATA_SHEETS)
+    for name, (bf16, fp8, hbm, bandwidth) in DATA_SHEETS.items():
+        values = gpus[name]["values"]
+        assert values["workload.gpu_bf16_peak"]["value"] == f"{bf16:g} TFLOP/s"
+        assert values["workload.gpu_fp8_peak"]["value"] == f"{fp8:g} TFLOP/s"
+        assert values["workload.gpu_hbm"]["value"] == f"{hbm:g} GB"
+        assert values["workload.gpu_hbm_bandwidth"]["value"] == f"{bandwidth:g} TB/s"
+        assert fp8 == pytest.approx(2 * bf16, rel=1e-3)  # the Tensor Cores' FP8 rate is twice their BF16 rate
+
+
+def test_llama_3_405b_by_hand_the_papers_flops_and_days_on_16384_h100(folder: Path) -> None:
+    """6 x 405e9 x 15.6e12 = 3.79e25 FLOPs (the paper: 3.8e25); on 16,384 H100 at 989.4 TFLOP/s dense BF16 and
+    40% MFU, 5.85e6 s = 67.7 days before goodput."""
+    m = built(folder, "H100-SXM", "Llama-3-405B", mfu=0.4)
+    flops = 6 * 405e9 * 15.6e12
+    assert value(m, "workload.training_flops") == pytest.approx(flops, rel=1e-12)
+    assert flops == pytest.approx(3.79e25, rel=1e-3)
+    at = m.book.evaluate({"power.gpus": 16384}, lines=["workload.compute_days", "workload.run_days",
+                                                     "reliability.goodput"])
+    seconds = flops / (16384 * 989.4e12 * 0.4)
+    assert seconds == pytest.approx(5.85e6, rel=1e-3)
+    assert float(at["workload.compute_days"][0, 0]) == pytest.approx(seconds / 86400, rel=1e-12)
+    assert seconds / 86400 == pytest.approx(67.7, abs=0.05)
+    assert float(at["workload.run_days"][0, 0]) == pytest.approx(
+        seconds / 86400 / float(at["reliability.goodput"][0, 0]), rel=1e-12)
+
+
+@pytest.mark.parametrize("gpu", sorted(DATA_SHEETS))
+def test_every_catalog_gpu_by_hand_days_gpus_for_the_target_and_memory(folder: Path, gpu: str) -> None:
+    bf16, fp8, hbm, bandwidth = DATA_SHEETS[gpu]
+    m = built(folder, gpu)
+    gpus, goodput = value(m, "power.gpus"), value(m, "reliability.goodput")
+    flops = 6 * 70e9 * 15e12
+    days = flops / (gpus * bf16 * 1e12 * 0.4) / 86400
+    assert value(m, "workload.compute_days") == pytest.approx(days, rel=1e-12)
+    assert value(m, "workload.run_days") == pytest.approx(days / goodput, rel=1e-12)
+    target = flops / (bf16 * 1e12 * 0.4 * goodput * 90 * 86400)
+    assert value(m, "workload.gpus_for_target") == np.ceil(target)
+    state = 70e9 * 16  # bytes of mixed-precision Adam's state
+    assert value(m, "workload.gpus_to_hold_state") == np.ceil(state / (hbm * 1e9))
+    for precision, peak, size in (("bf16", bf16, 2), ("fp8", fp8, 1)):
+        weights, kv = 70e9 * size, 2 * 80 * 8 * 128 * size
+        users = max(0, np.floor((8 * hbm * 1e9 - weights) / (kv * 8192)))
+        assert value(m, f"workload.{precision}_users") == users
+        by_bandwidth = users * 8 * bandwidth * 1e12 * 0.8 / (weights + users * 8192 * kv)
+        by_compute = 8 * peak * 1e12 * 0.5 / (2 * 70e9)
+        assert value(m, f"workload.{precision}_tokens_per_second") == pytest.approx(min(by_bandwidth, by_compute),
+                                                                                   rel=1e-12)
+
+
+def test_the_issues_70b_in_bf16_on_8_h100_holds_186_users(folder: Path) -> None:
+    """Weights 140 GB, KV 2 x 80 x 8 x 128 x 2 = 327,680 bytes a token, (640 - 140) GB / (327,680 x 8,192) = 186."""
+    m = built(folder, "H100-SXM")
+    assert value(m, "workload.bf16_weights") == pytest.approx(140.0, rel=1e-12)
+    assert value(m, "workload.bf16_kv_per_token") == 327_680
+    assert value(m, "workload.bf16_users") == 186 == (640e9 - 140e9) // (327_680 * 8_192)
+
+
+def test_the_costs_by_hand_from_the_tco_s_cost_per_gpu_hour(folder: Path) -> None:
+    m = built(folder, "H100-SXM")
+    hours = value(m, "power.gpus") * value(m, "workload.run_days") * 24
+    for name, rate in (("owned", "tco.owned_cost_per_gpu_hour"),
+                       ("on_demand", "tco.rented_cost_per_gpu_hour_on_demand"),
+                       ("committed", "tco.rented_cost_per_gpu_hour_committed")):
+        assert value(m, f"workload.run_cost_{name}") == pytest.approx(hours * value(m, rate), rel=1e-12)
+        for precision in ("bf16", "fp8"):
+            per_token = value(m, rate) * 8 / (value(m, f"workload.{precision}_tokens_per_second") * 3600)
+            assert value(m, f"workload.{precision}_cost_{name}") == pytest.approx(per_token * 1e6, rel=1e-12)
+
+
+def test_a_mixture_of_experts_trains_and_decodes_on_its_active_parameters(folder: Path) -> None:
+    """DeepSeek-V3: 6 x 37e9 x 14.8e12 FLOPs; its 671B weights do not fit 8 x 80 GB in BF16 (no user, the costs n/a)
+    and its FP8 weights (671 GB) neither; on 8 x B300 (2,304 GB) both fit."""
+    m = built(folder, "H100-SXM", "DeepSeek-V3")
+    assert value(m, "workload.training_flops") == pytest.approx(6 * 37e9 * 14.8e12, rel=1e-12)
+    assert value(m, "workload.bf16_users") == value(m, "workload.fp8_users") == 0
+    assert np.isnan(value(m, "workload.fp8_cost_owned"))
+    big = built(folder, "B300-GB300", "DeepSeek-V3")
+    kv = 2 * 61 * 1 * 288 * 2  # the compressed latent of multi-head latent attention, in BF16
+    assert value(big, "workload.bf16_kv_per_token") == kv
+    assert value(big, "workload.bf16_users") == np.floor((8 * 288e9 * 0.9 - 671e9 * 2) / (kv * 8192))
+    assert value(big, "workload.fp8_tokens_per_second") <= 8 * 5000e12 * 0.5 / (2 * 37e9)
+
+
+def test_a_site_without_a_workload_has_no_workload_sheet(tmp_path: Path) -> None:
+    m = load(site_file(tmp_path))
+    assert not any(k.startswith("workload.") for k in m.book.lines)
+    assert not m.book.sheets.get(sheets.WORKLOAD)
+
+
+@pytest.mark.parametrize(("workload", "key"), [
+    ({"mfu": 1.2}, "workload.mfu"),
+    ({"context": 200000}, "workload.context"),
+    ({"active_parameters": "80e9"}, "workload.active_parameters"),
+    ({"training_precision": "fp4"}, "workload.training_precision"),
+    ({"mfu": "40 %/s"}, "workload.mfu"),
+])
+def test_bad_workload_input_is_refused_in_one_line(tmp_path: Path, workload: dict[str, object], key: str) -> None:
+    path = workload_site(tmp_path, **workload)
+    with pytest.raises(InputError) as e:
+        load(path)
+    assert e.value.key == key
+    proc = invoke("build", path, "-o", tmp_path / "x.xlsx")
+    assert proc.returncode == 2 and key in assert_one_line_error(proc, f"error: {path}")
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_the_workload_sheet_matches_libreoffice_and_gnumeric(libreoffice: str, tmp_path: Path) -> None:
+    site = workload_site(tmp_path, model="Llama-3-405B")
+    m = load(site)
+    xlsx = tmp_path / "work.xlsx"
+    layout = write_book(m.book, m.values, m.site, xlsx)
+    assert sheets.WORKLOAD in layout.sheets
+    outcome = check([Built(site, xlsx, m, layout)], tmp_path)
+    assert outcome.problems == []
+    assert outcome.lines == sum(line.kind != "input" for line in m.book.lines.values())
+    assert outcome.gnumeric_cells > 0
+
+
+def test_init_offers_the_workload_section_commented_out(tmp_path: Path) -> None:
+    """The new site's file holds the workload: section commented out, every key with the value it would take (the
+    catalog model's shape, the GPU's figures, the defaults), so uncommenting it adds the Workload sheet."""
+    out = tmp_path / "new.yaml"
+    proc = invoke("init", "--gpu", "B200", "--node", "DGX-B200", "--part", "model=Llama-3-405B", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    block = text[text.index("\n# workload:\n"):text.index("# --- Scenarios")]
+    written = {line.split(":")[0].strip("# ") for line in block.splitlines() if line.startswith("#   ")
+               and not line.startswith("#   #")}
+    assert written == {spec.key.split(".")[1] for spec in workload_model.INPUTS}
+    assert "#   parameters: 405e9" in block and "#   gpu_bf16_peak: 2250 TFLOP/s" in block
+    assert yaml.safe_load("\n".join(line[2:] for line in block.strip().splitlines()
+                                    if (line.startswith("#   ") and not line.startswith("#   #")) or
+                                    line == "# workload:"))["workload"]["mfu"] == 0.4
