@@ -195,6 +195,14 @@ def test_unknown_catalog_kind(tmp_path: Path) -> None:
     assert (err.key, err.problem) == ("catalog.nodes", "unknown kind (did you mean node?)")
 
 
+@pytest.mark.parametrize("choice", [5, "H100-SXM", ["gpu", "H100-SXM"], True])
+def test_a_catalog_that_is_not_a_mapping_is_refused(tmp_path: Path, choice: Any) -> None:
+    """The fuzz found `catalog: 5` raising AttributeError after the loader had reported it: one line, not a
+    traceback."""
+    err = refused(site_with(catalog=choice), tmp_path / "catalog.yaml")
+    assert (err.key, err.value, err.problem) == ("catalog", choice, "is not a mapping")
+
+
 @pytest.mark.parametrize(("text", "line"), [("site: x\npower: {gpus: 1024\n", 3), ("site: x\n  power:\n gpus: [1\n", 2),
                                            ("site: x\npower:\n\tgpus: 8\n", 3)])
 def test_invalid_yaml(tmp_path: Path, text: str, line: int) -> None:

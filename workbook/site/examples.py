@@ -48,7 +48,8 @@ def _site_examples() -> dict[str, tuple[str, str]]:
         if not isinstance(data, dict):
             continue
         found: dict[str, tuple[str, str]] = {}
-        for kind, name in (data.get("catalog") or {}).items():
+        chosen = data["catalog"] if isinstance(data.get("catalog"), dict) else {}
+        for kind, name in chosen.items():
             entry = (catalog.get(catalog_table(str(kind))) or {}).get(name) if isinstance(name, str) else None
             for key, raw in ((entry.get("values") if isinstance(entry, dict) else None) or {}).items():
                 value, source = value_source(raw)

@@ -58,7 +58,7 @@ def read_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     by_key = {s.key: s for s in specs}
     given, faulty = _given(data, path, by_key, problems)
     name = _site_name(data, path, problems)
-    catalog = load_catalog(catalog_path) if isinstance(data.get("catalog"), dict) else {}  # read once a build
+    catalog = load_catalog(catalog_path) if data.get("catalog") is not None else {}  # read once a build
     defaults, unresolved = catalog_defaults(data.get("catalog"), path, catalog_path, catalog, problems)
     unresolved |= faulty
     values = _resolve(specs, by_key, given, defaults, unresolved, path, bool(data.get("catalog")), problems,
@@ -68,7 +68,8 @@ def read_site(path: Path | str, specs: list[Spec], catalog_path: Path = CATALOG_
     scenarios, wrong = read_scenarios(path, given_scenarios, values, by_key, rules, {e.key for e in problems})
     problems.extend(wrong)
     parts = catalog_parts(data.get("catalog"), catalog)
-    models = {str(kind): str(entry) for kind, entry in (data.get("catalog") or {}).items() if str(kind) in parts}
+    chosen = data["catalog"] if isinstance(data.get("catalog"), dict) else {}  # anything else is reported above
+    models = {str(kind): str(entry) for kind, entry in chosen.items() if str(kind) in parts}
     site = Site(path, name, description, values, hashlib.sha256(raw_bytes).hexdigest(), scenarios,
                 data.get("generation"), parts, data.get("quotes"), data.get("risk"), models)
     return site, problems
