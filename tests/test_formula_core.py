@@ -45,6 +45,7 @@ from workbook.formula.expr import (
     Ref,
     Scale,
     UnitError,
+    num,
 )
 from workbook.formula.functions import (
     all_,
@@ -194,6 +195,21 @@ def test_conversion_factor_and_value_agree_with_pint(pair: tuple[str, str], x: f
     text = line.formula.render(CTX)
     assert _apply_rendered(text, x) == pytest.approx(expected, rel=1e-12), text
     assert value(book, "c.y") == pytest.approx(expected, rel=1e-12), text
+
+
+_EXCEL_NUMBER = re.compile(r"^-?\d+(\.\d+)?(E[+-]\d+)?$")
+
+
+@settings(max_examples=500, deadline=None)
+@given(x=st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**16, 10**16).map(float)
+       | st.sampled_from([1e15, 1e15 + 2, -9.999999999999998e15, 1e16, 86400e15, 2.0**53]))
+def test_a_literal_is_written_as_excel_reads_it_and_reads_back_as_the_same_float(x: float) -> None:
+    """A factor of 1e15 (FLOP in a PFLOP) was written 1000000000000000.0: a number Excel reads but nobody would
+    type; every literal is digits with at most an exponent in capitals, and is the same float read back."""
+    text = num(x)
+    assert _EXCEL_NUMBER.match(text), text
+    assert float(text) == x
+    assert not text.endswith(".0"), text
 
 
 # ---------------------------------------------------------------- an independent pint evaluation

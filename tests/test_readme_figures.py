@@ -192,7 +192,7 @@ def test_the_workload_s_worked_examples_are_the_built_figures(tmp_path: Path) ->
     its days on 16,384 H100 at 40% MFU (the site's GPUs overridden in the evaluation), and a 70B model's BF16 users
     on 8 x H100 with no reserve."""
     big = load(example_with(tmp_path, "llama405", risk=False, **{"catalog.model": "Llama-3-405B"}))
-    flops = float(big.values["workload.training_flops"].reshape(-1)[0])
+    flops = float(big.values["workload.training_flops"].reshape(-1)[0]) * 1e21  # ZFLOP
     days = float(big.book.evaluate({"power.gpus": 16384}, lines=["workload.compute_days"])["workload.compute_days"]
                  .reshape(-1)[0])
     def sci(x: float) -> str:  # 3.79e25, as the page writes it

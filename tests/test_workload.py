@@ -76,7 +76,7 @@ def test_llama_3_405b_by_hand_the_papers_flops_and_days_on_16384_h100(folder: Pa
     40% MFU, 5.85e6 s = 67.7 days before goodput."""
     m = built(folder, "H100-SXM", "Llama-3-405B", mfu=0.4)
     flops = 6 * 405e9 * 15.6e12
-    assert value(m, "workload.training_flops") == pytest.approx(flops, rel=1e-12)
+    assert value(m, "workload.training_flops") * 1e21 == pytest.approx(flops, rel=1e-12)
     assert flops == pytest.approx(3.79e25, rel=1e-3)
     at = m.book.evaluate({"power.gpus": 16384}, lines=["workload.compute_days", "workload.run_days",
                                                      "reliability.goodput"])
@@ -135,7 +135,7 @@ def test_a_mixture_of_experts_trains_and_decodes_on_its_active_parameters(folder
     """DeepSeek-V3: 6 x 37e9 x 14.8e12 FLOPs; its 671B weights do not fit 8 x 80 GB in BF16 (no user, the costs n/a)
     and its FP8 weights (671 GB) neither; on 8 x B300 (2,304 GB) both fit."""
     m = built(folder, "H100-SXM", "DeepSeek-V3")
-    assert value(m, "workload.training_flops") == pytest.approx(6 * 37e9 * 14.8e12, rel=1e-12)
+    assert value(m, "workload.training_flops") * 1e21 == pytest.approx(6 * 37e9 * 14.8e12, rel=1e-12)
     assert value(m, "workload.bf16_users") == value(m, "workload.fp8_users") == 0
     assert np.isnan(value(m, "workload.fp8_cost_owned"))
     big = built(folder, "B300-GB300", "DeepSeek-V3")
@@ -195,3 +195,22 @@ def test_init_offers_the_workload_section_commented_out(tmp_path: Path) -> None:
     assert yaml.safe_load("\n".join(line[2:] for line in block.strip().splitlines()
                                     if (line.startswith("#   ") and not line.startswith("#   #")) or
                                     line == "# workload:"))["workload"]["mfu"] == 0.4
+
+
+STALLED = "n/a: the goodput is 0 (Reliability sheet), so the run never ends"
+
+
+def test_a_run_at_no_goodput_never_ends_and_says_so(folder: Path) -> None:
+    """Where the time lost per interruption outlasts the time between them, the Reliability sheet's goodput is 0:
+    the run's days, its GPU-hours, its costs and the GPUs for the target days say so in words (they were a
+    division by zero the fabric's widest random sites reached), and its days of compute still stand."""
+    m = built(folder, "H100-SXM")
+    stalled = m.book.evaluate({"reliability.ref_days": 0.5, "reliability.restart_time": 1440})
+    assert float(stalled["reliability.goodput"].reshape(-1)[0]) == 0.0
+    assert float(stalled["workload.compute_days"].reshape(-1)[0]) == pytest.approx(value(m, "workload.compute_days"))
+    for key in ("run_days", "run_gpu_hours", "run_cost_owned", "run_cost_on_demand", "run_cost_committed",
+                "gpus_for_target", "target_share_of_site"):
+        assert np.isnan(stalled[f"workload.{key}"]).all(), key
+        assert m.book.lines[f"workload.{key}"].guard_message == STALLED
+    assert value(m, "workload.run_days") == pytest.approx(value(m, "workload.compute_days")
+                                                         / value(m, "reliability.goodput"), rel=1e-12)

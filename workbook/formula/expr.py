@@ -139,6 +139,10 @@ def num(x: float) -> str:
     x = float(x)
     if x.is_integer() and abs(x) < 1e15:
         return str(int(x))
+    if x.is_integer() and abs(x) < 1e16:  # where repr writes 1000000000000000.0: its digits are exact here
+        digits = str(abs(int(x)))
+        tail = digits[1:].rstrip("0")
+        return f"{'-' if x < 0 else ''}{digits[0]}{'.' + tail if tail else ''}E+{len(digits) - 1}"
     return repr(x).upper()
 
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 from workbook.book.book import SheetBuilder
 from workbook.book.sheets import WORKLOAD as TITLE
-from workbook.formula.functions import ceil, floor, max_, min_, safe_div, where
-from workbook.formula.line import COUNT, PERCENT, Line
+from workbook.formula.functions import ceil, floor, max_, min_, only_if, safe_div, where
+from workbook.formula.line import BOOL, COUNT, PERCENT, Line
 from workbook.models.base import Inputs, Scope
 from workbook.site.spec import Spec
 from workbook.site.templates import with_limits
@@ -146,23 +146,29 @@ def _training(s: SheetBuilder, w: Inputs, gpus: Line, goodput: Line, per_gpu_hou
               ) -> tuple[Line, Line, Line, Line, tuple[Line, ...]]:
     """The run's FLOPs, days, the GPUs for the target days, the GPUs that hold its state, and its costs."""
     s.section("Training: compute")
-    flops = s.calc("training_flops", "Training FLOPs of the run", "FLOP",
+    flops = s.calc("training_flops", "Training FLOPs of the run", "ZFLOP",
                    w.flops_per_parameter_token * w.active_parameters * w.training_tokens,
-                   "FLOP per parameter per token x active parameters x tokens (6 N D)", fmt="0.00E+00")
+                   "FLOP per parameter per token x active parameters x tokens (6 N D); 1 ZFLOP = 10^21 FLOP",
+                   fmt="#,##0")
     peak = w.gpu_fp8_peak if w.choice("training_precision") == "fp8" else w.gpu_bf16_peak
     sustained = s.calc("sustained_flops", "Sustained FLOP/s of the site's GPUs", "PFLOP/s", gpus * peak * w.mfu,
                        f"GPUs x dense {w.choice('training_precision').upper()} peak x MFU", fmt="#,##0.0")
     compute_days = s.calc("compute_days", "Days of compute at that rate", "days", flops / sustained,
                           "training FLOPs / sustained FLOP/s", fmt="#,##0.0")
-    days = s.calc("run_days", "Wall-clock days of the run (with the goodput)", "days", compute_days / goodput,
+    moves = s.calc("run_progresses", "The run makes progress (goodput above 0)", "TRUE/FALSE", goodput > 0,
+                   "goodput > 0: at 0 the site loses to failures all the work it does, and the run never ends",
+                   fmt=BOOL)
+    stalled = "n/a: the goodput is 0 (Reliability sheet), so the run never ends"
+    days = s.calc("run_days", "Wall-clock days of the run (with the goodput)", "days",
+                  only_if(moves, compute_days / goodput, stalled),
                   "days of compute / goodput (Reliability sheet: checkpoints, restarts and lost work)",
                   fmt="#,##0.0")
     s.calc("checkpoint_share", "Share of the run lost to checkpoints and failures", "%", 1 - goodput,
            "1 - goodput", fmt=PERCENT)
     target = s.calc("gpus_for_target", "GPUs the target days would need", "GPUs",
-                    ceil(flops / (peak * w.mfu * goodput * w.target_days)),
+                    only_if(moves, ceil(flops / (peak * w.mfu * goodput * w.target_days)), stalled),
                     "ROUNDUP(FLOPs / (peak x MFU x goodput x target days))", fmt=COUNT)
-    s.calc("target_share_of_site", "Those GPUs, share of the site's", "%", target / gpus,
+    s.calc("target_share_of_site", "Those GPUs, share of the site's", "%", only_if(moves, target / gpus, stalled),
            "GPUs for the target days / the site's GPUs", fmt=PERCENT)
     s.section("Training: memory (the state sharded over the GPUs, ZeRO stage 3)")
     state_bytes = s.calc("state_bytes", "Training state", "TB", w.parameters * w.state_bytes_per_parameter,
@@ -173,9 +179,10 @@ def _training(s: SheetBuilder, w: Inputs, gpus: Line, goodput: Line, per_gpu_hou
     s.check("state_fits", "The site's GPUs hold the training state", state <= gpus,
             "least GPUs for the state <= the site's GPUs")
     s.section("Training: cost of the run")
-    gpu_hours = s.calc("run_gpu_hours", "GPU-hours of the run", "GPU-h", gpus * days, "GPUs x wall-clock days",
-                       fmt="#,##0")
-    costs = tuple(s.calc(f"run_cost_{name}", f"Cost of the run, {label}", "USD", gpu_hours * price,
+    gpu_hours = s.calc("run_gpu_hours", "GPU-hours of the run", "GPU-h", only_if(moves, gpus * days, stalled),
+                       "GPUs x wall-clock days", fmt="#,##0")
+    costs = tuple(s.calc(f"run_cost_{name}", f"Cost of the run, {label}", "USD",
+                         only_if(moves, gpu_hours * price, stalled),
                          f"GPU-hours x {label} cost per GPU-hour used (TCO sheet, after tax)", fmt="#,##0")
                   for (name, label), price in zip((("owned", "owned"), ("on_demand", "rented on demand"),
                                                    ("committed", "rented committed")), per_gpu_hour, strict=True))
