@@ -24,7 +24,8 @@ from workbook.libreoffice.pdf import UNASSIGNED, ExportFailed, pages_by_sheet, t
 # the answer first: the Summary after the Cover, the Inputs behind the results (issue 27)
 SHEETS = ["Cover", "Summary", "Scenario comparison", "Power chain", "Fabric", "Cooling", "Power envelope",
           "Reliability", "BOM", "TCO", "P&L", "Cash flows", "Workload", "Scenarios", "Scenarios by year",
-          "Delay scenario", "Delay scenario by year", "Sensitivity", "Risk", "Inputs", "Checks"]
+          "Delay scenario", "Delay scenario by year", "Sensitivity", "Workload sensitivity", "Risk", "Inputs",
+          "Checks"]
 MONTHLY = ["Cash flows", "Scenarios"]
 NOT_PRINTED = ["Delay scenario", "Delay scenario by year"]  # the built-in delay scenario: in the workbook only
 

@@ -207,3 +207,12 @@ def test_the_workload_s_worked_examples_are_the_built_figures(tmp_path: Path) ->
     users = float(small.values["workload.bf16_users"].reshape(-1)[0])
     weights = float(small.values["workload.bf16_weights"].reshape(-1)[0])
     assert f"(640 - {weights:.0f}) GB / (327,680 bytes x 8,192) = {users:.0f} users" in README
+    counts = {}
+    for stage in range(4):
+        v = small.book.evaluate({"workload.parameters": 10, "workload.active_parameters": 10,
+                                 "workload.hbm_reserve": 0.1, "workload.zero_stage": stage})
+        state, usable = (float(v[f"workload.{k}"].reshape(-1)[0]) for k in ("state_bytes", "usable_hbm"))
+        counts[stage] = float(v["workload.gpus_to_hold_state"].reshape(-1)[0])
+    assert np.isnan(counts[0]) and counts[2] == counts[3]
+    assert (f"a 10B model's {state * 1000:.0f} GB on H100 with a tenth reserved ({usable:.0f} GB) needs "
+            f"{counts[1]:.0f} GPUs at stage 1, {counts[2]:.0f} at stages 2 and 3, and no count at stage 0") in README

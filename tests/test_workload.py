@@ -145,10 +145,98 @@ def test_a_mixture_of_experts_trains_and_decodes_on_its_active_parameters(folder
     assert value(big, "workload.fp8_tokens_per_second") <= 8 * 5000e12 * 0.5 / (2 * 37e9)
 
 
+@pytest.mark.parametrize(("stage", "gpus"), [(0, None), (1, 4), (2, 3), (3, 3)])
+def test_the_zero_stage_by_hand_the_gpus_and_nodes_that_hold_the_state(folder: Path, stage: int,
+                                                                       gpus: int | None) -> None:
+    """A 10B model's 160 GB of state on H100 (80 GB, a tenth reserved: 72 GB usable). Kept whole on every GPU: the
+    state (stage 0: 160 GB, more than a GPU, so no count), BF16 weights and gradients (1: 40 GB; the 120 GB of
+    optimiser over 32 GB a GPU: 4), the weights (2: 20 GB; 140 / 52: 3), nothing (3: 160 / 72: 3)."""
+    m = built(folder, "H100-SXM")
+    v = m.book.evaluate({"workload.parameters": 10, "workload.active_parameters": 10, "workload.hbm_reserve": 0.1,
+                         "workload.zero_stage": stage})
+    kept = {0: 160, 1: 40, 2: 20, 3: 0}[stage]
+    assert float(v["workload.replicated_state"].reshape(-1)[0]) == pytest.approx(kept, rel=1e-12)
+    if gpus is None:
+        assert not bool(v["workload.replica_fits"].reshape(-1)[0])
+        assert np.isnan(v["workload.gpus_to_hold_state"]).all() and np.isnan(v["workload.nodes_to_hold_state"]).all()
+        assert not bool(v["workload.state_fits"].reshape(-1)[0])
+        return
+    assert gpus == np.ceil((160 - kept) / (72 - kept))
+    assert float(v["workload.gpus_to_hold_state"].reshape(-1)[0]) == gpus
+    assert float(v["workload.nodes_to_hold_state"].reshape(-1)[0]) == np.ceil(gpus / 8) == 1
+    assert bool(v["workload.state_fits"].reshape(-1)[0])
+
+
+def test_the_run_on_the_power_envelope_s_gpus_by_hand(folder: Path) -> None:
+    """The GPUs the Power envelope sheet puts in its feed run the same FLOPs: days = FLOPs / (GPUs x peak x MFU) /
+    goodput, and the target's GPUs as a share of them."""
+    m = built(folder, "H100-SXM")
+    room = value(m, "envelope.gpus")
+    assert value(m, "workload.envelope_gpus") == room > 0
+    days = 6 * 70e9 * 15e12 / (room * 989.4e12 * 0.4) / value(m, "reliability.goodput") / 86400
+    assert value(m, "workload.envelope_days") == pytest.approx(days, rel=1e-12)
+    assert value(m, "workload.target_share_of_envelope") == pytest.approx(value(m, "workload.gpus_for_target") / room,
+                                                                          rel=1e-12)
+
+
+def test_tokens_a_gpu_and_the_site_give_and_the_prefill_by_hand(folder: Path) -> None:
+    """Per GPU: a group's decode tokens/s over its 8 GPUs; the site: ROUNDDOWN(GPUs / 8) groups x that x the planned
+    utilisation; prefill: 8 x peak x 0.5 / (2 x 70e9) tokens/s, and a user's 8,192 tokens over it. The tokens a day
+    at the break-even: the TCO's break-even utilisation x every group at full use, a day of seconds."""
+    m = built(folder, "H100-SXM")
+    gpus, use = value(m, "power.gpus"), value(m, "tco.utilisation")
+    for precision, peak in (("bf16", 989.4e12), ("fp8", 1978.9e12)):
+        rate = value(m, f"workload.{precision}_tokens_per_second")
+        assert value(m, f"workload.{precision}_tokens_per_gpu") == pytest.approx(rate / 8, rel=1e-12)
+        site = (gpus // 8) * rate * use
+        assert value(m, f"workload.{precision}_site_tokens_per_second") == pytest.approx(site, rel=1e-12)
+        prefill = 8 * peak * 0.5 / (2 * 70e9)
+        assert value(m, f"workload.{precision}_prefill_tokens_per_second") == pytest.approx(prefill, rel=1e-12)
+        assert value(m, f"workload.{precision}_prefill_seconds") == pytest.approx(8192 / prefill, rel=1e-12)
+        even = value(m, "tco.break_even_utilisation") * (gpus // 8) * rate * 86400 / 1e6
+        assert value(m, f"workload.{precision}_break_even_tokens") == pytest.approx(even, rel=1e-12)
+
+
+def test_the_workload_tornado_by_hand_mfu_moves_the_run_and_bandwidth_the_tokens(folder: Path) -> None:
+    """The run's GPU-hours go as 1 / MFU, so at 0.32 and 0.48 (-/+20% of 0.40) its owned cost is the base x 0.40 /
+    0.32 and x 0.40 / 0.48; the FP8 decode is bandwidth-bound, so the share of bandwidth a step reaches (0.8 -/+ 20%)
+    moves a million tokens' cost as 0.8 / 0.64 and 0.8 / 0.96, and not the run. Both rows are shown: the table
+    holds an input that moves either result by more than 1% of its own base."""
+    m = built(folder, "H100-SXM")
+    table = next(t for t in m.book.tables if t.sheet == sheets.WORKLOAD_SENSITIVITY)
+    rows = {row[0]: row for row in table.rows}
+    run, tokens = value(m, "workload.run_cost_owned"), value(m, "workload.fp8_cost_owned")
+    mfu = rows[m.book.lines["workload.mfu"].label]
+    assert mfu[5] == pytest.approx(run * 0.40 / 0.32, rel=1e-12) and mfu[6] == pytest.approx(run * 0.40 / 0.48,
+                                                                                               rel=1e-12)
+    assert mfu[7] == mfu[8] == pytest.approx(tokens, rel=1e-12)
+    assert value(m, "workload.fp8_bandwidth_binds") == 1
+    bandwidth = rows[m.book.lines["workload.bandwidth_efficiency"].label]
+    assert bandwidth[5] == bandwidth[6] == pytest.approx(run, rel=1e-12)
+    assert bandwidth[7] == pytest.approx(tokens * 0.8 / 0.64, rel=1e-12)
+    assert bandwidth[8] == pytest.approx(tokens * 0.8 / 0.96, rel=1e-12)
+    assert list(rows).index(mfu[0]) < list(rows).index(bandwidth[0])  # the run's widest bar first
+
+
+def test_a_model_no_gpu_count_of_the_site_holds_is_refused_in_one_line(tmp_path: Path) -> None:
+    """90,000B parameters are 90,000 GB in FP8; the site's 1,024 x 80 GB less a tenth hold 73,728 GB."""
+    path = workload_site(tmp_path, parameters="90000e9", hbm_reserve=0.1)
+    with pytest.raises(InputError) as e:
+        load(path)
+    assert (e.value.key, e.value.value) == ("workload.parameters", "90000e9")
+    assert {k: str(v) for k, v in e.value.others} == {"power.gpus": "1024", "workload.gpu_hbm": "80 GB"}
+    assert "90,000.0 GB" in e.value.problem and "73,728.0 GB" in e.value.problem
+    proc = invoke("build", path, "-o", tmp_path / "x.xlsx")
+    assert proc.returncode == 2 and "workload.parameters" in assert_one_line_error(proc, f"error: {path}")
+    assert not (tmp_path / "x.xlsx").exists()
+    assert load(workload_site(tmp_path, "fits", parameters="70000e9", hbm_reserve=0.1)) is not None
+
+
 def test_a_site_without_a_workload_has_no_workload_sheet(tmp_path: Path) -> None:
     m = load(site_file(tmp_path))
     assert not any(k.startswith("workload.") for k in m.book.lines)
     assert not m.book.sheets.get(sheets.WORKLOAD)
+    assert not any(t.sheet == sheets.WORKLOAD_SENSITIVITY for t in m.book.tables)
 
 
 @pytest.mark.parametrize(("workload", "key"), [

@@ -43,11 +43,12 @@ def build_book(loaded: Loaded, *, risk: bool = True) -> Book:
     laid out as the build's, but no document showing the Summary or the Risk sheet can be written."""
     book, models = define_models(loaded)  # define
     tornado = decision_tornado(book, models.inputs, models.money)  # analyse: one batch of overlays
+    work = workload_tornado(book, models.inputs, models.work) if models.work is not None else None  # and another
     odds = None
     if loaded.risk is not None:  # analyse: one batch of samples
         odds = (decision_risk(book, loaded.risk, models.money, work=models.work) if risk
                 else risk_analysis.unsampled(book, loaded.risk, risk_outputs(models.money, models.work)))
-    define_results(book, loaded.site, models, tornado, odds)  # results, then present
+    define_results(book, loaded.site, models, tornado, odds, work)  # results, then present
     return book.freeze()
 
 
@@ -85,6 +86,7 @@ def load_all(site_path: Path | str) -> Loaded:
     site, problems = read_site(site_path, all_specs(), rules=all_rules())
     plan = None
     if site is not None:
+        problems += workload.refusals(site)
         try:
             plan = risk_section.read(site, all_specs())
         except InputErrors as e:
@@ -132,7 +134,7 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
     if upgrade is not None:
         fleets.append(("Next fleet", upgrade[1], upgrade[1].inputs.power.gpu_throughput))
     room = envelope.define(Scope(book, envelope.PREFIX), inputs.envelope, fleets)
-    work = define_workload(book, site, inputs, rel, money)
+    work = define_workload(book, site, inputs, rel, money, room)
     if tco.DELAY_SCENARIO in site.scenarios:
         raise InputError("is the name of the built-in scenario that prices a month of delay", file=site.path,
                          key=f"scenarios.{tco.DELAY_SCENARIO}", expected="another name")
@@ -144,15 +146,21 @@ def define_models(loaded: Loaded) -> tuple[Book, Models]:
 
 
 def define_workload(book: Book, site: Site, inputs: AllInputs, rel: reliability.ReliabilityOut,
-                    money: tco.TcoOut) -> workload.WorkloadOut | None:
+                    money: tco.TcoOut, room: envelope.EnvelopeOut) -> workload.WorkloadOut | None:
     """The workload's training run and inference, where the site file has a workload: section: its inputs after
-    every other model's on the Inputs sheet, its GPU-hours priced at the TCO's costs per GPU-hour used."""
+    every other model's on the Inputs sheet, its GPU-hours priced at the TCO's costs per GPU-hour used, its run
+    also placed on the GPUs the power envelope holds."""
     if not workload.present(site.values):
         return None
     w = model_inputs(book, site, [workload]).workload
     prices = (money.owned_cost_per_gpu_hour, money.rented_cost_per_gpu_hour_on_demand,
               money.rented_cost_per_gpu_hour_committed)
-    return workload.define(Scope(book, workload.PREFIX), w, inputs.power.gpus, rel.goodput, prices)
+    assert money.break_even_numerator is not None and money.break_even_slope is not None
+    p = inputs.power
+    cluster = workload.Cluster(p.gpus, p.gpus_per_node, room.fleets[0].gpus, rel.goodput, prices)
+    market = workload.Market(p.gpus, inputs.tco.utilisation, prices,
+                             (money.break_even_numerator, money.break_even_slope))
+    return workload.define(Scope(book, workload.PREFIX), w, cluster, market)
 
 
 def define_upgrade(book: Book, loaded: Loaded, inputs: AllInputs,
@@ -219,6 +227,17 @@ def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> Table:
     return table
 
 
+def workload_tornado(book: Book, inputs: AllInputs, work: workload.WorkloadOut) -> Table:
+    """The tornado on the workload: what moves the owned cost of the training run or of a million FP8 tokens (by
+    more than 1% of either), the run's widest first; the same swings and steps as the decision's."""
+    t = inputs.tco
+    steps = {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
+    fp8 = next(serving for serving in work.serving if serving.precision == "fp8")
+    return sensitivity.tornado(book, all_specs(), all_rules(), [work.run_cost_owned.id, fp8.cost_owned.id],
+                               float(t.choice("sensitivity_swing")), steps=steps, sheet=sheets.WORKLOAD_SENSITIVITY,
+                               each=True)
+
+
 def risk_outputs(money: tco.TcoOut, work: workload.WorkloadOut | None = None) -> list[str]:
     """What the risk reports, the decision first: the NPV advantage of buying, the owned and rented cost per GPU-hour
     used, the break-even utilisation and the IRR of buying; with a workload, the training run's days and owned
@@ -245,13 +264,16 @@ def decision_risk(book: Book, plan: risk_section.RiskPlan, money: tco.TcoOut, sa
 
 
 def define_results(book: Book, site: Site, m: Models, tornado: Table,
-                   risk: risk_analysis.RiskResult | None = None) -> None:
-    """The lines that show results, defined after the tornado's and the risk's evaluations: the record that their
+                   risk: risk_analysis.RiskResult | None = None, work: Table | None = None) -> None:
+    """The lines that show results, defined after the tornados' and the risk's evaluations: the record that their
     values are still current, the checks, the Summary (with the estimates it ranks first, and the risk's odds) and
     each model's summary rows; then what every model shows is placed (present)."""
-    tornado, current = sensitivity.record(book, tornado, risk.read if risk is not None else ())
+    also = (*(risk.read if risk is not None else ()), *(work.read if work is not None else ()))
+    tornado, current = sensitivity.record(book, tornado, also)
     if risk is not None:
         risk = dataclasses.replace(risk, current=sensitivity.current_sentence("the Risk sheet's values", current))
+    if work is not None:
+        work = dataclasses.replace(work, current=sensitivity.current_sentence("these values", current))
     all_pass = summary.define_checks(book, aside=(tco.DELAY_SCENARIO,))
     confirm = summary.to_confirm(site, tornado, m.inputs.tco.lead_time, m.inputs.tco.tax_rate)
     s, summary_shown = summary.define(Scope(book, summary.PREFIX), all_pass, m.fleet.power, m.fleet.ups, m.money,
@@ -265,7 +287,7 @@ def define_results(book: Book, site: Site, m: Models, tornado: Table,
     delivered = generation.summarise(s, m.upgrade[0]) if m.upgrade is not None else Presented()
     present(book, [m.rel.presented, m.spares_shown, m.bill.presented,
                    *([m.upgrade[0].presented] if m.upgrade else []), m.room.presented, summary_shown, comparison,
-                   delivered], (tornado, *([risk] if risk is not None else [])))
+                   delivered], (tornado, *([work] if work is not None else []), *([risk] if risk is not None else [])))
 
 
 def present(book: Book, parts: list[Presented], tables: tuple[Any, ...] = ()) -> None:

@@ -85,11 +85,12 @@ def _cases(book: Book, specs: dict[str, Spec], swing: float,
 
 
 def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str], swing: float,
-            scale: str | None = None, steps: dict[str, float] | None = None) -> Table:
+            scale: str | None = None, steps: dict[str, float] | None = None, sheet: str = SHEET,
+            each: bool = False) -> Table:
     """The table of each continuous input's low and high case: the outputs at each, and their changes from the
     base case. An input is shown when it moves the first output by more than THRESHOLD of the base value of
-    `scale` (a line: the NPV of owning, the size of the decision; by default the first output itself), widest
-    bar first."""
+    `scale` (a line: the NPV of owning, the size of the decision; by default the first output itself), or with
+    `each`, any output by more than THRESHOLD of its own base value; widest bar on the first output first."""
     by_key = {s.key: s for s in specs}
     lines, low_high = _cases(book, by_key, swing, steps)
     n = 2 * len(lines) + 1  # the last case is the base
@@ -104,11 +105,12 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     broken = [rule or value or check for rule, value, check in
               zip(_broken_rules(book, overrides, rules, n), non_finite_cases(book, values),
                   _broken_validity(validity, values, n), strict=True)]
-    limit = THRESHOLD * abs(float(_cases_of(values[scale], n)[-1]))
+    limits = ({out: THRESHOLD * abs(float(result[out][-1])) for out in outputs} if each
+              else {outputs[0]: THRESHOLD * abs(float(_cases_of(values[scale], n)[-1]))})
     shown = {out: _change_shown(book.lines[out]) for out in outputs}
-    rows, formats, ids = _rows(lines, low_high, outputs, result, broken, limit, shown)
+    rows, formats, ids = _rows(lines, low_high, outputs, result, broken, limits, shown)
     table = _table(book, outputs, {out: float(result[out][-1]) for out in outputs}, rows, formats, swing,
-                   len(lines), book.lines[scale])
+                   len(lines), None if each else book.lines[scale], sheet)
     table.inputs, table.outputs, table.swing = ids, list(outputs), swing
     swung = {line.id: line for line in lines}
     table.input_lines = tuple(swung[i] for i in ids)
@@ -133,17 +135,17 @@ def current_sentence(subject: str, check: Line) -> str:
 
 
 def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: dict[str, np.ndarray],
-          broken: list[str], limit: float, shown: dict[str, tuple[float, int | None]],
+          broken: list[str], limits: dict[str, float], shown: dict[str, tuple[float, int | None]],
           ) -> tuple[list[list[Any]], list[str], list[str]]:
-    """The rows of the inputs that move the first output by more than `limit` either way, widest bar first, each
-    row's number format (its input's) and its input's id. Each change is as `shown` says (_change_shown)."""
-    first = outputs[0]
+    """The rows of the inputs that move an output of `limits` by more than its limit either way, widest bar on the
+    first output first, each row's number format (its input's) and its input's id. Each change is as `shown` says
+    (_change_shown)."""
     base = {out: float(result[out][-1]) for out in outputs}
     rows, formats, ids = [], [], []
     for j, line in enumerate(lines):
         lo_case, hi_case = 2 * j, 2 * j + 1
-        moved = [result[first][c] for c in (lo_case, hi_case) if not broken[c]]
-        if not np.isfinite(base[first]) or not any(abs(m - base[first]) > limit for m in moved if np.isfinite(m)):
+        if not any(_moves(result[out][[c for c in (lo_case, hi_case) if not broken[c]]], base[out], limit)
+                   for out, limit in limits.items()):
             continue
         row: list[Any] = [line.label, line.unit_text, low_high[j, 0], float(line.value.reshape(-1)[0]),
                           low_high[j, 1]]
@@ -157,6 +159,11 @@ def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: d
     width = 5 + 2 * len(outputs)
     order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
     return [rows[r] for r in order], [formats[r] for r in order], [ids[r] for r in order]
+
+
+def _moves(cases: np.ndarray, base: float, limit: float) -> bool:
+    """Whether any finite case moves a finite base by more than the limit."""
+    return bool(np.isfinite(base)) and any(abs(m - base) > limit for m in cases if np.isfinite(m))
 
 
 def _change_shown(line: Line) -> tuple[float, int | None]:
@@ -298,7 +305,7 @@ def _bar(row: list[Any], width: int) -> float:
 
 
 def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[list[Any]], formats: list[str],
-           swing: float, tried: int, scale: Line) -> Table:
+           swing: float, tried: int, scale: Line | None, sheet: str) -> Table:
     """The table with headers that each name the result, its unit and the case in full (a reader of one
     column, or of a printed page, sees which of the four it is), and a chart per result."""
     header = ["Input", "Unit", f"Low (-{swing:.0%} or a step)", "Base", f"High (+{swing:.0%} or a step)"]
@@ -320,16 +327,21 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
                        "fmt": _change_format(book.lines[out])})
     first = book.lines[outputs[0]]
     what = _lower_first(first.label.split(" (")[0])
-    by = "of its base value" if scale is first else f"of the {_lower_first(scale.label.split(' (')[0])}"
+    if scale is None:
+        rule = (f"move any result shown by more than {THRESHOLD:.0%} of its base value either way are shown, widest "
+                f"on the {what} first")
+    else:
+        by = "of its base value" if scale is first else f"of the {_lower_first(scale.label.split(' (')[0])}"
+        rule = f"move the {what} by more than {THRESHOLD:.0%} {by} either way are shown, widest first"
     note = (f"Computed at build time by the Python model (the same definitions as every formula) from the inputs "
             f"shown: each row moves one continuous input by -/+{swing:.0%} within its valid range, and the useful life "
             f"and the lead time by a whole-month step either way (their steps and sources are on the Inputs sheet); "
             f"other whole numbers such as GPUs per node and counts are not swung (a fraction of a node is no option), "
             f"nor are dates, choices and absolute temperatures. Of the {tried} inputs swung, those that "
-            f"move the {what} by more than {THRESHOLD:.0%} {by} either way are shown, widest first. These are "
+            f"{rule}. These are "
             f"values, not formulas: rebuild the workbook to refresh them. A case that breaks a check the model "
             f"relies on is n/a. Base {what}: {_figure(base[outputs[0]], first)}.")
-    return Table(SHEET, f"Sensitivity: what moves the {what}", note, header, rows, column_formats, formats, charts)
+    return Table(sheet, f"Sensitivity: what moves the {what}", note, header, rows, column_formats, formats, charts)
 
 
 def _level_format(line: Line) -> str:

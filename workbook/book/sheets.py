@@ -22,6 +22,7 @@ DELAY = "Delay scenario"  # the built-in scenario one month late: live in the wo
 DELAY_YEARLY = "Delay scenario by year"
 NOT_PRINTED = (DELAY, DELAY_YEARLY)  # sheets the PDF leaves out (said on the Cover)
 SENSITIVITY = "Sensitivity"
+WORKLOAD_SENSITIVITY = "Workload sensitivity"  # the tornado of the training run's cost and a million tokens'
 RISK = "Risk"  # the decision under the risk: section's input distributions (values computed at build time)
 UPGRADE_COMPARISON = "Upgrade comparison"  # a generation upgrade's plans side by side (a view)
 UPGRADE_RACKS = "Upgrade racks"  # what a rack of each fleet needs and gives; the hall at the start; the projects
@@ -33,7 +34,8 @@ CHECKS = "Checks"
 # make it, and the Inputs behind the results, before the Checks. A model instance's sheets follow its model's.
 ORDER = (SUMMARY, COMPARISON, POWER, FABRIC, COOLING, ENVELOPE, RELIABILITY, UPGRADE_COMPARISON, UPGRADE_RACKS,
          UPGRADE_PLANS, BOM,
-         TCO, PL, CASH, WORKLOAD, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, RISK, INPUTS,
+         TCO, PL, CASH, WORKLOAD, SCENARIOS, SCENARIOS_YEARLY, DELAY, DELAY_YEARLY, SENSITIVITY, WORKLOAD_SENSITIVITY,
+         RISK, INPUTS,
          CHECKS)
 
 

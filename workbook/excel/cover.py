@@ -39,6 +39,8 @@ SHEET_PURPOSE = {
                   "TCO's cost of a delay reads it; not printed",
     sheets.SENSITIVITY: "tornado of owned cost per GPU-hour and break-even utilisation (values computed at build "
                         "time)",
+    sheets.WORKLOAD_SENSITIVITY: "tornado of the training run's owned cost and the owned cost of a million FP8 "
+                                 "tokens (values computed at build time)",
     sheets.RISK: "the odds that buying wins and the percentiles of the decision, from the ranges of the inputs "
                  "(values computed at build time)",
     sheets.CHECKS: "every invariant as TRUE/FALSE, and their AND",

@@ -83,6 +83,8 @@ class TcoOut:
     sources_equity: Line | None = None
     peak_funding: Line | None = None
     owned_cost_per_useful_gpu_hour: Line | None = None  # with the Reliability sheet's goodput
+    break_even_numerator: Line | None = None  # the break-even utilisation as numerator / slope (the workload's
+    break_even_slope: Line | None = None  # break-even in tokens scales it)
 
     @property
     def answer_figures(self) -> list[Line]:
