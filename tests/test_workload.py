@@ -120,7 +120,13 @@ def test_the_issues_70b_in_bf16_on_8_h100_holds_186_users(folder: Path) -> None:
 
 
 def test_the_costs_by_hand_from_the_tco_s_cost_per_gpu_hour(folder: Path) -> None:
+    """The run's GPU-hours at each cost per GPU-hour; a million tokens at a group's; the checkpoint tier's share of
+    the run: its write time over the interval (in seconds), and that share of the owned cost."""
     m = built(folder, "H100-SXM")
+    writing = value(m, "reliability.write_time") / (value(m, "reliability.checkpoint_interval") * 60)
+    assert value(m, "workload.writing_share") == pytest.approx(writing, rel=1e-12)
+    assert value(m, "workload.writing_cost_owned") == pytest.approx(writing * value(m, "workload.run_cost_owned"),
+                                                                    rel=1e-12)
     hours = value(m, "power.gpus") * value(m, "workload.run_days") * 24
     for name, rate in (("owned", "tco.owned_cost_per_gpu_hour"),
                        ("on_demand", "tco.rented_cost_per_gpu_hour_on_demand"),

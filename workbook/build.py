@@ -157,7 +157,8 @@ def define_workload(book: Book, site: Site, inputs: AllInputs, rel: reliability.
               money.rented_cost_per_gpu_hour_committed)
     assert money.break_even_numerator is not None and money.break_even_slope is not None
     p = inputs.power
-    cluster = workload.Cluster(p.gpus, p.gpus_per_node, room.fleets[0].gpus, rel.goodput, prices)
+    cluster = workload.Cluster(p.gpus, p.gpus_per_node, room.fleets[0].gpus, rel.goodput, prices,
+                               (rel.write_time, inputs.reliability.checkpoint_interval))
     market = workload.Market(p.gpus, inputs.tco.utilisation, prices,
                              (money.break_even_numerator, money.break_even_slope))
     return workload.define(Scope(book, workload.PREFIX), w, cluster, market)

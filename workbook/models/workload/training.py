@@ -28,6 +28,7 @@ class Cluster:
     envelope_gpus: Line
     goodput: Line
     per_gpu_hour: tuple[Line, Line, Line]
+    checkpoint: tuple[Line, Line]  # the Reliability sheet's checkpoint write time and the interval chosen
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,9 @@ class Training:
 
 def define_training(s: SheetBuilder, w: Inputs, c: Cluster) -> Training:
     """The run's compute, then its memory, then its cost."""
-    flops, moves, days, target = _compute(s, w, c)
+    flops, moves, days, target, writing = _compute(s, w, c)
     gpus, nodes = _memory(s, w, c)
-    return Training(flops, days, target, gpus, nodes, _cost(s, c, moves, days))
+    return Training(flops, days, target, gpus, nodes, _cost(s, c, moves, days, writing))
 
 
 def peak_of(w: Inputs) -> Line:
@@ -52,7 +53,7 @@ def peak_of(w: Inputs) -> Line:
     return w.gpu_fp8_peak if w.choice("training_precision") == "fp8" else w.gpu_bf16_peak
 
 
-def _compute(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line, Line, Line]:
+def _compute(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line, Line, Line, Line]:
     """FLOPs, days of compute and wall-clock days, the GPUs for the target days; then the same on the envelope."""
     s.section("Training: compute")
     flops = s.calc("training_flops", "Training FLOPs of the run", "ZFLOP",
@@ -73,13 +74,16 @@ def _compute(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line, Line, 
                   fmt="#,##0.0")
     s.calc("checkpoint_share", "Share of the run lost to checkpoints and failures", "%", 1 - c.goodput,
            "1 - goodput", fmt=PERCENT)
+    write, interval = c.checkpoint
+    writing = s.calc("writing_share", "Of it, writing checkpoints (the checkpoint tier's share of the run)", "%",
+                     write / interval, "checkpoint write time / interval (Reliability sheet)", fmt=PERCENT)
     target = s.calc("gpus_for_target", "GPUs the target days would need", "GPUs",
                     only_if(moves, ceil(flops / (peak * w.mfu * c.goodput * w.target_days)), STALLED),
                     "ROUNDUP(FLOPs / (peak x MFU x goodput x target days))", fmt=COUNT)
     s.calc("target_share_of_site", "Those GPUs, share of the site's", "%", only_if(moves, target / c.gpus, STALLED),
            "GPUs for the target days / the site's GPUs", fmt=PERCENT)
     _envelope(s, w, c, flops, target)
-    return flops, moves, days, target
+    return flops, moves, days, target, writing
 
 
 def _envelope(s: SheetBuilder, w: Inputs, c: Cluster, flops: Line, target: Line) -> None:
@@ -130,12 +134,16 @@ def _memory(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line]:
     return gpus, nodes
 
 
-def _cost(s: SheetBuilder, c: Cluster, moves: Line, days: Line) -> tuple[Line, ...]:
+def _cost(s: SheetBuilder, c: Cluster, moves: Line, days: Line, writing: Line) -> tuple[Line, ...]:
     """The run's GPU-hours at the owned and rented costs per GPU-hour used."""
     s.section("Training: cost of the run")
     gpu_hours = s.calc("run_gpu_hours", "GPU-hours of the run", "GPU-h", only_if(moves, c.gpus * days, STALLED),
                        "GPUs x wall-clock days", fmt="#,##0")
-    return tuple(s.calc(f"run_cost_{name}", f"Cost of the run, {label}", "USD",
-                        only_if(moves, gpu_hours * price, STALLED),
-                        f"GPU-hours x {label} cost per GPU-hour used (TCO sheet, after tax)", fmt="#,##0")
-                 for (name, label), price in zip(PRICES, c.per_gpu_hour, strict=True))
+    costs = tuple(s.calc(f"run_cost_{name}", f"Cost of the run, {label}", "USD",
+                         only_if(moves, gpu_hours * price, STALLED),
+                         f"GPU-hours x {label} cost per GPU-hour used (TCO sheet, after tax)", fmt="#,##0")
+                  for (name, label), price in zip(PRICES, c.per_gpu_hour, strict=True))
+    s.calc("writing_cost_owned", "Of the owned cost, the time spent writing checkpoints", "USD",
+           only_if(moves, costs[0] * writing, STALLED),
+           "owned cost of the run x share writing checkpoints", fmt="#,##0")
+    return costs
