@@ -305,10 +305,12 @@ def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
         book, defined = build.define_models(loaded)
     count = len(book.lines)
     tornado = build.decision_tornado(book, defined.inputs, defined.money)
+    work = build.workload_tornado(book, defined.inputs, defined.work) if defined.work is not None else None
     risk = (build.decision_risk(book, loaded.risk, defined.money, work=defined.work) if loaded.risk is not None
             else None)
     assert len(book.lines) == count and tornado.rows and tornado.read
-    build.define_results(book, loaded.site, defined, tornado, risk)
+    assert work is None or (work.rows and work.read)
+    build.define_results(book, loaded.site, defined, tornado, risk, work)
     whole = build_book(loaded)
     assert list(book.lines) == list(whole.lines) and len(book.lines) > count
 
