@@ -173,6 +173,17 @@ def test_the_zero_stage_by_hand_the_gpus_and_nodes_that_hold_the_state(folder: P
     assert bool(v["workload.state_fits"].reshape(-1)[0])
 
 
+def test_the_part_kept_whole_is_never_more_than_the_state(folder: Path) -> None:
+    """A state of 2 bytes a parameter (BF16 weights alone) at stage 1 keeps the 60 GB of a 30B model whole, not 2 x 2
+    bytes: one 72 GB GPU holds it."""
+    m = built(folder, "H100-SXM")
+    v = m.book.evaluate({"workload.parameters": 30, "workload.active_parameters": 30, "workload.hbm_reserve": 0.1,
+                         "workload.state_bytes_per_parameter": 2, "workload.zero_stage": 1})
+    assert float(v["workload.replicated_state"].reshape(-1)[0]) == pytest.approx(60, rel=1e-12)
+    assert float(v["workload.gpus_to_hold_state"].reshape(-1)[0]) == 1
+    assert bool(v["workload.state_fits"].reshape(-1)[0])
+
+
 def test_the_run_on_the_power_envelope_s_gpus_by_hand(folder: Path) -> None:
     """The GPUs the Power envelope sheet puts in its feed run the same FLOPs: days = FLOPs / (GPUs x peak x MFU) /
     goodput, and the target's GPUs as a share of them."""
@@ -199,15 +210,22 @@ def test_tokens_a_gpu_and_the_site_give_and_the_prefill_by_hand(folder: Path) ->
         prefill = 8 * peak * 0.5 / (2 * 70e9)
         assert value(m, f"workload.{precision}_prefill_tokens_per_second") == pytest.approx(prefill, rel=1e-12)
         assert value(m, f"workload.{precision}_prefill_seconds") == pytest.approx(8192 / prefill, rel=1e-12)
-        even = value(m, "tco.break_even_utilisation") * (gpus // 8) * rate * 86400 / 1e6
+        full = (gpus // 8) * rate * 86400 / 1e6
+        assert value(m, f"workload.{precision}_full_tokens") == pytest.approx(full, rel=1e-12)
+        even = value(m, "tco.break_even_utilisation") * full
         assert value(m, f"workload.{precision}_break_even_tokens") == pytest.approx(even, rel=1e-12)
+    never = m.book.evaluate({"tco.reserved_share": 1.0})  # renting all reserved: the break-even goes over 100%
+    assert float(never["tco.break_even_utilisation"].reshape(-1)[0]) > 1
+    assert np.isnan(never["workload.fp8_break_even_tokens"]).all()
+    assert m.book.lines["workload.fp8_break_even_tokens"].guard_message.startswith("never")
 
 
 def test_the_workload_tornado_by_hand_mfu_moves_the_run_and_bandwidth_the_tokens(folder: Path) -> None:
     """The run's GPU-hours go as 1 / MFU, so at 0.32 and 0.48 (-/+20% of 0.40) its owned cost is the base x 0.40 /
     0.32 and x 0.40 / 0.48; the FP8 decode is bandwidth-bound, so the share of bandwidth a step reaches (0.8 -/+ 20%)
     moves a million tokens' cost as 0.8 / 0.64 and 0.8 / 0.96, and not the run. Both rows are shown: the table
-    holds an input that moves either result by more than 1% of its own base."""
+    holds an input that moves either result by more than 1% of its own base, the widest share first. The model's
+    size swings whole (a dense model's active parameters with all): the run's FLOPs, so its cost, -/+20%."""
     m = built(folder, "H100-SXM")
     table = next(t for t in m.book.tables if t.sheet == sheets.WORKLOAD_SENSITIVITY)
     rows = {row[0]: row for row in table.rows}
@@ -221,7 +239,14 @@ def test_the_workload_tornado_by_hand_mfu_moves_the_run_and_bandwidth_the_tokens
     assert bandwidth[5] == bandwidth[6] == pytest.approx(run, rel=1e-12)
     assert bandwidth[7] == pytest.approx(tokens * 0.8 / 0.64, rel=1e-12)
     assert bandwidth[8] == pytest.approx(tokens * 0.8 / 0.96, rel=1e-12)
-    assert list(rows).index(mfu[0]) < list(rows).index(bandwidth[0])  # the run's widest bar first
+    def widest(row: list[object]) -> float:  # the change either way, as a share of its result's base
+        return max(sum(abs(x) for x in row[k:k + 2] if isinstance(x, float)) / abs(base)
+                   for k, base in ((9, run), (11, tokens)))
+
+    assert [widest(row) for row in table.rows] == sorted((widest(row) for row in table.rows), reverse=True)
+    size = next(row for row in table.rows if row[0].startswith(m.book.lines["workload.parameters"].label))
+    assert size[0].endswith("with model parameters active per token in proportion")
+    assert size[5] == pytest.approx(run * 0.8, rel=1e-12) and size[6] == pytest.approx(run * 1.2, rel=1e-12)
 
 
 def test_a_model_no_gpu_count_of_the_site_holds_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -230,12 +255,21 @@ def test_a_model_no_gpu_count_of_the_site_holds_is_refused_in_one_line(tmp_path:
     with pytest.raises(InputError) as e:
         load(path)
     assert (e.value.key, e.value.value) == ("workload.parameters", "90000e9")
-    assert {k: str(v) for k, v in e.value.others} == {"power.gpus": "1024", "workload.gpu_hbm": "80 GB"}
+    assert {k: str(v) for k, v in e.value.others} == {"power.gpus": "1024", "workload.gpu_hbm": "80 GB",
+                                                      "workload.fp8_bytes": "1 byte", "workload.hbm_reserve": "0.1"}
     assert "90,000.0 GB" in e.value.problem and "73,728.0 GB" in e.value.problem
     proc = invoke("build", path, "-o", tmp_path / "x.xlsx")
     assert proc.returncode == 2 and "workload.parameters" in assert_one_line_error(proc, f"error: {path}")
     assert not (tmp_path / "x.xlsx").exists()
     assert load(workload_site(tmp_path, "fits", parameters="70000e9", hbm_reserve=0.1)) is not None
+    fits = workload_site(tmp_path, "scenario", parameters="700e9", hbm_reserve=0.1)
+    data = yaml.safe_load(fits.read_text())
+    data["scenarios"] = {"small_site": {"power.gpus": 8}}  # 8 x 72 GB = 576 GB hold no 700 GB of FP8 weights
+    fits.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(InputError) as e:
+        load(fits)
+    assert (e.value.key, e.value.scenario) == ("workload.parameters", "small_site")
+    assert "576.0 GB" in e.value.problem and "\n" not in str(e.value)
 
 
 def test_a_site_without_a_workload_has_no_workload_sheet(tmp_path: Path) -> None:

@@ -158,7 +158,7 @@ def define_workload(book: Book, site: Site, inputs: AllInputs, rel: reliability.
     assert money.break_even_numerator is not None and money.break_even_slope is not None
     p = inputs.power
     cluster = workload.Cluster(p.gpus, p.gpus_per_node, room.fleets[0].gpus, rel.goodput, prices,
-                               (rel.write_time, inputs.reliability.checkpoint_interval))
+                               rel.write_overhead)
     market = workload.Market(p.gpus, inputs.tco.utilisation, prices,
                              (money.break_even_numerator, money.break_even_slope))
     return workload.define(Scope(book, workload.PREFIX), w, cluster, market)
@@ -230,13 +230,14 @@ def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> Table:
 
 def workload_tornado(book: Book, inputs: AllInputs, work: workload.WorkloadOut) -> Table:
     """The tornado on the workload: what moves the owned cost of the training run or of a million FP8 tokens (by
-    more than 1% of either), the run's widest first; the same swings and steps as the decision's."""
+    more than 1% of either), the widest share first; the same swings and steps as the decision's, the model's size
+    swung whole (its active parameters in proportion: a dense model's are all of them)."""
     t = inputs.tco
     steps = {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
     fp8 = next(serving for serving in work.serving if serving.precision == "fp8")
     return sensitivity.tornado(book, all_specs(), all_rules(), [work.run_cost_owned.id, fp8.cost_owned.id],
                                float(t.choice("sensitivity_swing")), steps=steps, sheet=sheets.WORKLOAD_SENSITIVITY,
-                               each=True)
+                               each=True, together={"workload.parameters": ("workload.active_parameters",)})
 
 
 def risk_outputs(money: tco.TcoOut, work: workload.WorkloadOut | None = None) -> list[str]:

@@ -86,15 +86,17 @@ def _cases(book: Book, specs: dict[str, Spec], swing: float,
 
 def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str], swing: float,
             scale: str | None = None, steps: dict[str, float] | None = None, sheet: str = SHEET,
-            each: bool = False) -> Table:
+            each: bool = False, together: dict[str, tuple[str, ...]] | None = None) -> Table:
     """The table of each continuous input's low and high case: the outputs at each, and their changes from the
     base case. An input is shown when it moves the first output by more than THRESHOLD of the base value of
-    `scale` (a line: the NPV of owning, the size of the decision; by default the first output itself), or with
-    `each`, any output by more than THRESHOLD of its own base value; widest bar on the first output first."""
+    `scale` (a line: the NPV of owning, the size of the decision; by default the first output itself), widest bar
+    first; or with `each`, when it moves any output by more than THRESHOLD of its own base value, the widest
+    relative bar first. `together`: inputs that move in proportion with another's swing (a dense model's active
+    parameters with all its parameters), so that the swing breaks no rule between them."""
     by_key = {s.key: s for s in specs}
     lines, low_high = _cases(book, by_key, swing, steps)
     n = 2 * len(lines) + 1  # the last case is the base
-    swings = [{line.id: float(x)} for line, pair in zip(lines, low_high, strict=True) for x in pair]
+    swings = _swings(book, lines, low_high, together or {})
     overrides = stacked(book, [*swings, {}])  # each swing an overlay, all rows of one batch
     # only what the outputs and the base case's validity checks read is computed (not the scenarios' lines)
     validity = validity_checks(book)
@@ -108,7 +110,10 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     limits = ({out: THRESHOLD * abs(float(result[out][-1])) for out in outputs} if each
               else {outputs[0]: THRESHOLD * abs(float(_cases_of(values[scale], n)[-1]))})
     shown = {out: _change_shown(book.lines[out]) for out in outputs}
-    rows, formats, ids = _rows(lines, low_high, outputs, result, broken, limits, shown)
+    labels = {key: f"{book.lines[key].label}, with "
+                   f"{', '.join(_lower_first(book.lines[f].label.split(' (')[0]) for f in follow)} in proportion"
+              for key, follow in (together or {}).items() if key in book.lines}
+    rows, formats, ids = _rows(lines, low_high, outputs, result, broken, limits, shown, labels, each)
     table = _table(book, outputs, {out: float(result[out][-1]) for out in outputs}, rows, formats, swing,
                    len(lines), None if each else book.lines[scale], sheet)
     table.inputs, table.outputs, table.swing = ids, list(outputs), swing
@@ -116,6 +121,19 @@ def tornado(book: Book, specs: list[Spec], rules: list[Rule], outputs: list[str]
     table.input_lines = tuple(swung[i] for i in ids)
     table.read = [k for k in values if book.lines[k].kind == "input"]
     return table
+
+
+def _swings(book: Book, lines: list[Line], low_high: np.ndarray,
+            together: dict[str, tuple[str, ...]]) -> list[dict[str, float]]:
+    """Each input's low and high case, as overrides: the input's value, and its followers' scaled by its ratio."""
+    out = []
+    for line, pair in zip(lines, low_high, strict=True):
+        base = float(line.value.reshape(-1)[0])
+        follow = [book.lines[f] for f in together.get(line.id, ()) if f in book.lines]
+        for x in pair:
+            out.append({line.id: float(x), **{f.id: float(f.value.reshape(-1)[0]) * float(x) / base
+                                             for f in follow}})
+    return out
 
 
 def record(book: Book, table: Table, also: tuple[str, ...] = ()) -> tuple[Table, Line]:
@@ -136,10 +154,10 @@ def current_sentence(subject: str, check: Line) -> str:
 
 def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: dict[str, np.ndarray],
           broken: list[str], limits: dict[str, float], shown: dict[str, tuple[float, int | None]],
-          ) -> tuple[list[list[Any]], list[str], list[str]]:
+          labels: dict[str, str], relative: bool) -> tuple[list[list[Any]], list[str], list[str]]:
     """The rows of the inputs that move an output of `limits` by more than its limit either way, widest bar on the
-    first output first, each row's number format (its input's) and its input's id. Each change is as `shown` says
-    (_change_shown)."""
+    first output first (`relative`: on any output, as a share of its base), each row's number format (its input's)
+    and its input's id. Each change is as `shown` says (_change_shown); a row's label is its input's, or `labels`'."""
     base = {out: float(result[out][-1]) for out in outputs}
     rows, formats, ids = [], [], []
     for j, line in enumerate(lines):
@@ -147,8 +165,8 @@ def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: d
         if not any(_moves(result[out][[c for c in (lo_case, hi_case) if not broken[c]]], base[out], limit)
                    for out, limit in limits.items()):
             continue
-        row: list[Any] = [line.label, line.unit_text, low_high[j, 0], float(line.value.reshape(-1)[0]),
-                          low_high[j, 1]]
+        row: list[Any] = [labels.get(line.id, line.label), line.unit_text, low_high[j, 0],
+                          float(line.value.reshape(-1)[0]), low_high[j, 1]]
         for out in outputs:
             row += [_shown(result[out][c], broken[c]) for c in (lo_case, hi_case)]
         for out in outputs:
@@ -157,7 +175,12 @@ def _rows(lines: list[Line], low_high: np.ndarray, outputs: list[str], result: d
         formats.append(formats_.negatives_in_parentheses(line.fmt))
         ids.append(line.id)
     width = 5 + 2 * len(outputs)
-    order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
+    if relative:
+        order = sorted(range(len(rows)), key=lambda r: -max(
+            _bar(rows[r], width + 2 * k) / shown[out][0] / abs(base[out]) if base[out] else 0.0
+            for k, out in enumerate(outputs)))
+    else:
+        order = sorted(range(len(rows)), key=lambda r: -_bar(rows[r], width))
     return [rows[r] for r in order], [formats[r] for r in order], [ids[r] for r in order]
 
 
@@ -328,8 +351,8 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
     first = book.lines[outputs[0]]
     what = _lower_first(first.label.split(" (")[0])
     if scale is None:
-        rule = (f"move any result shown by more than {THRESHOLD:.0%} of its base value either way are shown, widest "
-                f"on the {what} first")
+        rule = (f"move any result shown by more than {THRESHOLD:.0%} of its base value either way are shown, the "
+                f"widest change as a share of its result's base first")
     else:
         by = "of its base value" if scale is first else f"of the {_lower_first(scale.label.split(' (')[0])}"
         rule = f"move the {what} by more than {THRESHOLD:.0%} {by} either way are shown, widest first"
@@ -340,8 +363,16 @@ def _table(book: Book, outputs: list[str], base: dict[str, float], rows: list[li
             f"nor are dates, choices and absolute temperatures. Of the {tried} inputs swung, those that "
             f"{rule}. These are "
             f"values, not formulas: rebuild the workbook to refresh them. A case that breaks a check the model "
-            f"relies on is n/a. Base {what}: {_figure(base[outputs[0]], first)}.")
-    return Table(sheet, f"Sensitivity: what moves the {what}", note, header, rows, column_formats, formats, charts)
+            f"relies on is n/a. " + _bases(book, outputs if scale is None else outputs[:1], base))
+    title = " and the ".join(_lower_first(book.lines[out].label.split(" (")[0])
+                             for out in (outputs if scale is None else outputs[:1]))
+    return Table(sheet, f"Sensitivity: what moves the {title}", note, header, rows, column_formats, formats, charts)
+
+
+def _bases(book: Book, outputs: list[str], base: dict[str, float]) -> str:
+    """The base values of the results the rows were chosen on: `Base cost of the run, owned: 14.5 MUSD.`"""
+    return " ".join(f"Base {_lower_first(book.lines[out].label.split(' (')[0])}: "
+                    f"{_figure(base[out], book.lines[out])}." for out in outputs)
 
 
 def _level_format(line: Line) -> str:

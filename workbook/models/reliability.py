@@ -186,6 +186,7 @@ class ReliabilityOut:
     goodput: Line
     goodput_optimal: Line
     presented: Presented  # the goodput curve's chart
+    write_overhead: Line  # the share of the job's time writing checkpoints at the chosen interval
     storage_power: Line | None = None  # None: the site gives its storage (power.storage_power, tco.storage_capex)
     fast_appliances: Line | None = None
     fast_price: Line | None = None
@@ -227,6 +228,7 @@ def define(scope: Scope, i: AllInputs) -> ReliabilityOut:
         job_gpus=job, job_nodes=nodes, node_rate=rates["node"], nic_rate=rates["nic"], mtbi=mtbi,
         interruptions_per_month=monthly, checkpoint_size=size, write_time=write, optimal_interval=out["optimal"],
         goodput=out["goodput"], goodput_optimal=out["goodput_optimal"], presented=Presented(charts=(curve,)),
+        write_overhead=out["write_overhead"],
         storage_power=storage.get("power"),
         fast_appliances=storage.get("appliances"), fast_price=storage.get("price"),
         capacity_tb=storage.get("capacity_tb"), capacity_price=storage.get("capacity_price"))
@@ -340,8 +342,9 @@ def _goodput(s: SheetBuilder, r: Inputs, mtbi: Line, job: Line, write: Line, res
                       tau / 2 + r.restart_time + restore, "interval / 2 + restart + restore", fmt="#,##0.0")
         s.calc(f"lost_gpu_hours{key}", f"GPU-hours lost per interruption, {label} interval", "GPU-h",
                lost * job, "time lost x job GPUs", fmt=COUNT)
-        s.calc(f"write_overhead{key}", f"Share of time writing checkpoints, {label} interval", "%",
-               write / tau, "write time / interval", fmt="0.00%")
+        out[f"write_overhead{key}"] = s.calc(
+            f"write_overhead{key}", f"Share of time writing checkpoints, {label} interval", "%", write / tau,
+            "write time / interval", fmt="0.00%")
         s.calc(f"rework_overhead{key}", f"Share of time lost to interruptions, {label} interval", "%",
                lost / mtbi, "time lost per interruption / MTBI", fmt="0.00%")
         out[f"goodput{key}"] = s.calc(

@@ -6,8 +6,8 @@ mixture of experts 6 per active parameter: 6 x N x D for the run. The site susta
 training precision x MFU (model FLOPs utilisation, the share of peak the model's own FLOPs reach), and of the
 wall-clock time the Reliability sheet's goodput is useful work: days = FLOPs / (GPUs x peak x MFU) / goodput. The
 training state (16 bytes per parameter for mixed-precision Adam: BF16 weights and gradients, FP32 master weights
-and two moments) must fit in the HBM of the GPUs that shard it (ZeRO stage 3 / fully sharded data parallel): the
-least GPUs that hold it, as a check against the site's.
+and two moments) must fit in the HBM of the data-parallel GPUs that share it at the ZeRO stage (below): the least
+GPUs and nodes that hold it, as a check against the site's.
 
 Inference. The weights take N x bytes per parameter (BF16 2, FP8 1); each token of a user's context keeps its keys
 and values: 2 x layers x KV heads x head dim x bytes. What the weights leave of a tensor-parallel group's HBM (less

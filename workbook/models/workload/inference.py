@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbook.book.book import SheetBuilder
-from workbook.formula.functions import floor, max_, min_, safe_div, where
-from workbook.formula.line import COUNT, Line
+from workbook.formula.functions import all_, floor, max_, min_, only_if, safe_div, where
+from workbook.formula.line import BOOL, COUNT, Line
 from workbook.models.base import Inputs
 from workbook.models.workload.training import PRICES
 
@@ -74,13 +74,27 @@ def define_serving(s: SheetBuilder, w: Inputs, m: Market, group_hbm: Line, group
                              f"n/a: the weights leave a {title} group no room for a user (more GPUs a group)"),
                     f"{label} cost per GPU-hour x group GPUs / tokens a group-hour", fmt="#,##0.000")
              for (name, label), price in zip(PRICES, m.per_gpu_hour, strict=True)]
-    numerator, slope = m.break_even
-    even = s.calc(f"{p}_break_even_tokens", f"Tokens a day at which owning costs what renting does ({title})",
-                  "Mtoken/day", safe_div(numerator * groups * rate, slope,
-                                         "none: renting costs no more than owning for each extra GPU-hour"),
-                  "the TCO's break-even utilisation (its numerator / slope) x groups x decode tokens/s a group: "
-                  "serve fewer a day and renting is cheaper", fmt="#,##0")
+    even = _break_even(s, m, p, rate, groups)
     return Serving(p, weights, kv, users, rate, site_rate, *costs, even)
+
+
+def _break_even(s: SheetBuilder, m: Market, p: str, rate: Line, groups: Line) -> Line:
+    """The tokens a day the site serves at full use, and those at which owning costs what renting (in force) does:
+    the TCO's break-even utilisation (its numerator over its slope) of them, where it is at most 100%."""
+    title = p.upper()
+    full = s.calc(f"{p}_full_tokens", f"Tokens a day the site serves at full use ({title})", "Mtoken/day",
+                  groups * rate, "groups x decode tokens/s a group, a day of seconds", fmt="#,##0")
+    numerator, slope = m.break_even
+    reached = s.calc(f"{p}_break_even_reached", "Owning costs what renting does at a use of at most 100%",
+                     "TRUE/FALSE", all_(slope > 0, numerator <= slope),
+                     "TCO sheet: break-even slope > 0 and numerator <= slope (a break-even utilisation <= 100%)",
+                     fmt=BOOL)
+    return s.calc(f"{p}_break_even_tokens",
+                  f"Tokens a day at which owning costs what renting does ({title}, against the rent in force)",
+                  "Mtoken/day", only_if(reached, max_(0, numerator * full / slope),
+                                        "never: at full use owning still costs more than renting"),
+                  "MAX(0, the TCO's break-even utilisation (its numerator / slope) x the tokens a day at full use): "
+                  "serve fewer a day and renting is cheaper; 0: owning is cheaper at any use", fmt="#,##0")
 
 
 def _decode(s: SheetBuilder, w: Inputs, p: str, weights: Line, kv: Line, users: Line) -> Line:

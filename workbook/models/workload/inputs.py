@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from workbook.formula.line import PERCENT
 from workbook.site.errors import InputError
-from workbook.site.spec import Site, Spec
+from workbook.site.spec import Site, Spec, Value
 from workbook.site.templates import with_limits
 
 PREFIX = "workload"
@@ -77,20 +77,27 @@ RULES = [
 
 
 def refusals(site: Site) -> list[InputError]:
-    """A model no GPU count of the site can hold: its weights in FP8 (the smallest precision) exceed the HBM of all
-    the site's GPUs less the reserve, so neither a tensor-parallel group nor the training can place it. Refused when
-    the site is loaded (a rule of three keys and two more, which the rules between two keys cannot say)."""
-    v = site.values
-    keys = ("workload.parameters", "workload.fp8_bytes", "power.gpus", "workload.gpu_hbm", "workload.hbm_reserve")
-    if not all(k in v for k in keys):
-        return []
-    params, fp8, gpus, hbm, reserve = (float(v[k].magnitude) for k in keys)
+    """A model no GPU count of the site can hold, in the base case or a scenario: its weights in FP8 (the smallest
+    precision) exceed the HBM of all the site's GPUs less the reserve, so neither a tensor-parallel group nor the
+    training can place it. Refused when the site is loaded (a rule of five keys, which the rules between two keys
+    cannot say)."""
+    cases = [(None, site.values), *((name, {**site.values, **changes}) for name, changes in site.scenarios.items())]
+    return [e for name, values in cases if (e := _unfit(site, values, name)) is not None]
+
+
+_FIT = ("workload.parameters", "workload.fp8_bytes", "power.gpus", "workload.gpu_hbm", "workload.hbm_reserve")
+
+
+def _unfit(site: Site, v: dict[str, Value], scenario: str | None) -> InputError | None:
+    if not all(k in v for k in _FIT):
+        return None
+    params, fp8, gpus, hbm, reserve = (float(v[k].magnitude) for k in _FIT)
     weights = params * fp8  # B params x byte = GB
     room = gpus * hbm * (1 - reserve)
     if weights <= room:
-        return []
-    return [InputError(f"does not fit the site: its FP8 weights ({weights:,.1f} GB) exceed the HBM of all "
-                       f"{gpus:,.0f} GPUs less the reserve ({room:,.1f} GB)", file=site.path,
-                       key="workload.parameters", value=v["workload.parameters"].given,
-                       others=tuple((k, v[k].given) for k in ("power.gpus", "workload.gpu_hbm")),
-                       expected="a model whose weights fit the site's GPUs, or more GPUs")]
+        return None
+    return InputError(f"does not fit the site: its FP8 weights ({weights:,.1f} GB) exceed the HBM of all "
+                      f"{gpus:,.0f} GPUs less the reserve ({room:,.1f} GB)", file=site.path,
+                      key="workload.parameters", value=v["workload.parameters"].given,
+                      others=tuple((k, v[k].given) for k in _FIT[1:]), scenario=scenario,
+                      expected="a model whose weights fit the site's GPUs, or more GPUs")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from workbook.book.book import SheetBuilder
 from workbook.formula.expr import Node
-from workbook.formula.functions import all_, ceil, choose, max_, only_if
+from workbook.formula.functions import all_, ceil, choose, max_, min_, only_if
 from workbook.formula.line import BOOL, COUNT, PERCENT, Line
 from workbook.models.base import Inputs
 
@@ -28,7 +28,7 @@ class Cluster:
     envelope_gpus: Line
     goodput: Line
     per_gpu_hour: tuple[Line, Line, Line]
-    checkpoint: tuple[Line, Line]  # the Reliability sheet's checkpoint write time and the interval chosen
+    writing: Line  # the Reliability sheet's share of the job's time writing checkpoints (at the chosen interval)
 
 
 @dataclass(frozen=True)
@@ -74,14 +74,15 @@ def _compute(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line, Line, 
                   fmt="#,##0.0")
     s.calc("checkpoint_share", "Share of the run lost to checkpoints and failures", "%", 1 - c.goodput,
            "1 - goodput", fmt=PERCENT)
-    write, interval = c.checkpoint
-    writing = s.calc("writing_share", "Of it, writing checkpoints (the checkpoint tier's share of the run)", "%",
-                     write / interval, "checkpoint write time / interval (Reliability sheet)", fmt=PERCENT)
+    writing = s.calc("writing_share", "GPU time stalled writing checkpoints, share of the run", "%", c.writing,
+                     "Reliability sheet: checkpoint write time / interval (its checkpoint is the size of its own "
+                     "model_parameters)", fmt=PERCENT)
     target = s.calc("gpus_for_target", "GPUs the target days would need", "GPUs",
                     only_if(moves, ceil(flops / (peak * w.mfu * c.goodput * w.target_days)), STALLED),
                     "ROUNDUP(FLOPs / (peak x MFU x goodput x target days))", fmt=COUNT)
     s.calc("target_share_of_site", "Those GPUs, share of the site's", "%", only_if(moves, target / c.gpus, STALLED),
-           "GPUs for the target days / the site's GPUs", fmt=PERCENT)
+           "GPUs for the target days / the site's GPUs; above 100%: the target needs more GPUs than the site has",
+           fmt=PERCENT)
     _envelope(s, w, c, flops, target)
     return flops, moves, days, target, writing
 
@@ -95,16 +96,20 @@ def _envelope(s: SheetBuilder, w: Inputs, c: Cluster, flops: Line, target: Line)
                   all_(room > 0, c.goodput > 0), "envelope GPUs > 0 and goodput > 0", fmt=BOOL)
     s.calc("envelope_days", "Wall-clock days of the run on the envelope's GPUs", "days",
            only_if(fits, flops / (room * peak_of(w) * w.mfu) / c.goodput, NO_ENVELOPE),
-           "FLOPs / (envelope GPUs x peak x MFU) / goodput (the site's goodput: a larger job is interrupted more "
-           "often)", fmt="#,##0.0")
+           "FLOPs / (envelope GPUs x peak x MFU) / goodput (the Reliability job's goodput: on fewer GPUs a job is "
+           "interrupted less often, so these days are slightly long)", fmt="#,##0.0")
     s.calc("target_share_of_envelope", "GPUs for the target days, share of the envelope's", "%",
-           only_if(fits, target / room, NO_ENVELOPE), "GPUs for the target days / envelope GPUs", fmt=PERCENT)
+           only_if(fits, target / room, NO_ENVELOPE),
+           "GPUs for the target days / envelope GPUs; above 100%: the target needs more GPUs than the feed holds",
+           fmt=PERCENT)
 
 
 def replicated_bytes(w: Inputs) -> Node:
     """The bytes a parameter keeps on every data-parallel GPU at the ZeRO stage: all the state at 0; the BF16
-    weights and gradients at 1 (the optimiser is sharded); the weights at 2; nothing at 3 (ZeRO, section 5)."""
-    return choose(w.zero_stage + 1, w.state_bytes_per_parameter, 2 * w.bf16_bytes, w.bf16_bytes, 0)
+    weights and gradients at 1 (the optimiser is sharded); the weights at 2; nothing at 3 (ZeRO, section 5); never
+    more than the whole state (a state of fewer bytes a parameter than the weights and gradients)."""
+    return min_(w.state_bytes_per_parameter,
+                choose(w.zero_stage + 1, w.state_bytes_per_parameter, 2 * w.bf16_bytes, w.bf16_bytes, 0))
 
 
 def _memory(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line]:
@@ -117,8 +122,8 @@ def _memory(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line]:
                     w.gpu_hbm * (1 - w.hbm_reserve), "HBM per GPU x (1 - reserve)", fmt="#,##0.0")
     kept = s.calc("replicated_state", "State every GPU keeps whole at the ZeRO stage", "GB",
                   w.parameters * replicated_bytes(w),
-                  "parameters x CHOOSE(stage + 1, state bytes, 2 x BF16 bytes, BF16 bytes, 0): stage 1 shards the "
-                  "optimiser, 2 the gradients too, 3 the weights too", fmt="#,##0.0")
+                  "parameters x MIN(state bytes, CHOOSE(stage + 1, state bytes, 2 x BF16 bytes, BF16 bytes, 0)): "
+                  "stage 1 shards the optimiser, 2 the gradients too, 3 the weights too", fmt="#,##0.0")
     room = s.calc("replica_fits", "The whole part leaves a GPU room for a share of the rest", "TRUE/FALSE",
                   kept < usable, "replicated state < usable HBM", fmt=BOOL)
     split = "n/a: the state kept whole fills a GPU's HBM (a higher ZeRO stage, or tensor and pipeline parallelism)"
@@ -143,7 +148,7 @@ def _cost(s: SheetBuilder, c: Cluster, moves: Line, days: Line, writing: Line) -
                          only_if(moves, gpu_hours * price, STALLED),
                          f"GPU-hours x {label} cost per GPU-hour used (TCO sheet, after tax)", fmt="#,##0")
                   for (name, label), price in zip(PRICES, c.per_gpu_hour, strict=True))
-    s.calc("writing_cost_owned", "Of the owned cost, the time spent writing checkpoints", "USD",
+    s.calc("writing_cost_owned", "Owned cost of the GPU time stalled writing checkpoints", "USD",
            only_if(moves, costs[0] * writing, STALLED),
            "owned cost of the run x share writing checkpoints", fmt="#,##0")
     return costs
