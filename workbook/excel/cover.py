@@ -31,8 +31,9 @@ SHEET_PURPOSE = {
     sheets.TCO: "rent vs buy over a monthly timeline: capex, running costs, rent, NPV, IRR, break-even",
     sheets.PL: "the cost of the cluster by year (roll-ups of the monthly cash flows), tied to the cash flows",
     sheets.CASH: "the monthly timeline: capex, running costs, tax, residual value, rent, discounting, payback",
-    sheets.WORKLOAD: "a training run's days and cost on this site; the users a GPU serves, its tokens/s and the "
-                     "cost per million tokens",
+    sheets.WORKLOAD: "a training run's days and cost on this site and its power envelope, the GPUs that hold its "
+                     "state at the ZeRO stage; the users a GPU serves, its tokens/s, prefill, the cost per million "
+                     "tokens and the tokens a day at the break-even",
     sheets.SCENARIOS: "each named scenario recalculated live: the lines its changed inputs reach",
     sheets.SCENARIOS_YEARLY: "each scenario's yearly roll-ups, recalculated live",
     sheets.DELAY: f"the built-in scenario one month late, live (its yearly roll-ups: {sheets.DELAY_YEARLY}); the "
