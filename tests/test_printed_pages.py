@@ -41,8 +41,9 @@ SITES = [EXAMPLE, ROOT / "inputs" / "b200-liquid-build.yaml", ROOT / "inputs" / 
 # its figures and page index: planned at 97, 100, 88 and 121 (2026-12-06). Issue 44's item 3 (headings wrap inside
 # the repeated columns of a sheet printed across pages; a tornado in them starts a page of its own, printed once):
 # 98, 99, 89 and 124. Issue 47: the example's workload (its Workload sheet, its inputs and their record, the Risk
-# sheet's workload rows) 102. Each limit is the pack's pages now + 2.
-PACK_PAGES = {"example": 104, "b200-liquid-build": 101, "gb200-nvl72-colo": 91,
+# sheet's workload rows) 102; its Workload sensitivity sheet (a tornado of 23 inputs printed across two pages, its
+# two charts a page each) and the Workload sheet's new rows 109. Each limit is the pack's pages now + 2.
+PACK_PAGES = {"example": 111, "b200-liquid-build": 101, "gb200-nvl72-colo": 91,
               "example-b200-upgrade": 126}  # two fleets' engineering sheets, the upgrade's and the reliability sheet
 SUMMARY_PAGES = 7  # three pages of figures at 100%, then its three charts two a page (the upgrade's: four pages of
 # figures at 97%, its fourth chart beside the last, then one a page: two a page would need 91%, which saves none)

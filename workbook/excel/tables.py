@@ -41,6 +41,9 @@ FACTS_ROW = CURRENT_ROW + 2  # figures above the table (the break-even points), 
 # as they take ("Owned cost per GPU-hour used (USD/GPU-h): change at high").
 LABEL_WIDTH, UNIT_WIDTH, INPUT_VALUE_WIDTH, RESULT_WIDTH = 40, 12, 9, 13
 CHART_ROWS = 20  # rows a 360-pixel chart takes, with a gap
+# a tornado chart is 360 pixels for up to 16 inputs and 16 pixels more for each further one, so that every input's
+# label shows (a spreadsheet skips every other category label where they would overlap)
+TORNADO_HEIGHT, TORNADO_BARS, BAR_PIXELS = 360, 16, 16
 TORNADO_WIDTH, VIEW_CHART_WIDTH = 960, 720  # pixels
 # a view's case columns: wide enough for a figure, or for a guard's words
 VIEW_WIDTH, VIEW_TEXT_MAX = 20, 44
@@ -88,15 +91,17 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     head_height = lines_height(table.header, widths, bold=True)
     ws.set_row(head, head_height, styles.header)
     first, last = head + 1, head + len(table.rows)
-    heights = [ROW_HEIGHT] * (last + 3 + CHART_ROWS * len(table.charts))
+    height = TORNADO_HEIGHT + BAR_PIXELS * max(0, len(table.rows) - TORNADO_BARS)
+    chart_rows = CHART_ROWS + math.ceil((height - TORNADO_HEIGHT) / (ROW_HEIGHT * 4 / 3))  # 4/3 pixels a point
+    heights = [ROW_HEIGHT] * (last + 3 + chart_rows * len(table.charts))
     reasons = sorted({v[5:] for row in table.rows for v in row if isinstance(v, str) and v.startswith("n/a: ")})
     if reasons:  # a cell's reason is cut by its neighbour: the row above the charts says each one whole
         text = f"n/a: the case breaks a check the model relies on: {'; '.join(reasons)}"
         ws.merge_range(last + 2, 0, last + 2, first_page, text, styles.text)
         heights[last + 2] = lines_height(text, sum(widths[:first_page + 1]))
     for k, spec in enumerate(table.charts):
-        chart = _tornado_chart(wb, ws.name, spec, first, last)
-        ws.insert_chart(last + 3 + k * CHART_ROWS, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
+        chart = _tornado_chart(wb, ws.name, spec, first, last, height)
+        ws.insert_chart(last + 3 + k * chart_rows, 0, chart, {"y_offset": 3})  # below the edge a page breaks at
     ws.freeze_panes(head + 1, 1)
     heights[0], heights[1], heights[head], heights[CURRENT_ROW] = title_row, note_height, head_height, current_height
     for row, height in {**fact_heights, **row_heights}.items():
@@ -104,7 +109,7 @@ def write_table(wb: xlsxwriter.Workbook, ws: Any, styles: Styles, table: Any, pa
     for row, height in enumerate(heights):
         if row not in (head,):
             ws.set_row(row, height)
-    spans = [(last + 3 + k * CHART_ROWS, last + 2 + (k + 1) * CHART_ROWS) for k in range(len(table.charts))]
+    spans = [(last + 3 + k * chart_rows, last + 2 + (k + 1) * chart_rows) for k in range(len(table.charts))]
     # what prints: the table on every page across; the reasons' row and the charts on the first only
     blocks = [Block((0, last), (0, len(widths) - 1)), *(Block(span, (0, first_page)) for span in spans)]
     if reasons:
@@ -171,7 +176,8 @@ def _write_rows(ws: Any, styles: Styles, table: Any, head: int, widths: list[flo
     return heights
 
 
-def _tornado_chart(wb: xlsxwriter.Workbook, sheet: str, spec: dict[str, Any], first: int, last: int) -> Any:
+def _tornado_chart(wb: xlsxwriter.Workbook, sheet: str, spec: dict[str, Any], first: int, last: int,
+                   height: int) -> Any:
     """One result's change per input: a bar at low and one at high side by side (neither hides the other when
     both move the same way), the inputs' labels at the left edge, clear of the bars either side of zero."""
     chart = wb.add_chart({"type": "bar"})
@@ -188,7 +194,7 @@ def _tornado_chart(wb: xlsxwriter.Workbook, sheet: str, spec: dict[str, Any], fi
     chart.set_x_axis({"num_format": spec["fmt"], "num_font": {"size": CHART_FONT},  # readable at its scale
                       "major_gridlines": {"visible": True}})
     chart.set_legend({"position": "bottom"})
-    chart.set_size({"width": TORNADO_WIDTH, "height": 360})
+    chart.set_size({"width": TORNADO_WIDTH, "height": height})
     return chart
 
 
