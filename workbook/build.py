@@ -214,12 +214,18 @@ def named_parts(site: Site) -> dict[str, str]:
 # ---------------------------------------------------------------- analyse
 
 
+def whole_month_steps(t: Inputs) -> dict[str, float]:
+    """The inputs a tornado moves by a whole-month step either way, not a share: the useful life and the lead
+    time, each by its step (the TCO's inputs)."""
+    return {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
+
+
 def decision_tornado(book: Book, inputs: AllInputs, money: tco.TcoOut) -> Table:
     """The tornado on the decision: what moves the NPV advantage of buying (by more than 1% of the NPV of owning),
     with the break-even utilisation beside it; and above it, the break-even utilisation and rent change."""
     specs = all_specs()
     t = inputs.tco
-    steps = {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
+    steps = whole_month_steps(t)
     table = sensitivity.tornado(book, specs, all_rules(), [money.npv_advantage.id, money.break_even_utilisation.id],
                                 float(t.choice("sensitivity_swing")), scale=money.npv_own.id, steps=steps)
     rent = next(spec for spec in specs if spec.key == inputs.tco.rent_price_change.id)
@@ -233,7 +239,7 @@ def workload_tornado(book: Book, inputs: AllInputs, work: workload.WorkloadOut) 
     more than 1% of either), the widest share first; the same swings and steps as the decision's, the model's size
     swung whole (its active parameters in proportion: a dense model's are all of them)."""
     t = inputs.tco
-    steps = {t.useful_life.id: float(t.choice("life_swing")), t.lead_time.id: float(t.choice("lead_time_swing"))}
+    steps = whole_month_steps(t)
     fp8 = next(serving for serving in work.serving if serving.precision == "fp8")
     return sensitivity.tornado(book, all_specs(), all_rules(), [work.run_cost_owned.id, fp8.cost_owned.id],
                                float(t.choice("sensitivity_swing")), steps=steps, sheet=sheets.WORKLOAD_SENSITIVITY,

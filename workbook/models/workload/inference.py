@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbook.book.book import SheetBuilder
+from workbook.formula.expr import Node
 from workbook.formula.functions import all_, floor, max_, min_, only_if, safe_div, where
 from workbook.formula.line import BOOL, COUNT, Line
 from workbook.models.base import Inputs
-from workbook.models.workload.training import PRICES
+from workbook.models.workload.training import PRICES, peak_at
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,13 @@ def _break_even(s: SheetBuilder, m: Market, p: str, rate: Line, groups: Line) ->
                   "serve fewer a day and renting is cheaper; 0: owning is cheaper at any use", fmt="#,##0")
 
 
+def compute_bound(w: Inputs, precision: str, efficiency: Line) -> Node:
+    """Tokens/s a tensor-parallel group's compute gives at a share of its dense peak: the forward pass's FLOP per
+    active parameter a token (decode and prefill alike)."""
+    return (w.tensor_parallel * peak_at(w, precision) * efficiency
+            / (w.decode_flops_per_parameter_token * w.active_parameters))
+
+
 def _decode(s: SheetBuilder, w: Inputs, p: str, weights: Line, kv: Line, users: Line) -> Line:
     """Decode tokens/s a group gives: bounded by the bytes a step reads and by the FLOPs a token takes."""
     title = p.upper()
@@ -106,10 +114,8 @@ def _decode(s: SheetBuilder, w: Inputs, p: str, weights: Line, kv: Line, users: 
                           / (weights + users * w.context * kv),
                           "users x group bandwidth x efficiency / (weights + users x context x KV per token)",
                           fmt="#,##0")
-    peak = w.gpu_fp8_peak if p == "fp8" else w.gpu_bf16_peak
     by_compute = s.calc(f"{p}_decode_compute", f"Decode tokens/s a group's compute allows ({title})", "token/s",
-                        w.tensor_parallel * peak * w.decode_efficiency
-                        / (w.decode_flops_per_parameter_token * w.active_parameters),
+                        compute_bound(w, p, w.decode_efficiency),
                         "group GPUs x peak x efficiency / (FLOP per parameter per token x active parameters)",
                         fmt="#,##0")
     rate = s.calc(f"{p}_tokens_per_second", f"Decode tokens/s per group, the lesser binds ({title})", "token/s",
@@ -127,10 +133,8 @@ def _throughput(s: SheetBuilder, w: Inputs, m: Market, p: str, rate: Line, group
     site = s.calc(f"{p}_site_tokens_per_second", f"Decode tokens/s of the site at the planned utilisation ({title})",
                   "token/s", groups * rate * m.utilisation, "groups x tokens/s a group x utilisation (TCO sheet)",
                   fmt="#,##0")
-    peak = w.gpu_fp8_peak if p == "fp8" else w.gpu_bf16_peak
     prefill = s.calc(f"{p}_prefill_tokens_per_second", f"Prefill tokens/s per group, compute-bound ({title})",
-                     "token/s", w.tensor_parallel * peak * w.prefill_efficiency
-                     / (w.decode_flops_per_parameter_token * w.active_parameters),
+                     "token/s", compute_bound(w, p, w.prefill_efficiency),
                      "group GPUs x peak x prefill efficiency / (FLOP per parameter per token x active parameters)",
                      fmt="#,##0")
     s.calc(f"{p}_prefill_seconds", f"Seconds to prefill a user's whole context ({title})", "s",

@@ -48,9 +48,14 @@ def define_training(s: SheetBuilder, w: Inputs, c: Cluster) -> Training:
     return Training(flops, days, target, gpus, nodes, _cost(s, c, moves, days, writing))
 
 
+def peak_at(w: Inputs, precision: str) -> Line:
+    """The GPU's dense peak at a precision ("bf16" or "fp8")."""
+    return w.gpu_fp8_peak if precision == "fp8" else w.gpu_bf16_peak
+
+
 def peak_of(w: Inputs) -> Line:
     """The GPU's dense peak at the training precision."""
-    return w.gpu_fp8_peak if w.choice("training_precision") == "fp8" else w.gpu_bf16_peak
+    return peak_at(w, w.choice("training_precision"))
 
 
 def _compute(s: SheetBuilder, w: Inputs, c: Cluster) -> tuple[Line, Line, Line, Line, Line]:
