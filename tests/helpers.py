@@ -5,17 +5,22 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
+import functools
 import io
 import os
 import random
 import re
 import resource
+import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import openpyxl
@@ -25,9 +30,10 @@ from openpyxl.formula.tokenizer import Token, Tokenizer
 from tests.conftest import EXAMPLE, ROOT
 from workbook import cli
 from workbook.analysis import summary
-from workbook.api import load
+from workbook.api import Model, load, save
 from workbook.book.book import Book
-from workbook.build import present
+from workbook.build import Loaded, load_all, present
+from workbook.excel.layout import Layout
 from workbook.models import ENGINEERING, all_rules, all_specs, reliability
 from workbook.models.bom import bom
 from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
@@ -282,6 +288,38 @@ def filled(issued: tuple[Path, Path], out: Path, prices: dict[str, tuple[Any, An
         edit(wb)
     wb.save(out)
     return out
+
+
+FEW_SAMPLES = 200  # risk samples for a test of the build's steps, not of the risk's figures
+
+
+def load_sampling_little(site_path: Path | str) -> Loaded:
+    """load_all of a site, its risk: section (where it has one) drawing FEW_SAMPLES instead of its own count: every
+    step of the build runs, at a twentieth of the example's 10,000 samples' cost."""
+    loaded = load_all(site_path)
+    if loaded.risk is None:
+        return loaded
+    return dataclasses.replace(loaded, risk=dataclasses.replace(loaded.risk, samples=FEW_SAMPLES))
+
+
+@functools.cache
+def example_model() -> Model:
+    """The example's model, built once per test process and shared by every test that only reads it (a build is
+    about 4 CPU-seconds, most of them its 10,000 risk samples). Nothing can change it under another test: the
+    book is frozen, each value array read-only, and the mapping of values a read-only view."""
+    model = load(EXAMPLE)
+    return dataclasses.replace(model, values=MappingProxyType(model.values))
+
+
+@functools.cache
+def example_workbook() -> tuple[Model, Layout, Path]:
+    """The example's workbook, written once per test process from example_model() into a folder of its own, and
+    left read-only (a test that changes a workbook copies it first)."""
+    model = example_model()
+    path = Path(tempfile.mkdtemp(prefix="example-workbook-")) / "example.xlsx"
+    layout = save(model, path)
+    path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+    return model, layout, path
 
 
 def example_with(tmp: Path, name: str, *, risk: bool = True, **values: Any) -> Path:

@@ -24,11 +24,12 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.helpers import load_sampling_little
 from workbook import build
 from workbook.analysis import sensitivity
 from workbook.analysis.risk import analysis as risk_analysis
 from workbook.book import book as book_module
-from workbook.build import build_book, load_all
+from workbook.build import build_book
 from workbook.formula import evaluation
 from workbook.site.quotes import quotes_path
 
@@ -246,7 +247,7 @@ def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monk
         quotes_path(path).write_text(yaml.safe_dump({"quotes": [{
             "vendor": "Acme", "date": "2026-11-30", "file": "acme.xlsx", "sha256": "0" * 64,
             "lines": {"nodes": {"unit_price": 250000, "lead_time_weeks": 12, "quantity": 1}}}]}))
-    loaded = load_all(path)
+    loaded = load_sampling_little(path)
     assert (site != "example.yaml") or set(loaded.quotes) == {"nodes"}
     import scipy.stats  # noqa: F401  the risk's lazy import: a library's own files, read once a process, not data
     with monkeypatch.context() as patched:
@@ -264,7 +265,7 @@ def test_no_value_is_parsed_while_a_book_is_defined(site: str, tmp_path: Path, m
     data.setdefault("scenarios", {})["dearer_power"] = {"tco.electricity_price": "0.2 USD/kWh"}
     path = tmp_path / "inputs" / site
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    loaded = load_all(path)
+    loaded = load_sampling_little(path)
     assert loaded.site.scenarios["dearer_power"]["tco.electricity_price"].magnitude == pytest.approx(0.2)
     with monkeypatch.context() as patched:
         assert "workbook.site.values" in _no_value_parsed(patched)
@@ -277,7 +278,7 @@ def test_no_model_places_its_charts_views_or_grids_itself(site: str, monkeypatch
     """The models return what they show (charts, views, grids, the Cover's headline) with their outputs, and the
     book places it in one step after every line is defined: with that step left out, the book has none of it;
     with it, it has each kind."""
-    loaded = load_all(ROOT / "inputs" / site)
+    loaded = load_sampling_little(ROOT / "inputs" / site)
     placed = build_book(loaded)
     assert placed.charts and placed.grids and placed.headline and placed.tables
     with monkeypatch.context() as patched:
@@ -293,7 +294,7 @@ def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
     """Define, then evaluate, then define what shows results: no evaluation while the models define their lines
     (and the scenarios their copies), and the tornado's and the risk's evaluations add no line; the steps are the
     book."""
-    loaded = load_all(ROOT / "inputs" / site)
+    loaded = load_sampling_little(ROOT / "inputs" / site)
     with monkeypatch.context() as patched:
         def refuse(*args: object, **kwargs: object) -> None:
             raise AssertionError("the book was evaluated while the models defined it")

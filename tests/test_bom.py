@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
+from tests.helpers import example_model
 from workbook.api import Model, load
 
 GB200 = EXAMPLE.parent / "gb200-nvl72-colo.yaml"
@@ -23,7 +24,7 @@ def v(model: Model, line_id: str) -> float:
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 @pytest.mark.slow
@@ -149,7 +150,7 @@ def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
     site.write_text(yaml.safe_dump(data, sort_keys=False))
     bought = load(site)
     assert v(bought, "bom.racks_cost") + v(bought, "bom.pdus_cost") == 39 * 2500 + 142 * 3000
-    assert v(bought, "bom.total") - v(load(EXAMPLE), "bom.total") == pytest.approx(523_500 * 1.01, rel=1e-12)
+    assert v(bought, "bom.total") - v(example_model(), "bom.total") == pytest.approx(523_500 * 1.01, rel=1e-12)
 
 
 @pytest.mark.slow
@@ -205,7 +206,7 @@ def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     assert v(m, "fabric.single_mode_transceivers_total") == 740
     for check in ("bom.transceivers_tie_out", "bom.single_mode_tie_out", "bom.cables_tie_out"):
         assert v(m, check) == 1
-    base = load(EXAMPLE)
+    base = example_model()
     assert v(m, "bom.total_network") - v(base, "bom.total_network") == pytest.approx(
         (740 * (400 - 150) + (276 + 96) * (120 - 150)) * 1.01, rel=1e-12)  # and 1% shipping on the difference
     # power: the single-mode modules at 4.5 W instead of 3.5 W, in the racks and (the node ports) in the nodes

@@ -15,7 +15,7 @@ import xlsxwriter
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import assert_one_line_error, bad_site, invoke, run
+from tests.helpers import assert_one_line_error, bad_site, example_model, invoke, run
 from workbook import api, cli
 from workbook.api import load
 from workbook.excel.layout import NAME
@@ -169,7 +169,7 @@ def test_evaluate_json_schema_and_cells(good: Path) -> None:
     assert data["site"] == BASE["site"]
     assert isinstance(data["lines"], dict) and len(data["lines"]) >= 40
 
-    model = load(EXAMPLE)
+    model = example_model()
     wb = openpyxl.load_workbook(good)
     cached = openpyxl.load_workbook(good, data_only=True)
     calculated = [line for line in model.book.lines.values() if line.kind != "input"]

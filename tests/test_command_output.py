@@ -13,8 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from tests.helpers import BASE, run, site_with
-from workbook.api import load
+from tests.helpers import BASE, example_model, run, site_with
 from workbook.build import load_all
 from workbook.excel.figure_text import figure, number
 from workbook.site.errors import InputError, InputErrors, closest
@@ -44,7 +43,7 @@ def test_the_json_keeps_the_cells_values_and_says_so() -> None:
     proc = run("evaluate", EXAMPLE, "--json")
     data = json.loads(proc.stdout)
     assert "a share as a fraction (0.75 is 75%)" in data["values"]
-    built = load(EXAMPLE, risk=False).values["tco.break_even_utilisation"].item()  # the cell's value, unformatted
+    built = example_model().values["tco.break_even_utilisation"].item()  # the cell's value, unformatted
     assert 0 < built < 1 and data["lines"]["tco.break_even_utilisation"]["value"] == pytest.approx(built, rel=1e-12)
 
 
@@ -59,7 +58,7 @@ def test_a_number_as_its_format_shows_it(fmt: str, x: float, shown: str) -> None
 
 
 def test_money_shows_one_more_decimal_than_the_sheet() -> None:
-    example = load(EXAMPLE)
+    example = example_model()
     line = example.book.lines["tco.capex"]
     usd = float(example.values[line.id].item())
     assert figure(line, np.array([[usd]])) == f"{usd / 1e6:,.2f} MUSD"

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import example_model
 from tests.strategies import COOLANTS, sites
 from workbook.api import Model, load
 from workbook.formula.units import Q_
@@ -50,7 +51,7 @@ def value(model: Model, line_id: str, unit: str | None = None) -> Any:
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import B200, two_fleets, unresolved_references
+from tests.helpers import B200, example_model, two_fleets, unresolved_references
 from tests.parity import Built, check
 from workbook.api import Model, build, load, save
 from workbook.book import sheets
@@ -34,7 +34,7 @@ SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 @pytest.mark.slow

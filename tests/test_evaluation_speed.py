@@ -19,7 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE, ROOT
+from tests.conftest import ROOT
+from tests.helpers import example_model
 from workbook.analysis.sensitivity import validity_checks
 from workbook.api import load
 from workbook.book.book import Book
@@ -154,7 +155,7 @@ def test_scenarios_as_rows_are_their_copies_evaluated_one_by_one(books: dict[str
 
 @pytest.mark.slow
 def test_a_scenario_copy_that_is_not_its_base_formula_is_evaluated_as_written() -> None:
-    book = load(EXAMPLE).book
+    book = example_model().book
     mapping = next(iter(book.scenarios.values()))
     copy = next(line for line in mapping.values() if line.kind == "calc" and line.axis is None)
     changed = book.replaced(dataclasses.replace(copy, formula=copy.formula * 2))  # not a row of its base line
@@ -389,10 +390,8 @@ def test_a_scenario_copy_that_still_reads_the_base_line_is_evaluated_as_written(
     """The batched scenarios may stand in for a copy only when it is its base formula re-pointed: a copy left
     reading the base case's line (a book derived with it) is evaluated as written (what LibreOffice computes); a
     line in a book cannot change, so the plan cached for a book stays true."""
-    from tests.conftest import EXAMPLE
-    from workbook.api import load
 
-    book = load(EXAMPLE).book
+    book = example_model().book
     copy = book.scenarios["low_utilisation"]["tco.energy_cost"]
     base = book.lines["tco.energy_cost"]
     batched = book.evaluate()[copy.id].item()

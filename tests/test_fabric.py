@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.helpers import example_model
 from tests.strategies import sites
 from workbook.api import Model, load
 from workbook.site.templates import load_catalog
@@ -147,7 +148,7 @@ def test_10000_gpus_spine_core_links_count_the_ports_used() -> None:
     their plane's cores): the 2 planes the part-filled leaves reach take 9 x 32 + 32 = 320 links, ROUNDUP(320 /
     64) = 5 cores each; the other 30 take 9 x 32 + 24 = 312, also 5 each: 2 x 5 + 30 x 5 = 160 cores, not the
     157 of ROUNDUP(10,000 / 64) pooled (a core cannot take links from two planes' spines)."""
-    v = load(EXAMPLE).book.evaluate({"power.gpus": np.array([10000.0])})
+    v = example_model().book.evaluate({"power.gpus": np.array([10000.0])})
     assert column(v, "fabric.leaves") == [320] and column(v, "fabric.tiers") == [3]
     assert column(v, "fabric.full_spine_groups") == [9]
     assert column(v, "fabric.mixed_group_full_leaves") == [24]
@@ -195,7 +196,7 @@ def test_example_storage_network_follows_the_sized_storage_and_tapers() -> None:
     6 full leaves and one with 10 (ROUNDUP(10 / 2.5) = 4 uplinks): 7 leaves; a spine gives each ROUNDDOWN(64 / 7)
     = 9 links, so at least ROUNDUP(18 / 9) = 2 spines, and 2 x 9 = 18 fits 19 ports up: 2 spines. Leaf-spine links
     6 x 18 + 2 x ROUNDUP(4 / 2) = 112. Transceivers: 280 endpoint ports, 140 leaf cages, 2 x 56 = 532."""
-    v = load(EXAMPLE).values
+    v = example_model().values
     assert column(v, "fabric.storage_node_ports") == [256] and column(v, "fabric.storage_server_ports") == [24]
     assert column(v, "fabric.storage_endpoints") == [280]
     assert column(v, "fabric.storage_leaf_ratio") == [2.5]
@@ -353,7 +354,7 @@ def test_node_side_transceivers_are_counted_once_in_power(tmp_path: Path) -> Non
     the switch side alone, 1,536 x 15 + (140 + 112) x 15 + (276 + 192) x 3.5 = 28,458 W (it was every transceiver,
     40.3 kW, in the network racks). The energy bill's load puts them back once: IT - 95.05 + 11.574 kW.
     Without a vendor maximum the component sum is the node's power and does not hold them: all 11.574 kW added."""
-    v = {k: float(x.reshape(-1)[0]) for k, x in load(EXAMPLE).values.items()}
+    v = {k: float(x.reshape(-1)[0]) for k, x in example_model().values.items()}
     assert v["fabric.node_optics_power"] == pytest.approx((512 * 15 + 256 * 9 + 256 * 3.5) / 1000)
     assert v["power.node_optics_wall_power"] == pytest.approx(10.88 / 0.94)
     assert v["power.node_optics_added_power"] == 0
@@ -384,7 +385,7 @@ def test_example_in_band_network_in_leaf_pairs() -> None:
     2 spines, 96 leaf-spine links, 8 switches; 3 x 2 = 6 peer-link copper cables. Transceivers 256 + 16 at the
     nodes and servers, 276 leaf cages, 2 x 96 leaf-spine = 740; power 8 x 500 W and (276 + 192) x 3.5 W in the
     network racks, 256 x 3.5 W in the nodes."""
-    v = {k: float(x.reshape(-1)[0]) for k, x in load(EXAMPLE).values.items()}
+    v = {k: float(x.reshape(-1)[0]) for k, x in example_model().values.items()}
     assert (v["fabric.inband_node_ports"], v["fabric.inband_server_ports"]) == (256, 16)
     assert v["fabric.inband_endpoints"] == 276 and v["fabric.inband_ports_per_side"] == 138
     assert (v["fabric.inband_leaf_down_ports"], v["fabric.inband_leaf_up_ports"]) == (46, 16)
@@ -518,7 +519,7 @@ def test_oversubscription_moves_ports_up_to_down(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_example_site_fabric_feeds_the_power_chain() -> None:
-    model = load(EXAMPLE)
+    model = example_model()
     v = {k: float(x.reshape(-1)[0]) for k, x in model.values.items()}
     assert (v["fabric.tiers"], v["fabric.leaves"], v["fabric.spines"], v["fabric.cores"]) == (2, 32, 16, 0)
     assert v["fabric.switches"] == 48  # the DGX SuperPOD H100 4-SU compute fabric: 32 leaves + 16 spines
@@ -542,7 +543,7 @@ def test_out_of_band_leaves_uplink_to_an_aggregation_pair() -> None:
     ports to a pair of the in-band switch model (SN4600C, 64 ports): 16 uplinks, 2 x ROUNDUP(16 / 128) = 2
     aggregation switches at 500 W = 1.0 kW, shown, not added to the power chain. 4-port leaves: 92 leaves, 184
     uplinks, 2 x ROUNDUP(184 / 128) = 4. Five uplinks on a leaf with four uplink ports fail the check."""
-    book = load(EXAMPLE, risk=False).book
+    book = example_model().book
     v = book.evaluate({"fabric.oob_switch_ports": np.array([48.0, 4.0, 48.0]),
                        "fabric.oob_uplinks_per_switch": np.array([2.0, 2.0, 5.0])})
     assert column(v, "fabric.oob_switches") == [8, 92, 8]
@@ -592,15 +593,15 @@ def fabrics(draw: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module", params=["rail-optimised", "flat"])
-def example_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Model:
+def wired_example(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Model:
     return load(site_file(tmp_path_factory.mktemp("wiring"), fabric={"wiring": request.param}))
 
 
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(f=fabrics())
-def test_ports_suffice_and_more_gpus_never_need_fewer_switches(example_model: Model, f: dict[str, Any]) -> None:
-    v = example_model.book.evaluate({k: np.asarray(x, dtype=float) for k, x in f.items()})
+def test_ports_suffice_and_more_gpus_never_need_fewer_switches(wired_example: Model, f: dict[str, Any]) -> None:
+    v = wired_example.book.evaluate({k: np.asarray(x, dtype=float) for k, x in f.items()})
     c = {k: v[k][:, 0] for k in v if k.startswith("fabric.")}
     k = f["fabric.switch_radix"]
     e, tiers = c["fabric.endpoints"], c["fabric.tiers"]

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
-from tests.helpers import B200, documents_text, hand, site_file, v
+from tests.helpers import B200, documents_text, example_model, hand, site_file, v
 from workbook.analysis.risk.drivers import shapley_effects
 from workbook.analysis.risk.section import read
 from workbook.api import load
@@ -143,7 +143,7 @@ def test_a_zero_first_flow_gives_a_root_not_a_runaway(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def example() -> object:
-    return load(EXAMPLE)
+    return example_model()
 
 
 def test_two_roots_are_counted_and_the_lowest_shown(example: object) -> None:
@@ -194,7 +194,7 @@ _LOADED: dict[str, object] = {}
 
 def _EXAMPLE_BOOK() -> object:
     if "example" not in _LOADED:
-        _LOADED["example"] = load(EXAMPLE)
+        _LOADED["example"] = example_model()
     return _LOADED["example"]
 
 

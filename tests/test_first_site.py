@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLE
-from tests.helpers import BASE, invoke, site_with
+from tests.helpers import BASE, example_model, invoke, site_with
 from workbook import findings
 from workbook.api import load
 from workbook.models import all_rules, all_specs
@@ -158,7 +157,7 @@ def test_the_failing_checks_are_those_the_master_check_reads(tmp_path: Path) -> 
         "Contracted feed fits the site's available power",
         "[Contracted utility feed] <= [Utility power available at the site] (Contracted utility feed 2.28 MW; "
         "Utility power available at the site 2 MW)")]
-    assert findings.failing_checks(load(EXAMPLE)) == []
+    assert findings.failing_checks(example_model()) == []
 
 
 # ---------------------------------------------------------------- 15. a node maximum below the component sum
@@ -224,14 +223,14 @@ def test_a_site_described_node_has_its_own_name_in_the_bom_and_the_quote(tmp_pat
         "Acme 8-GPU H100 server")
     assert [s.value for s in named.book.settings if s.key == "power.node_name"] == ["Acme 8-GPU H100 server"]
     # the numbers do not depend on where the node's values come from
-    assert named.quantity("power.it_load") == load(EXAMPLE).quantity("power.it_load")
+    assert named.quantity("power.it_load") == example_model().quantity("power.it_load")
 
 
 @pytest.mark.slow
 def test_a_catalog_node_keeps_its_description_unless_the_site_names_it(tmp_path: Path) -> None:
     model = load(site(tmp_path / "s.yaml", {"power.node_name": "Our DGX"}))
     assert _node_item(model).spec == "Our DGX"
-    assert _node_item(load(EXAMPLE)).spec.startswith("NVIDIA DGX H100 (8x H100 SXM")
+    assert _node_item(example_model()).spec.startswith("NVIDIA DGX H100 (8x H100 SXM")
 
 
 @pytest.mark.parametrize("bad", ["", "x" * 101, 7])

@@ -11,8 +11,8 @@ import numpy as np
 import openpyxl
 import pytest
 
-from tests.conftest import EXAMPLE
-from workbook.api import Model, build, load
+from tests.helpers import example_model, example_workbook
+from workbook.api import Model
 from workbook.book import formats
 from workbook.excel.layout import UNIT, VALUE
 
@@ -22,7 +22,7 @@ KUSD = '#,##0,_);(#,##0,);"-"_)'  # 240,000 shows as 240
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 def shown(m: Model, key: str) -> formats.Shown:
@@ -87,8 +87,7 @@ def test_signed_changes() -> None:
 def test_the_built_example_reads_as_a_finance_reader_expects(tmp_path: Path) -> None:
     """In the file: no number format in scientific notation, one unit style (m², never m^2), the Summary's NPV
     advantage in MUSD, and the Sensitivity's changes in signed percentage points."""
-    out = tmp_path / "example.xlsx"
-    _, layout = build(EXAMPLE, out)
+    _, layout, out = example_workbook()
     wb = openpyxl.load_workbook(out)
     sci, caret = [], []
     for ws in wb.worksheets:

@@ -23,9 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE
-from tests.helpers import binomial_quantile_exactly
-from workbook.api import load
+from tests.helpers import binomial_quantile_exactly, example_model
 from workbook.book.book import Book
 from workbook.book.constants import constant, is_constant
 from workbook.excel.writer import write_book
@@ -457,7 +455,7 @@ def _mag(q: Any) -> float:
 
 @pytest.mark.slow
 def test_every_example_line_agrees_with_an_independent_pint_evaluation() -> None:
-    model = load(EXAMPLE)
+    model = example_model()
     book = model.book
     values = book.evaluate()
     pe = PintEvaluator(book)
@@ -706,7 +704,7 @@ def _inputs(book: Book, rng: np.random.Generator, n: int) -> dict[str, np.ndarra
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_batch_gives_the_same_as_single_evaluations(seed: int) -> None:
-    book = load(EXAMPLE).book
+    book = example_model().book
     rng = np.random.default_rng(seed)
     n = 25
     overrides = _inputs(book, rng, n)
@@ -730,7 +728,7 @@ def test_a_batch_gives_the_same_as_single_evaluations(seed: int) -> None:
 
 @pytest.mark.slow
 def test_a_batch_of_one_override_broadcasts_every_line() -> None:
-    book = load(EXAMPLE).book
+    book = example_model().book
     tdp = np.array([500.0, 700.0, 1000.0])
     out = book.evaluate({"power.gpu_tdp": tdp})
     for key, v in out.items():
@@ -742,6 +740,6 @@ def test_a_batch_of_one_override_broadcasts_every_line() -> None:
 
 @pytest.mark.slow
 def test_evaluate_refuses_an_override_that_is_not_an_input() -> None:
-    book = load(EXAMPLE).book
+    book = example_model().book
     with pytest.raises(KeyError):
         book.evaluate({"power.it_load": np.array([1.0])})

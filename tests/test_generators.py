@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
-from tests.helpers import B200, site_file, v
+from tests.helpers import B200, example_model, site_file, v
 from workbook.api import load
 from workbook.book.document import engineering_copy
 from workbook.site.errors import InputError
@@ -24,7 +24,7 @@ from workbook.site.errors import InputError
 
 @pytest.fixture(scope="module")
 def example() -> object:
-    return load(EXAMPLE)
+    return example_model()
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import fixed_seed
+from tests.conftest import ROOT
+from tests.helpers import example_model, fixed_seed
 from workbook.api import load
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scenario_overlays, stacked
 from workbook.formula.overrides import OverrideError, UnknownInput
@@ -23,7 +23,7 @@ RANDOM_INPUTS = {"tco.utilisation": (0.3, 1.0), "tco.electricity_price": (0.03, 
 
 @pytest.fixture(scope="module")
 def example() -> Any:
-    return load(EXAMPLE)
+    return example_model()
 
 
 @pytest.mark.slow

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import B200, BASE, site_file, v
+from tests.helpers import B200, BASE, example_model, site_file, v
 from workbook.api import load
 
 SQRT3 = math.sqrt(3)
@@ -19,9 +19,8 @@ SQRT3 = math.sqrt(3)
 
 @pytest.fixture(scope="module")
 def example() -> object:
-    from tests.conftest import EXAMPLE
 
-    return load(EXAMPLE)
+    return example_model()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import binomial_quantile_exactly
+from tests.helpers import binomial_quantile_exactly, example_model
 from tests.parity import build_all, check
 from workbook.api import Model, load
 from workbook.models import ENGINEERING
@@ -46,7 +46,7 @@ def v(model: Model | dict[str, np.ndarray], line_id: str) -> float:
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 def site_file(tmp: Path, name: str, base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:

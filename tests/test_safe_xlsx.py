@@ -22,7 +22,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from tests.conftest import EXAMPLE
+from tests.helpers import example_workbook
 from workbook.libreoffice.sheet_reader import as_number
 from workbook.returned import safe_xlsx
 from workbook.returned.safe_xlsx import LIMITS, Cell, Limits, UntrustedFile, read_returned
@@ -204,10 +204,7 @@ def test_reads_an_openpyxl_workbook(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_reads_our_own_workbook_as_a_reviewer_returns_it(tmp_path: Path) -> None:
     """A reviewer's copy of the workbook we built passes every rule, and every cell reads as openpyxl reads it."""
-    from workbook.api import build
-
-    path = tmp_path / "example.xlsx"
-    build(EXAMPLE, path)
+    _, _, path = example_workbook()
     returned = read_returned(path, ["Inputs", "Summary"])
     book = openpyxl.load_workbook(path)
     for sheet, cells in returned.cells.items():

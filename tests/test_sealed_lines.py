@@ -10,8 +10,7 @@ import operator
 
 import pytest
 
-from tests.conftest import EXAMPLE
-from workbook.api import load
+from tests.helpers import example_model
 from workbook.book.book import Book, FrozenBook
 from workbook.formula import evaluation
 from workbook.formula.expr import FormulaError
@@ -20,7 +19,7 @@ from workbook.formula.line import Line
 
 @pytest.fixture(scope="module")
 def book() -> Book:
-    return load(EXAMPLE).book
+    return example_model().book
 
 
 @pytest.mark.parametrize("field", ["formula", "opening", "value", "label", "axis", "bounds", "year_keys", "extra"])

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
+from tests.helpers import example_workbook
 from workbook.api import Model, build
 from workbook.book.formats import negatives_in_parentheses
 from workbook.book.sheets import SENSITIVITY
@@ -40,8 +41,7 @@ class Built:
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    path = tmp_path_factory.mktemp("sensitivity") / "example.xlsx"
-    model, layout = build(EXAMPLE, path)
+    model, layout, path = example_workbook()
     return Built(path, model, layout, openpyxl.load_workbook(path)[SENSITIVITY])
 
 

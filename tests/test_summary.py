@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from workbook.api import Model, build, load, save
+from tests.helpers import example_model, example_workbook
+from workbook.api import Model, load, save
 from workbook.book import sheets
 from workbook.book.document import engineering_copy
 from workbook.excel.layout import VALUE
@@ -33,7 +34,7 @@ ANSWER_FIGURES = ["tco.reserved_share", "tco.npv_advantage", "tco.npv_advantage_
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 def summary_rows(model: Model) -> list[Any]:
@@ -121,8 +122,7 @@ def test_a_value_with_a_published_source_is_not_listed(tmp_path: Path) -> None:
 def test_the_workbook_opens_on_the_answer_and_puts_the_inputs_behind_the_results(tmp_path: Path) -> None:
     """Sheet order: the Cover, the Summary, the models, ..., the Inputs, the Checks. The Summary's first value
     cell is the sentence, in the worded format with MUSD chosen by the figure's size."""
-    out = tmp_path / "example.xlsx"
-    _, layout = build(EXAMPLE, out)
+    _, layout, out = example_workbook()
     wb = openpyxl.load_workbook(out)
     names = wb.sheetnames
     assert names[:2] == [sheets.COVER, sheets.SUMMARY]
@@ -139,8 +139,7 @@ def test_the_cover_repeats_the_answer_live(tmp_path: Path) -> None:
     """The pack's first page is the Cover: under its title, the answer, a reference to the Summary's row
     (=summary_answer) in that row's format, in the row that was blank (the upgrade's Cover fits its page at 45%);
     the engineering copy, which has no Summary, has no answer."""
-    out = tmp_path / "example.xlsx"
-    model, _ = build(EXAMPLE, out)
+    model, _, out = example_workbook()
     ws = openpyxl.load_workbook(out)[sheets.COVER]
     labels = [ws.cell(r, 1).value for r in range(1, 30)]
     assert labels[:2] == ["GPU site workbook", "The answer"]

@@ -19,8 +19,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import B200, hand, site_file, v
+from tests.conftest import ROOT
+from tests.helpers import B200, example_model, example_workbook, hand, site_file, v
 from workbook.analysis.scenarios import lines_used
 from workbook.api import build, evaluation, load
 from workbook.excel.layout import FIRST_PERIOD
@@ -126,7 +126,7 @@ def test_no_gpu_hours_shows_a_message_not_div0(tmp_path: Path, libreoffice: str)
     assert evaluation(model)["lines"]["tco.owned_cost_per_gpu_hour"]["value"] is None
 
 
-EXAMPLE_BOOK = load(EXAMPLE).book
+EXAMPLE_BOOK = example_model().book
 
 
 @pytest.mark.slow
@@ -500,7 +500,7 @@ def test_tornado_case_that_the_timeline_cannot_hold_is_not_a_number(tmp_path: Pa
 
 @pytest.mark.slow
 def test_sensitivity_row_is_the_model_evaluated_with_that_input(tmp_path: Path) -> None:
-    model = load(EXAMPLE)
+    model = example_model()
     [table] = [t for t in model.book.tables if t.sheet == "Sensitivity"]  # the Risk sheet's is the other
     assert len(table.inputs) == len(table.rows)  # each row's input, as the Summary's list of estimates reads it
     for key, row in zip(table.inputs[:3], table.rows[:3], strict=True):
@@ -519,8 +519,8 @@ def test_same_formula_across_every_period(tmp_path: Path) -> None:
     too unless the row gives its opening there."""
     from openpyxl.formula.translate import Translator
 
-    model, layout = build(EXAMPLE, tmp_path / "e.xlsx")
-    wb = openpyxl.load_workbook(tmp_path / "e.xlsx")
+    model, layout, path = example_workbook()
+    wb = openpyxl.load_workbook(path)
     checked = 0
     for line in model.book.lines.values():
         if not line.series or line.kind == "input":

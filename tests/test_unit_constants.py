@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import two_fleets, unresolved_references
+from tests.helpers import example_model, two_fleets, unresolved_references
 from tests.parity import build_all, check
 from workbook.api import Model, load, save
 from workbook.book.book import Book
@@ -36,7 +36,7 @@ _NUMBER = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'!|[A-Za-z_$][A-Za-z0-9_
 
 @pytest.fixture(scope="module")
 def example() -> Model:
-    return load(EXAMPLE)
+    return example_model()
 
 
 def numbers(formula: str) -> list[float]:

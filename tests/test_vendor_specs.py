@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLE
-from tests.helpers import BASE, site_with
+from tests.helpers import BASE, example_model, site_with
 from workbook.api import load
 from workbook.returned.vendor_copy import QuoteRow, quote_rows
 
@@ -19,7 +18,7 @@ from workbook.returned.vendor_copy import QuoteRow, quote_rows
 def rows_of(tmp_path: Path, node: str | None = None, gpu: str | None = None) -> dict[str, QuoteRow]:
     """The vendor's copy's rows of the example, or of the example on another catalog node, by key."""
     if node is None:
-        model = load(EXAMPLE)
+        model = example_model()
     else:
         path = tmp_path / "s.yaml"
         path.write_text(yaml.safe_dump(site_with(None, (), catalog={**BASE["catalog"], "gpu": gpu, "node": node}),
@@ -64,7 +63,7 @@ def test_the_spare_nic_names_a_connectx_part_and_no_rating_of_the_node(tmp_path:
 def test_the_licences_state_their_years_of_cover(tmp_path: Path) -> None:
     """The fabric manager's licences are term licences for the useful life in whole years: the example's 5 years
     (tco.useful_life 60 months), on the BOM sheet's row below them and in the copy's spec."""
-    model = load(EXAMPLE)
+    model = example_model()
     assert float(model.values["bom.fabric_manager_licences_cover"].reshape(-1)[0]) == 5
     spec = {r.key: r for r in quote_rows(model.book, model.values)}["fabric_manager_licences"].spec
     assert spec.endswith("for 5 years of cover"), spec

@@ -18,6 +18,7 @@ import pytest
 from openpyxl.utils import column_index_from_string, get_column_letter
 
 from tests.conftest import EXAMPLE
+from tests.helpers import example_workbook
 from workbook.api import Model, build
 from workbook.book import sheets
 from workbook.book.constants import is_constant
@@ -45,8 +46,7 @@ class Built:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    out = tmp_path_factory.mktemp("example") / "example.xlsx"
-    model, layout = build(EXAMPLE, out)
+    model, layout, out = example_workbook()
     return Built(out, model, layout, openpyxl.load_workbook(out), openpyxl.load_workbook(out, data_only=True))
 
 

@@ -355,13 +355,28 @@ def npv(rate: Any, row: Any) -> np.ndarray:
     workbook only reads divided by the NPV of the row's absolute values (an IRR search's sign) or as a sign."""
     rate, row = np.atleast_2d(_f(rate)), np.atleast_2d(_f(row))
     batch = max(rate.shape[0], row.shape[0])
-    rate = np.broadcast_to(rate, (batch, rate.shape[1]))
-    row = np.broadcast_to(row, (batch, row.shape[1]))
+    out = np.empty((batch, rate.shape[1]))
+    block = max(1, NPV_BLOCK // rate.shape[1])  # cases at a time, so that a period's terms stay in the cache
+    for lo in range(0, batch, block):
+        hi = min(batch, lo + block)
+        out[lo:hi] = _npv_block(rate if rate.shape[0] == 1 else rate[lo:hi], row if row.shape[0] == 1 else row[lo:hi],
+                                hi - lo)
+    return out
+
+
+NPV_BLOCK = 16384  # values of a block of cases (x its rates): 128 kB a period, within a core's L2
+
+
+def _npv_block(rate: np.ndarray, row: np.ndarray, cases: int) -> np.ndarray:
+    """npv of `cases` cases; a rate shared by them (one row) is discounted once, not once a case."""
     growth = 1.0 + rate
-    out = np.zeros(rate.shape)
     factor = np.ones(rate.shape)
+    out = np.zeros((cases, rate.shape[1]))
+    term = np.empty(out.shape)
+    periods = np.ascontiguousarray(np.broadcast_to(row, (cases, row.shape[1])).T)[:, :, None]
     with np.errstate(all="ignore"):
-        for t in range(row.shape[1]):
-            factor = factor * growth
-            out = out + row[:, t : t + 1] / factor
+        for t in range(row.shape[1]):  # in place: the same operations in the same order, without a new array each
+            np.multiply(factor, growth, out=factor)
+            np.divide(periods[t], factor, out=term)
+            np.add(out, term, out=out)
     return out
