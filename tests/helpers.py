@@ -303,23 +303,33 @@ def load_sampling_little(site_path: Path | str) -> Loaded:
 
 
 @functools.cache
-def example_model() -> Model:
-    """The example's model, built once per test process and shared by every test that only reads it (a build is
-    about 4 CPU-seconds, most of them its 10,000 risk samples). Nothing can change it under another test: the
-    book is frozen, each value array read-only, and the mapping of values a read-only view."""
-    model = load(EXAMPLE)
+def site_model(name: str = EXAMPLE.name) -> Model:
+    """A site of inputs/ as its model, built once per test process and shared by every test that only reads it (the
+    example is about 3 CPU-seconds, most of them its 10,000 risk samples). Nothing can change it under another
+    test: the book is frozen, each value array read-only, and the mapping of values a read-only view."""
+    model = load(ROOT / "inputs" / name)
     return dataclasses.replace(model, values=MappingProxyType(model.values))
 
 
+def example_model() -> Model:
+    """The example's model, shared (site_model)."""
+    return site_model(EXAMPLE.name)
+
+
 @functools.cache
-def example_workbook() -> tuple[Model, Layout, Path]:
-    """The example's workbook, written once per test process from example_model() into a folder of its own, and
-    left read-only (a test that changes a workbook copies it first)."""
-    model = example_model()
-    path = Path(tempfile.mkdtemp(prefix="example-workbook-")) / "example.xlsx"
+def site_workbook(name: str = EXAMPLE.name) -> tuple[Model, Layout, Path]:
+    """A site of inputs/ as its workbook, written once per test process from site_model() into a folder of its own,
+    and left read-only (a test that changes a workbook copies it first)."""
+    model = site_model(name)
+    path = Path(tempfile.mkdtemp(prefix="site-workbook-")) / f"{Path(name).stem}.xlsx"
     layout = save(model, path)
     path.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
     return model, layout, path
+
+
+def example_workbook() -> tuple[Model, Layout, Path]:
+    """The example's workbook, shared (site_workbook)."""
+    return site_workbook(EXAMPLE.name)
 
 
 def example_with(tmp: Path, name: str, *, risk: bool = True, **values: Any) -> Path:

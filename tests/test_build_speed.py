@@ -13,7 +13,8 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from tests.conftest import ROOT
-from workbook.api import load, save
+from tests.helpers import site_model
+from workbook.api import save
 from workbook.excel import fast_formulas
 from workbook.excel.cells import CellContext, ColumnTemplate, filled
 from workbook.excel.layout import FIRST_PERIOD
@@ -72,7 +73,7 @@ def test_the_fast_path_stores_what_xlsxwriter_stores() -> None:
 
 @pytest.fixture(scope="module")
 def models() -> dict[str, Any]:
-    return {site.name: load(site) for site in SITES}
+    return {site.name: site_model(site.name) for site in SITES}
 
 
 @pytest.mark.slow

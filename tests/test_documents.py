@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import B200, example_model, two_fleets, unresolved_references
+from tests.helpers import B200, example_model, site_model, two_fleets, unresolved_references
 from tests.parity import Built, check
 from workbook.api import Model, build, load, save
 from workbook.book import sheets
@@ -96,7 +96,7 @@ def test_a_line_reading_outside_its_document_is_written_as_its_value(example: Mo
 def test_the_lines_written_as_values_are_those_whose_formula_reads_outside_the_document(site: Path) -> None:
     """as_values against a walk of every node of every held line's formula and opening, for each kind of document
     on every site: the full workbook (none), the engineering copy, and a copy of each sheet alone."""
-    book = load(site).book
+    book = site_model(site.name).book
     documents = [full_workbook(book), engineering_copy(book),
                  *(Document(f"{title} only", (title,), cover=False) for title in book.sheets)]
     for doc in documents:

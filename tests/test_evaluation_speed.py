@@ -20,9 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from tests.helpers import example_model
+from tests.helpers import example_model, site_model
 from workbook.analysis.sensitivity import validity_checks
-from workbook.api import load
 from workbook.book.book import Book
 from workbook.formula import evaluation, kernels
 from workbook.formula import spreadsheet as ss
@@ -105,7 +104,7 @@ def assert_same_bits(got: dict[str, np.ndarray], want: dict[str, np.ndarray], ke
 
 @pytest.fixture(scope="module")
 def books() -> dict[str, Book]:
-    return {path.name: load(path).book for path in SITES}
+    return {path.name: site_model(path.name).book for path in SITES}
 
 
 def _random_overrides(book: Book, n: int, seed: int) -> dict[str, np.ndarray]:

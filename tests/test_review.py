@@ -25,10 +25,10 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from tests.helpers import ATTACK_MEMORY, flooded
+from tests.helpers import ATTACK_MEMORY, example_workbook, flooded
 from tests.helpers import run as run_cli
 from workbook import cli
-from workbook.api import build, explain, load
+from workbook.api import explain, load
 from workbook.book.sheets import INPUTS
 from workbook.excel.layout import HEADER_ROW, LABEL, NAME, NOTE, VALUE
 from workbook.explain.report import bridge_lines
@@ -96,7 +96,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     folder = tmp_path_factory.mktemp("built")
     site = folder / "example.yaml"
     shutil.copyfile(EXAMPLE, site)
-    build(site, folder / "example.xlsx")
+    shutil.copyfile(example_workbook()[2], folder / "example.xlsx")  # the process's build of the same file
+    (folder / "example.xlsx").chmod(0o644)
     return site, folder / "example.xlsx"
 
 

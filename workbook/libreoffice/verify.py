@@ -211,12 +211,15 @@ def _relative(a: Any, b: Any) -> float:
     return abs(float(a) - float(b)) / max(abs(float(a)), abs(float(b)))
 
 
-def compare(original: Path, recalculated: Path | Cells, engine: str = LIBREOFFICE) -> Report:
+def compare(original: Path, recalculated: Path | Cells, engine: str = LIBREOFFICE,
+            formulas: Cells | None = None) -> Report:
     """Every formula cell's cached value in `original` against its value in `recalculated` (the engine's copy):
     a path, or that copy's values already read (`cell_values`), so a caller that reads them too reads the file
-    once. Against Gnumeric a figure may differ by rounding of the values its formula reads (see the module)."""
+    once; `formulas`: the original's formula cells already read (`formula_cells`), for a caller that compares it
+    with two engines. Against Gnumeric a figure may differ by rounding of the values its formula reads (see the
+    module)."""
     report = Report(original, engine=engine)
-    cells = formula_cells(original)
+    cells = formula_cells(original) if formulas is None else formulas
     got_cells = cell_values(recalculated) if isinstance(recalculated, str | Path) else recalculated
     operands = Operands(original, got_cells) if engine == GNUMERIC else None
     for (sheet, coord), (formula, expected) in cells.items():
