@@ -331,15 +331,16 @@ class Kahan:
         if x.shape != self.sum.shape:
             x = np.broadcast_to(x, self.sum.shape)
         active = x != 0  # add(0) returns at once
-        first = active & (self.mem == 0)  # the first non-zero value is only remembered
-        step = active & ~first
-        t = self.sum + self.mem
-        big = np.abs(self.sum) >= np.abs(self.mem)
-        with np.errstate(invalid="ignore", over="ignore"):
-            comp = np.where(big, (self.sum - t) + self.mem, (self.mem - t) + self.sum)
-        self.err = np.where(step, self.err + comp, self.err)
-        self.sum = np.where(step, t, self.sum)
-        self.mem = np.where(active, x, self.mem)
+        step = active & (self.mem != 0)  # the first non-zero value is only remembered
+        every = bool(step.all())
+        if every or step.any():  # the same arithmetic, without a selection where every case takes the step
+            s, mem = self.sum, self.mem
+            t = s + mem
+            with np.errstate(invalid="ignore", over="ignore"):
+                comp = np.where(np.abs(s) >= np.abs(mem), (s - t) + mem, (mem - t) + s)
+            self.err = self.err + comp if every else np.where(step, self.err + comp, self.err)
+            self.sum = t if every else np.where(step, t, s)
+        self.mem = x.copy() if active.all() else np.where(active, x, self.mem)
 
     def add_sum(self, other: Kahan) -> None:
         """add(const KahanSum&): its sum, error and remembered value, one after the other."""
