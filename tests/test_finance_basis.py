@@ -103,8 +103,8 @@ def _irr_roots(flows: np.ndarray) -> list[float]:
         return float(sum(f / (1 + r) ** k for k, f in enumerate(flows)))
 
     grid = np.exp(np.linspace(math.log(0.01), math.log(11.0), 4_001)) ** (1 / 12) - 1
-    k = np.arange(len(flows))
-    values = list((np.asarray(flows, float)[None, :] / (1 + grid[:, None]) ** k[None, :]).sum(axis=1))  # the grid at once
+    k = np.arange(len(flows))  # the whole grid at once
+    values = list((np.asarray(flows, float)[None, :] / (1 + grid[:, None]) ** k[None, :]).sum(axis=1))
     roots = []
     for a, b, fa, fb in zip(grid[:-1], grid[1:], values[:-1], values[1:], strict=True):
         if (fa > 0) != (fb > 0):

@@ -126,7 +126,6 @@ def test_no_gpu_hours_shows_a_message_not_div0(tmp_path: Path, libreoffice: str)
     assert evaluation(model)["lines"]["tco.owned_cost_per_gpu_hour"]["value"] is None
 
 
-EXAMPLE_BOOK = example_model().book
 
 
 @pytest.mark.slow
@@ -135,7 +134,7 @@ EXAMPLE_BOOK = example_model().book
 def test_owning_cheaper_exactly_above_break_even(price: float, util: float) -> None:
     """With no reservation, renting costs more than owning (in NPV) exactly when utilisation is above the
     break-even, which does not depend on the planned utilisation."""
-    out = EXAMPLE_BOOK.evaluate({"tco.on_demand_price": np.array([price]), "tco.utilisation": np.array([util])})
+    out = example_model().book.evaluate({"tco.on_demand_price": np.array([price]), "tco.utilisation": np.array([util])})
     own, rent = out["tco.npv_own"].item(), out["tco.npv_rent"].item()
     assert (rent > own) == (util > out["tco.break_even_utilisation"].item()) or abs(rent - own) < 1e-9 * own
 
@@ -579,9 +578,9 @@ def test_the_cost_curves_are_the_costs_at_each_utilisation_and_cross_at_the_brea
     at full use), and the NPVs' over the months). On the example the owned and rented curves cross at the
     break-even (90.4%, with the quote's shipping, licences and services in the capex): owning costs more at 90%,
     less at 100%."""
-    base = EXAMPLE_BOOK.evaluate()
+    base = example_model().book.evaluate()
     for k in (3, 7, 10):
-        at = EXAMPLE_BOOK.evaluate({"tco.utilisation": np.array([k / 10])})
+        at = example_model().book.evaluate({"tco.utilisation": np.array([k / 10])})
         assert base[f"tco.curve_owned_{k}"].item() == pytest.approx(at["tco.owned_cost_per_gpu_hour"].item(), rel=1e-9)
         assert base[f"tco.curve_rented_{k}"].item() == pytest.approx(at["tco.rented_cost_per_gpu_hour"].item(),
                                                                      rel=1e-9)
