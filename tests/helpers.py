@@ -303,11 +303,13 @@ def load_sampling_little(site_path: Path | str) -> Loaded:
 
 
 @functools.cache
-def site_model(name: str = EXAMPLE.name) -> Model:
+def site_model(name: str) -> Model:
     """A site of inputs/ as its model, built once per test process and shared by every test that only reads it (the
     example is about 3 CPU-seconds, most of them its 10,000 risk samples). Nothing can change it under another
     test: the book is frozen, each value array read-only, and the mapping of values a read-only view."""
     model = load(ROOT / "inputs" / name)
+    for v in model.values.values():
+        v.setflags(write=False)  # a calculated line's array too (the frozen book makes only the inputs' read-only)
     return dataclasses.replace(model, values=MappingProxyType(model.values))
 
 
@@ -317,7 +319,7 @@ def example_model() -> Model:
 
 
 @functools.cache
-def site_workbook(name: str = EXAMPLE.name) -> tuple[Model, Layout, Path]:
+def site_workbook(name: str) -> tuple[Model, Layout, Path]:
     """A site of inputs/ as its workbook, written once per test process from site_model() into a folder of its own,
     and left read-only (a test that changes a workbook copies it first)."""
     model = site_model(name)

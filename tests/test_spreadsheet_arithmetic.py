@@ -113,24 +113,35 @@ def _pow_operands(rng: np.random.Generator, n: int, pool_share: float) -> np.nda
     return np.where(rng.random(n) < pool_share, rng.choice(np.array(POW_POOL), n), rng.uniform(-50, 50, n))
 
 
+def _bits(x: float) -> int:
+    return np.float64(x).view(np.uint64).item()
+
+
 @SETTINGS
 @given(rows=st.integers(1, 200), columns=st.integers(1, 3), pool_share=st.sampled_from([0.0, 0.5, 0.95, 1.0]),
-       seed=st.integers(0, 2**32 - 1))
-def test_a_batch_of_powers_is_each_power_alone_to_the_bit(rows: int, columns: int, pool_share: float,
-                                                          seed: int) -> None:
-    """A batch computes each distinct pair once (by bits, so 0.0 and -0.0 stay apart), or, where its cases hold
-    pairs of their own, each pair: every element equals that pair's power alone, to the bit, however many times the
-    pairs repeat. The operands are drawn from `seed` (hypothesis prints it), mostly edge cases or mostly not."""
+       cases=st.sampled_from(["own", "shared"]), positive=st.booleans(), seed=st.integers(0, 2**32 - 1))
+def test_a_batch_of_powers_is_each_power_alone_to_the_bit(rows: int, columns: int, pool_share: float, cases: str,
+                                                          positive: bool, seed: int) -> None:
+    """Every element of a batch equals that pair's power alone, to the bit, whichever way the batch is computed:
+    cases with pairs of their own (a risk run's samples: each pair computed), or cases that share their rows (a
+    discount factor the same in every case but one: each distinct pair computed once, told apart by its bits, so
+    0.0 and -0.0 stay apart); bases of either sign (a negative base's fractional power has no value) or positive
+    only (no pair without a value: the batch is never computed pair by pair again). The operands are drawn from
+    `seed` (hypothesis prints it), mostly edge cases or mostly not."""
     rng = np.random.default_rng(seed)
-    a, b = (_pow_operands(rng, rows * columns, pool_share).reshape(rows, columns) for _ in range(2))
+    distinct = rows if cases == "own" else int(rng.integers(1, 4))
+    a, b = (_pow_operands(rng, distinct * columns, pool_share).reshape(distinct, columns) for _ in range(2))
+    if positive:
+        a = np.where(a == 0, 1.5, np.abs(a))
+    if cases == "shared":
+        pick = rng.integers(0, distinct, rows)
+        a, b = a[pick], b[pick]
     got = ss.power(a, b)
-    alone = {}
-    for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True):
-        key = (np.float64(x).view(np.uint64).item(), np.float64(y).view(np.uint64).item())
-        if key not in alone:
-            alone[key] = float(ss.power(x, y))
-    want = np.array([alone[(np.float64(x).view(np.uint64).item(), np.float64(y).view(np.uint64).item())]
-                     for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True)])
+    alone: dict[tuple[int, int], float] = {}
+    pairs = list(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True))
+    for x, y in pairs:
+        alone.setdefault((_bits(x), _bits(y)), float(ss.power(x, y)))
+    want = np.array([alone[(_bits(x), _bits(y))] for x, y in pairs])
     assert np.array_equal(got.reshape(-1).view(np.uint64), want.view(np.uint64)), (a.tolist(), b.tolist())
 
 

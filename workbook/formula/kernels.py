@@ -355,8 +355,10 @@ def npv(rate: Any, row: Any) -> np.ndarray:
     workbook only reads divided by the NPV of the row's absolute values (an IRR search's sign) or as a sign."""
     rate, row = np.atleast_2d(_f(rate)), np.atleast_2d(_f(row))
     batch = max(rate.shape[0], row.shape[0])
+    if {rate.shape[0], row.shape[0]} - {1, batch}:
+        raise ValueError(f"npv: {rate.shape[0]} cases of rates against {row.shape[0]} of values")
     out = np.empty((batch, rate.shape[1]))
-    block = max(1, NPV_BLOCK // rate.shape[1])  # cases at a time, so that a period's terms stay in the cache
+    block = max(1, NPV_BLOCK // max(1, rate.shape[1]))  # cases at a time, so that a period's terms stay in the cache
     for lo in range(0, batch, block):
         hi = min(batch, lo + block)
         out[lo:hi] = _npv_block(rate if rate.shape[0] == 1 else rate[lo:hi], row if row.shape[0] == 1 else row[lo:hi],
