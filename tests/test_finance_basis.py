@@ -187,7 +187,7 @@ def test_the_irr_shown_is_always_the_lowest_root(seed: int) -> None:
     rng = np.random.default_rng(seed)
     cases = {k: np.concatenate([rng.choice([lo, hi], 2), rng.uniform(lo, hi, 10)]) for k, (lo, hi) in
              IRR_RANGES.items()}
-    got = _EXAMPLE_BOOK().book.evaluate(cases, lines=["tco.savings_flow", "tco.irr_buy_roots", "tco.irr_buy"])
+    got = example_model().book.evaluate(cases, lines=["tco.savings_flow", "tco.irr_buy_roots", "tco.irr_buy"])
     for c in range(12):
         case = {k: float(v[c]) for k, v in cases.items()}
         roots = _irr_roots(got["tco.savings_flow"][c])
@@ -196,15 +196,6 @@ def test_the_irr_shown_is_always_the_lowest_root(seed: int) -> None:
             assert got["tco.irr_buy"][c].item() == pytest.approx(roots[0], rel=1e-8, abs=1e-10), case
         else:
             assert math.isnan(got["tco.irr_buy"][c].item()), case
-
-
-_LOADED: dict[str, object] = {}
-
-
-def _EXAMPLE_BOOK() -> object:
-    if "example" not in _LOADED:
-        _LOADED["example"] = example_model()
-    return _LOADED["example"]
 
 
 def test_the_equity_irr_is_proven_and_beside_its_hurdle() -> None:

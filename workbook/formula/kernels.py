@@ -375,7 +375,7 @@ def _npv_block(rate: np.ndarray, row: np.ndarray, cases: int) -> np.ndarray:
     factor = np.ones(rate.shape)
     out = np.zeros((cases, rate.shape[1]))
     term = np.empty(out.shape)
-    periods = np.ascontiguousarray(np.broadcast_to(row, (cases, row.shape[1])).T)[:, :, None]
+    periods = np.ascontiguousarray(row.T)[:, :, None]  # a row shared by the cases stays one row
     with np.errstate(all="ignore"):
         for t in range(row.shape[1]):  # in place: the same operations in the same order, without a new array each
             np.multiply(factor, growth, out=factor)
