@@ -265,12 +265,15 @@ class Node(Operand):
         out: list[Node] = []
         for attr in self.NODES:
             v = getattr(self, attr)
-            out.extend(v if isinstance(v, list | tuple) else (v,))
+            if isinstance(v, list | tuple):
+                out.extend(v)
+            else:
+                out.append(v)
         return tuple(out)
 
     def lines(self) -> tuple[LineRef, ...]:
         """The lines this node reads itself (not through its children)."""
-        return tuple(getattr(self, attr) for attr in self.LINES)
+        return tuple([getattr(self, attr) for attr in self.LINES]) if self.LINES else ()
 
     def rebuilt(self, mapping: dict[str, LineRef], memo: dict[int, Node] | None = None) -> Node:
         """This tree with every line in `mapping` (by id) replaced; parts that read none of them are shared.
@@ -322,8 +325,11 @@ class Node(Operand):
     def read_ids(self) -> tuple[str, ...]:
         """The ids of the lines this tree reads (values, previous periods, whole rows, roll-up keys), each once,
         in the order walk() meets them. Computed once per node (a node is immutable; parts are shared)."""
-        ids = dict.fromkeys(line.id for line in self.lines())
-        for c in self.children():
+        kids = self.children()
+        if not self.LINES and len(kids) == 1:  # a conversion, a negation, a function of one part: its part's
+            return kids[0].read_ids
+        ids = dict.fromkeys([line.id for line in self.lines()])
+        for c in kids:
             ids.update(dict.fromkeys(c.read_ids))
         return tuple(ids)
 

@@ -51,8 +51,10 @@ Q_ = ureg.Quantity
 Unit = ureg.Unit
 
 
+@functools.lru_cache(maxsize=4096)
 def unit(text: str) -> pint.Unit:
-    """Parse a unit string; the empty string is dimensionless."""
+    """Parse a unit string; the empty string is dimensionless. Parsed once per string (a book names a few hundred
+    units over thousands of lines; pint's parse is most of a line's definition): a Unit is immutable."""
     return ureg.Unit(text or "dimensionless")
 
 
@@ -91,6 +93,7 @@ def power_of_ten(f: float) -> bool:
     return f > 0 and f == float(f"1e{round(math.log10(f))}")
 
 
+@functools.lru_cache(maxsize=1024)
 def is_offset(u: pint.Unit) -> bool:
     """Absolute temperatures (degC, degF) cannot be scaled, only compared or subtracted."""
     return not ureg.Quantity(1.0, u)._is_multiplicative
