@@ -16,8 +16,8 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "inputs" / "example.yaml"
 
-# Every test that reaches LibreOffice through the fixture below (directly or through another fixture) is marked
-# `libreoffice`; the tests are grouped and ordered for `make test`'s processes. Both in tests/scheduling.py.
+# Every test that reaches LibreOffice or Gnumeric through the fixtures below (directly or through another fixture) is
+# marked `libreoffice`; the tests are grouped and ordered for `make test`'s processes. Both in tests/scheduling.py.
 pytest_plugins = ["tests.scheduling"]
 
 

@@ -18,6 +18,7 @@ import io
 import os
 import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,8 @@ from workbook import build
 from workbook.analysis import sensitivity
 from workbook.analysis.risk import analysis as risk_analysis
 from workbook.book import book as book_module
-from workbook.build import build_book
+from workbook.book.book import Book
+from workbook.build import Loaded, build_book
 from workbook.formula import evaluation
 from workbook.site.quotes import quotes_path
 
@@ -235,66 +237,75 @@ def _no_value_parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return patched
 
 
-@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
-def test_no_file_is_read_while_a_book_is_defined(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every site of inputs/ (the upgrade reads its next fleet's file), and the example with a quote imported:
-    everything is read by load_all, then the models define the book from what was read."""
-    path = ROOT / "inputs" / site
-    if site == "example.yaml":  # with a vendor's quote beside it, which the BOM then prices
-        path = tmp_path / site
-        path.write_bytes((ROOT / "inputs" / site).read_bytes())
+@dataclass(frozen=True)
+class Guarded:
+    """A site of inputs/ built once with every file read and every value parse refused (the tests below share it):
+    each site given a scenario of its own besides its built-in ones, and the example a vendor's quote beside it,
+    which the BOM then prices."""
+
+    site: str
+    loaded: Loaded
+    book: Book
+
+
+@pytest.fixture(scope="module", params=sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
+def guarded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Guarded:
+    site = request.param
+    tmp = tmp_path_factory.mktemp("guarded")
+    shutil.copytree(ROOT / "inputs", tmp / "inputs")  # with the files a site names beside it (a next fleet)
+    data = yaml.safe_load((ROOT / "inputs" / site).read_text())
+    data.setdefault("scenarios", {})["dearer_power"] = {"tco.electricity_price": "0.2 USD/kWh"}
+    path = tmp / "inputs" / site
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    if site == "example.yaml":
         quotes_path(path).parent.mkdir()
         quotes_path(path).write_text(yaml.safe_dump({"quotes": [{
             "vendor": "Acme", "date": "2026-11-30", "file": "acme.xlsx", "sha256": "0" * 64,
             "lines": {"nodes": {"unit_price": 250000, "lead_time_weeks": 12, "quantity": 1}}}]}))
     loaded = load_sampling_little(path)
-    assert (site != "example.yaml") or set(loaded.quotes) == {"nodes"}
     import scipy.stats  # noqa: F401  the risk's lazy import: a library's own files, read once a process, not data
-    with monkeypatch.context() as patched:
+    with pytest.MonkeyPatch.context() as patched:
         _no_file_reads(patched)
-        book = build_book(loaded)
-    assert book.lines
-
-
-@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
-def test_no_value_is_parsed_while_a_book_is_defined(site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Loading reads every value (the site's, its scenarios' changes, its risk: section's, its next fleet's) and
-    definition takes them as read: the example given a scenario of its own besides the built-in month of delay."""
-    shutil.copytree(ROOT / "inputs", tmp_path / "inputs")  # with the files a site names beside it (a next fleet)
-    data = yaml.safe_load((ROOT / "inputs" / site).read_text())
-    data.setdefault("scenarios", {})["dearer_power"] = {"tco.electricity_price": "0.2 USD/kWh"}
-    path = tmp_path / "inputs" / site
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    loaded = load_sampling_little(path)
-    assert loaded.site.scenarios["dearer_power"]["tco.electricity_price"].magnitude == pytest.approx(0.2)
-    with monkeypatch.context() as patched:
         assert "workbook.site.values" in _no_value_parsed(patched)
         book = build_book(loaded)
-    assert book.lines["scenario.dearer_power.tco.electricity_price"].value.reshape(-1)[0] == pytest.approx(0.2)
+    return Guarded(site, loaded, book)
 
 
-@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
-def test_no_model_places_its_charts_views_or_grids_itself(site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_file_is_read_while_a_book_is_defined(guarded: Guarded) -> None:
+    """Every site of inputs/ (the upgrade reads its next fleet's file), and the example with a quote imported:
+    everything is read by load_all, then the models define the book from what was read (the shared build above
+    refused every file read)."""
+    assert guarded.book.lines
+    assert (guarded.site != "example.yaml") or set(guarded.loaded.quotes) == {"nodes"}
+
+
+def test_no_value_is_parsed_while_a_book_is_defined(guarded: Guarded) -> None:
+    """Loading reads every value (the site's, its scenarios' changes, its risk: section's, its next fleet's) and
+    definition takes them as read (the shared build above refused every parse)."""
+    assert guarded.loaded.site.scenarios["dearer_power"]["tco.electricity_price"].magnitude == pytest.approx(0.2)
+    line = guarded.book.lines["scenario.dearer_power.tco.electricity_price"]
+    assert line.value.reshape(-1)[0] == pytest.approx(0.2)
+
+
+def test_no_model_places_its_charts_views_or_grids_itself(guarded: Guarded, monkeypatch: pytest.MonkeyPatch) -> None:
     """The models return what they show (charts, views, grids, the Cover's headline) with their outputs, and the
     book places it in one step after every line is defined: with that step left out, the book has none of it;
     with it, it has each kind."""
-    loaded = load_sampling_little(ROOT / "inputs" / site)
-    placed = build_book(loaded)
+    placed = guarded.book
     assert placed.charts and placed.grids and placed.headline and placed.tables
     with monkeypatch.context() as patched:
         patched.setattr(build, "present", lambda book, parts, tables=(): None)
-        book = build_book(loaded)
+        book = build_book(guarded.loaded)
     assert (book.charts, book.views, book.grids, book.headline, book.tables) == ((), (), (), (), ())
     assert list(book.lines) == list(placed.lines)
 
 
-@pytest.mark.parametrize("site", sorted(p.name for p in (ROOT / "inputs").glob("*.yaml")))
 def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
-        site: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        guarded: Guarded, monkeypatch: pytest.MonkeyPatch) -> None:
     """Define, then evaluate, then define what shows results: no evaluation while the models define their lines
     (and the scenarios their copies), and the tornado's and the risk's evaluations add no line; the steps are the
-    book."""
-    loaded = load_sampling_little(ROOT / "inputs" / site)
+    book (the whole build's, shared above)."""
+    loaded = guarded.loaded
     with monkeypatch.context() as patched:
         def refuse(*args: object, **kwargs: object) -> None:
             raise AssertionError("the book was evaluated while the models defined it")
@@ -312,7 +323,7 @@ def test_the_models_define_without_evaluating_and_the_tornado_defines_nothing(
     assert len(book.lines) == count and tornado.rows and tornado.read
     assert work is None or (work.rows and work.read)
     build.define_results(book, loaded.site, defined, tornado, risk, work)
-    whole = build_book(loaded)
+    whole = guarded.book
     assert list(book.lines) == list(whole.lines) and len(book.lines) > count
 
     def shown(table: object) -> object:  # a tornado's rows; the risk's S-curve and odds

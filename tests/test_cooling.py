@@ -4,7 +4,6 @@ case, heat rejection, floor loading, properties over many sites, bad inputs."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import example_model
+from tests.helpers import example_model, invoke
 from tests.strategies import COOLANTS, sites
 from workbook.api import Model, load
 from workbook.formula.units import Q_
@@ -704,10 +703,9 @@ def test_heat_out_equals_heat_in_on_random_sites(tmp_path_factory: pytest.TempPa
 
 
 def _build(path: Path, tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """`build` of a site, in this process: the subject is the command's refusal, not the process."""
     out = tmp_path / "out.xlsx"
-    result = subprocess.run([sys.executable, "-m", "workbook", "build", str(path), "-o", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
-    return result, out
+    return invoke("build", path, "-o", out), out
 
 
 @pytest.mark.parametrize(("change", "words"), [

@@ -4,8 +4,6 @@ one-line errors for bad fabric inputs."""
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import example_model
+from tests.helpers import example_model, invoke
 from tests.strategies import sites
 from workbook.api import Model, load
 from workbook.site.templates import load_catalog
@@ -703,8 +701,7 @@ def test_bad_fabric_input_is_one_line_naming_key_and_value(
         tmp_path: Path, section: str, key: str, value: Any, words: str) -> None:
     site = site_file(tmp_path, "bad", **{section: {key: value}})
     out = tmp_path / "bad.xlsx"
-    run = subprocess.run([sys.executable, "-m", "workbook", "build", str(site), "-o", str(out)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = invoke("build", site, "-o", out)  # the command's refusal, in this process (its subject is not the process)
     assert run.returncode == 2, run.stderr
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in run.stderr
@@ -714,7 +711,6 @@ def test_bad_fabric_input_is_one_line_naming_key_and_value(
 
 def test_unknown_catalog_kind_lists_switch_kinds_in_the_singular(tmp_path: Path) -> None:
     site = site_file(tmp_path, "bad", catalog={"swich": "QM9700"})
-    run = subprocess.run([sys.executable, "-m", "workbook", "build", str(site), "-o", str(tmp_path / "x.xlsx")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = invoke("build", site, "-o", tmp_path / "x.xlsx")
     assert run.returncode == 2
     assert "did you mean switch?" in run.stderr and "storage_switch, oob_switch" in run.stderr

@@ -86,3 +86,26 @@ def test_a_modules_tests_share_one_process_and_the_long_tests_go_first_one_each(
     for worker in ("gw0", "gw1"):
         first = min((t, n) for n, w, t in runs if w == worker)[1]
         assert first.startswith("long"), runs  # each process starts with a long test
+
+
+FAST_LANE = "not libreoffice and not slow and not fuzz"  # the Makefile's test-fast
+
+
+def test_the_fast_lane_leaves_out_every_test_that_reaches_an_engine(tmp_path: Path) -> None:
+    """`make test-fast` installs neither engine: a test that takes the `gnumeric` fixture (or `libreoffice`, or a
+    fixture that takes one) is marked and left out; a test that takes neither stays in."""
+    (tmp_path / "conftest.py").write_text(
+        'import pytest\npytest_plugins = ["tests.scheduling"]\n\n'
+        "@pytest.fixture\ndef gnumeric():\n    return 'ssconvert'\n\n"
+        "@pytest.fixture\ndef libreoffice():\n    return 'soffice'\n\n"
+        "@pytest.fixture\ndef recalculated(gnumeric):\n    return gnumeric\n")
+    (tmp_path / "test_engines.py").write_text(
+        "def test_gnumeric(gnumeric):\n    pass\n\ndef test_libreoffice(libreoffice):\n    pass\n\n"
+        "def test_through_a_fixture(recalculated):\n    pass\n\ndef test_no_engine():\n    pass\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--collect-only", "-q",
+                           "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-m", FAST_LANE, str(tmp_path)],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]
+    collected = {line.split("::")[-1] for line in done.stdout.splitlines() if "::" in line}
+    assert collected == {"test_no_engine"}, done.stdout

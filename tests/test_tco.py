@@ -8,8 +8,6 @@ each test then changes one thing.
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from tests.helpers import B200, example_model, example_workbook, hand, site_file, v
+from tests.helpers import B200, example_model, example_workbook, hand, invoke, site_file, v
 from workbook.analysis.scenarios import lines_used
 from workbook.api import build, evaluation, load
 from workbook.excel.layout import FIRST_PERIOD
@@ -556,8 +554,7 @@ def test_scenarios_are_live_clones(tmp_path: Path) -> None:
 def test_unknown_scenario_key_is_one_line(tmp_path: Path) -> None:
     path = site_file(tmp_path, scenarios={"x": {"tco.utilisaton": 0.3}})
     out = tmp_path / "never.xlsx"
-    proc = subprocess.run([sys.executable, "-m", "workbook", "build", str(path), "-o", str(out)],
-                          capture_output=True, text=True, cwd=ROOT)
+    proc = invoke("build", path, "-o", out)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
     assert "scenarios.x: tco.utilisaton" in proc.stderr and "did you mean tco.utilisation" in proc.stderr
