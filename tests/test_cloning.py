@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
+from tests.helpers import site_model
 from workbook.api import load
 from workbook.book.book import Book
 from workbook.formula.expr import MONTHS, Env, Func, Node
@@ -111,7 +112,7 @@ def test_every_formula_of_every_site_reads_the_lines_its_walk_finds(site: Path) 
 
 @pytest.mark.slow
 def test_a_scenario_clone_reads_the_scenario_lines_only(tmp_path: Path) -> None:
-    model = load(ROOT / "inputs" / "example.yaml")
+    model = site_model("example.yaml")
     book = model.book
     for name, mapping in book.scenarios.items():
         clones = {line.id for line in mapping.values()}

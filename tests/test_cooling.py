@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import example_model, invoke
+from tests.helpers import example_model, invoke, site_model
 from tests.strategies import COOLANTS, sites
 from workbook.api import Model, load
 from workbook.formula.units import Q_
@@ -284,7 +284,7 @@ def b200_file(tmp_path: Path, name: str = "b200", catalog: dict | None = None, d
 
 @pytest.fixture(scope="module")
 def b200() -> Model:
-    return load(B200_SITE)
+    return site_model(B200_SITE.name)
 
 
 # The DGX B200 node of the B200 site, by hand (W): GPUs 8 x 1,000 and CPUs 2 x 350 on plates (8,700); memory 320,

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import EXAMPLE, ROOT
 from tests.helpers import B200, example_model, site_model, two_fleets, unresolved_references
 from tests.parity import Built, check
-from workbook.api import Model, build, load, save
+from workbook.api import Model, build, save
 from workbook.book import sheets
 from workbook.book.book import Book
 from workbook.book.document import Document, engineering_copy, full_workbook
@@ -119,7 +119,7 @@ def test_two_instances_of_the_power_chain_with_different_hardware(tmp_path: Path
     old_gpu = values["power.node_gpu_power"].item()
     new_gpu = values["fleet_new.power.node_gpu_power"].item()
     assert (old_gpu, new_gpu) == (pytest.approx(8 * 0.7), pytest.approx(8 * 1.0))  # H100 700 W, B200 1000 W
-    alone = load(B200)  # the second fleet's numbers are the B200 site's own
+    alone = site_model(B200.name)  # the second fleet's numbers are the B200 site's own
     for key in ("it_load", "contracted_feed", "racks_total", "ups_blocks"):
         assert values[f"fleet_new.power.{key}"].item() == pytest.approx(alone.values[f"power.{key}"].item())
     out = tmp_path / "fleets.xlsx"

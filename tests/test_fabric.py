@@ -13,8 +13,8 @@ import yaml
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import example_model, invoke
+from tests.conftest import EXAMPLE
+from tests.helpers import example_model, invoke, site_model
 from tests.strategies import sites
 from workbook.api import Model, load
 from workbook.site.templates import load_catalog
@@ -219,7 +219,7 @@ def test_the_10k_site_storage_network_tapers_to_two_tiers() -> None:
     <= 64: two tiers (non-blocking it was three: 87 leaves, 96 spines, 44 cores, 227 switches). One link per
     pair (ROUNDDOWN(64 / 62) = 1): 18 spines; leaf-spine links 61 x 18 + 18 x ROUNDUP(14 / 18) = 1,116; 80
     switches."""
-    v = load(ROOT / "inputs" / "h100-10k-build.yaml").values
+    v = site_model("h100-10k-build.yaml").values
     assert column(v, "fabric.storage_endpoints") == [2780] and column(v, "fabric.storage_leaf_ratio") == [2.5]
     assert column(v, "fabric.storage_leaves") == [62] and column(v, "fabric.storage_tiers") == [2]
     assert column(v, "fabric.storage_spines") == [18] and column(v, "fabric.storage_cores") == [0]
@@ -252,7 +252,7 @@ def test_given_storage_keeps_the_given_ports_and_a_fleet_without_reliability_is_
     links. Its next fleet (64 DGX B200) states 1:1 and has no Reliability sheet: 64 x 2 + 96 = 224 endpoints on
     leaves of 32: 7 full leaves; ROUNDDOWN(64 / 7) = 9 links a pair, at least ROUNDUP(32 / 9) = 4 spines, and 4
     divides 32: 4 spines of 8 links, 224 leaf-spine links."""
-    v = load(ROOT / "inputs" / "example-b200-upgrade.yaml").values
+    v = site_model("example-b200-upgrade.yaml").values
     assert column(v, "fabric.storage_endpoints") == [304] and column(v, "fabric.storage_leaves") == [7]
     assert column(v, "fabric.storage_spines") == [2] and column(v, "fabric.storage_leaf_spine_links") == [122]
     assert column(v, "next.fabric.storage_endpoints") == [224]
@@ -285,7 +285,7 @@ def test_gb200_spines_divide_a_leafs_uplinks() -> None:
     part-filled leaves (16 hosts, 16 uplinks) give each spine ROUNDUP(16 / 16) = 1. Leaf-spine links 16 x 32 +
     4 x 16 = 576; switches 20 + 16 = 36; compute transceivers 576 host-side + ROUNDUP(576 / 2) = 288 leaf cages +
     2 x 288 leaf-spine = 1,440."""
-    v = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml").values
+    v = site_model("gb200-nvl72-colo.yaml").values
     assert column(v, "fabric.leaves") == [20] and column(v, "fabric.fewest_spines") == [11]
     assert column(v, "fabric.spines") == [16] and column(v, "fabric.leaf_spine_pair_links") == [2]
     assert column(v, "fabric.full_leaf_links") == [32] and column(v, "fabric.partial_leaf_links") == [16]

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
-from tests.helpers import B200, documents_text, example_model, hand, site_file, v
+from tests.helpers import B200, documents_text, example_model, hand, site_file, site_model, v
 from workbook.analysis.risk.drivers import shapley_effects
 from workbook.analysis.risk.section import read
 from workbook.api import load
@@ -199,7 +199,7 @@ def test_the_irr_shown_is_always_the_lowest_root(seed: int) -> None:
 
 
 def test_the_equity_irr_is_proven_and_beside_its_hurdle() -> None:
-    m = load(B200)
+    m = site_model(B200.name)
     assert bool(m.values["tco.equity_irr_proven"].item()) or math.isnan(v(m, "tco.equity_irr"))
     assert v(m, "tco.equity_hurdle") == pytest.approx(0.15)
     [root] = _irr_roots(v(m, "tco.equity_savings_flow"))
@@ -348,7 +348,7 @@ def test_the_readme_figures_come_from_a_build(example: object) -> None:
     assert float(share.group(1)) == round(10 * indexed, 1)
     payback = re.search(r"\(B200: month (\d+) with them, never without\)", text)
     assert payback is not None
-    b200 = load(B200)
+    b200 = site_model(B200.name)
     assert v(b200, "tco.payback_month") == int(payback.group(1))
     assert math.isnan(v(b200, "tco.operating_payback_month"))
     assert bool(b200.values["tco.payback_rests_on_exit"].item())

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
-from tests.helpers import B200, example_model, site_file, v
+from tests.helpers import B200, example_model, site_file, site_model, v
 from workbook.api import load
 from workbook.book.document import engineering_copy
 from workbook.site.errors import InputError
@@ -29,7 +29,7 @@ def example() -> object:
 
 @pytest.fixture(scope="module")
 def b200() -> object:
-    return load(B200)
+    return site_model(B200.name)
 
 
 UPS_PF = 0.95  # the load's power factor (power.power_factor): the UPS recharge's kVA in kW

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import example_model, fixed_seed
-from workbook.api import load
+from tests.helpers import example_model, fixed_seed, site_model
 from workbook.formula.evaluation import evaluate, evaluate_overlays, scenario_overlays, stacked
 from workbook.formula.overrides import OverrideError, UnknownInput
 from workbook.formula.units import ureg
@@ -31,7 +30,7 @@ def example() -> Any:
 def test_a_sites_scenarios_as_overlays_are_its_scenario_lines(site: str) -> None:
     """Each scenario's copy of a line (scenario.<name>.<line>, what the workbook shows) is its base line evaluated
     under the scenario's overlay: one batch, the base case in row 0, to the bit."""
-    model = load(ROOT / "inputs" / site)
+    model = site_model(site)
     book = model.book
     overlays = scenario_overlays(book)
     assert overlays, "every site has at least the built-in delay scenario"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.helpers import B200, BASE, example_model, site_file, v
+from tests.helpers import B200, BASE, example_model, site_file, site_model, v
 from workbook.api import load
 
 SQRT3 = math.sqrt(3)
@@ -25,7 +25,7 @@ def example() -> object:
 
 @pytest.fixture(scope="module")
 def b200() -> object:
-    return load(B200)
+    return site_model(B200.name)
 
 
 # ---------------------------------------------------------------- 1. vendor maximum input
@@ -157,7 +157,7 @@ def test_one_feed_carries_a_share_by_rating_and_by_the_vendors_n(example, b200, 
     assert v(b200, "power.feed_loss_share") == 0.6 and v(b200, "power.one_feed_carries_node") == 1
     old = b200.book.evaluate({"power.feed_loss_share": 0.7})  # the rating alone passed at 70%
     assert not old["power.one_feed_carries_node"].any()
-    gb200 = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml")
+    gb200 = site_model("gb200-nvl72-colo.yaml")
     assert v(gb200, "power.node_one_feed_share_rated") == pytest.approx(132 / (132 * 0.97), rel=1e-12)
     assert v(gb200, "power.node_one_feed_share") == 1 and v(gb200, "power.one_feed_carries_node") == 1
 

@@ -6,15 +6,13 @@ or is generated."""
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import ROOT
-from tests.helpers import documents_text, example_with
-from workbook.api import Model, load
+from tests.helpers import documents_text, example_with, site_model
+from workbook.api import load
 
 README = documents_text()
 
@@ -145,11 +143,6 @@ FIGURES = [
 ]
 
 
-@cache
-def _site(name: str) -> Model:
-    return load(ROOT / "inputs" / f"{name}.yaml")
-
-
 def _figure(value: float, fmt: str) -> str:
     if fmt.startswith("-"):  # a figure the words give as a size: "owning costs 16.7 MUSD more"
         value, fmt = -value, fmt[1:]
@@ -165,7 +158,7 @@ def _figure(value: float, fmt: str) -> str:
                          ids=[f"{site}:{line if isinstance(line, str) else 'spares'}" for site, line, _, _ in FIGURES])
 def test_the_readme_quotes_the_built_figure(site: str, line: str | tuple[str, ...], fmt: str, phrase: str) -> None:
     lines = (line,) if isinstance(line, str) else line
-    value = sum(float(np.asarray(_site(site).values[each]).reshape(-1)[0]) for each in lines)
+    value = sum(float(np.asarray(site_model(f"{site}.yaml").values[each]).reshape(-1)[0]) for each in lines)
     want = phrase.format(_figure(value, fmt))
     assert want in README, f"README should say {want!r} ({line} of {site} = {value!r})"
 

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import binomial_quantile_exactly, example_model
+from tests.helpers import binomial_quantile_exactly, example_model, site_model
 from tests.parity import build_all, check
 from workbook.api import Model, load
 from workbook.models import ENGINEERING
@@ -222,7 +222,7 @@ def test_nodes_too_slow_for_the_target_fail_its_check(example: Model) -> None:
 def test_storage_as_the_site_gives_it() -> None:
     """The B200 build says storage_sizing: given: its power chain reads power.storage_power (60 kW) and its BOM
     the lump sum tco.storage_capex, as before; the checkpoint is written at the given bandwidth (100 GB/s)."""
-    m = load(B200)
+    m = site_model(B200.name)
     assert "reliability.storage_power" not in m.values and "power.storage_load" not in m.values
     assert m.book.lines["power.storage_power"].kind == "input" and v(m, "power.storage_power") == 60
     assert v(m, "bom.storage_qty") == 1 and v(m, "bom.storage_cost") == v(m, "tco.storage_capex")
@@ -493,7 +493,7 @@ def test_a_cdu_takes_nodes_only_where_its_group_has_no_redundant_unit(tmp_path: 
     """The B200 build's row CDUs are 3+1: one failing takes no node out (what N+1 is for), and 2N likewise. With N
     only, a CDU's share of the 64 liquid-cooled racks goes: ROUNDUP(64 / 3) = 22 racks of 4 nodes = 88. In-rack CDUs
     without redundancy take their own rack (4 nodes)."""
-    m = load(B200)
+    m = site_model(B200.name)
     assert (v(m, "cooling.cdus_n"), v(m, "cooling.cdus_installed"), v(m, "power.racks")) == (3, 4, 64)
     assert v(m, "reliability.cdu_domain") == 0
     b200 = yaml.safe_load(B200.read_text())
@@ -510,7 +510,7 @@ def test_b200_build_spares_after_the_domain_fix() -> None:
     """The B200 build held 73 spare nodes (37.6 MUSD): the 3+1 CDUs' 64 nodes. Now: pipeline 0.3229 x 2 (2,048
     GPUs) x 5 days = 3.23 -> stock 7 over 256 nodes at 95%; hot pool 1; the largest domain is a rack's 4 (a spare
     leaf switch is held; the CDUs are redundant): 12 spare nodes."""
-    m = load(B200)
+    m = site_model(B200.name)
     mean = NODE_PER_DAY * 2 * NBD
     assert v(m, "reliability.node_pipeline") == pytest.approx(mean, rel=1e-12)
     assert v(m, "reliability.node_pipeline_stock") == stock(256, mean) == 7
@@ -528,7 +528,7 @@ def test_a_rack_scale_node_spares_its_compute_trays() -> None:
     168 = 4,032 USD a wait). Its power supplies are 24+24: a second loss idles nothing (the bound, with k taken as 4:
     1.1e-7). Its storage writes 18 trays'
     worth: 360 GB/s a node."""
-    m = load(ROOT / "inputs" / "gb200-nvl72-colo.yaml")
+    m = site_model("gb200-nvl72-colo.yaml")
     assert v(m, "reliability.units_per_node") == 18 and v(m, "reliability.unit_price") == 170_000
     assert v(m, "reliability.gpus_per_unit") == 4 and v(m, "reliability.node_units_installed") == 144
     mean = NODE_PER_DAY / 1024 * 576 * NBD
@@ -577,7 +577,7 @@ def test_redundant_sets_lose_a_unit_only_past_their_spare_count(tmp_path: Path) 
     0.19%); 4+2 needs two more: at most 0.19%^2; without redundancy (6 of 6 needed) the missing one idles it. Fans
     likewise by the fans a unit can lose (k = 2: the square)."""
     q = 0.02 * 7 / 365
-    b200 = load(B200)
+    b200 = site_model(B200.name)
     assert v(b200, "reliability.psu_set_failure") == pytest.approx(5 * q, rel=1e-12)
     out = b200.book.evaluate({"power.psus_needed": np.array([4.0, 6.0])})
     assert out["reliability.psu_set_failure"].reshape(-1) == pytest.approx([(5 * q) ** 2, 1.0], rel=1e-12)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-from tests.helpers import B200, example_model, example_workbook, hand, invoke, site_file, v
+from tests.helpers import B200, example_model, example_workbook, hand, invoke, site_file, site_model, v
 from workbook.analysis.scenarios import lines_used
 from workbook.api import build, evaluation, load
 from workbook.excel.layout import FIRST_PERIOD
@@ -164,7 +164,7 @@ def test_colocation_is_charged_on_critical_it_capacity_not_the_feed(tmp_path: Pa
 
 @pytest.mark.slow
 def test_build_cost_is_per_mw_of_critical_it(tmp_path: Path) -> None:
-    m = load(B200)
+    m = site_model(B200.name)
     assert v(m, "tco.facility_capex") == pytest.approx(v(m, "power.critical_it_capacity") / 1000 * 11.7e6, rel=1e-12)
 
 
@@ -180,7 +180,7 @@ def test_the_decision_does_not_depend_on_the_financing(tmp_path: Path) -> None:
     """The B200 site with its 60% loan at 7.5% and the same site paid in cash give the same answers: the loan is
     discounted at its own rate beside the decision, not at the WACC inside it (which made 5.2 M of value from
     nothing and an IRR of 45% instead of 27.5%)."""
-    loan = load(B200)
+    loan = site_model(B200.name)
     cash_site = yaml.safe_load(B200.read_text())
     cash_site["tco"] = {k: x for k, x in cash_site["tco"].items() if not k.startswith("loan")}
     cash_site["tco"]["financing"] = "cash"
@@ -390,7 +390,7 @@ def test_the_facility_at_exit_by_each_method(tmp_path: Path) -> None:
     default) 75% of its cost is left; the annuity method keeps (1 - (1+r)^-180) / (1 - (1+r)^-240) = 89.3% (at 10%
     a year); zero keeps nothing. The NPV advantage moves with the method by the exit month's discount factor x the
     value's difference x (1 - tax), the tax on the gain over the same book basis (no tax lag)."""
-    m = load(B200)
+    m = site_model(B200.name)
     r = monthly(0.10)
     share = (1 - (1 + r) ** -180) / (1 - (1 + r) ** -240)
     assert share == pytest.approx(0.8934, abs=1e-4)
@@ -423,7 +423,8 @@ def test_lender_checks_the_loan_term_and_the_facility_life(tmp_path: Path) -> No
     assert v(m, "tco.loan_within_life") == 0 and v(m, "summary.all_checks_pass") == 0
     m = load(site_file(tmp_path, "short_hall", base=data, tco={"facility_life": "12 months"}))
     assert v(m, "tco.facility_outlives_it") == 0
-    assert v(load(B200), "tco.loan_within_life") == 1 and v(load(B200), "tco.facility_outlives_it") == 1
+    b200 = site_model(B200.name)
+    assert v(b200, "tco.loan_within_life") == 1 and v(b200, "tco.facility_outlives_it") == 1
 
 
 def test_owned_and_rented_per_gpu_hour_on_the_same_basis(tmp_path: Path) -> None:
