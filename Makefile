@@ -34,14 +34,14 @@ workbooks: $(STAMP)
 verify: $(STAMP) libreoffice
 	$(PY) -m workbook verify outputs/*.xlsx
 
-## run the whole test suite, one process per core (JOBS=n to choose; installs LibreOffice Calc when missing and we
-## are root): what CI runs
+## run the whole test suite, one process per core (JOBS=n to choose; installs LibreOffice Calc and Gnumeric when
+## missing and we are root): what CI runs
 test: $(STAMP) libreoffice
 	$(PY) -m ruff check workbook tests bench tools
 	$(PY) -m mypy
 	$(PY) -m pytest -n $(JOBS) --durations=15
 
-## the fast lane while changing code: no LibreOffice, no slow or fuzz test (the formula core, inputs, hand-worked
+## the fast lane while changing code: no spreadsheet engine (LibreOffice, Gnumeric), no slow or fuzz test (the formula core, inputs, hand-worked
 ## model values, CLI errors); pytest's last line gives how long it took, --durations the slowest tests
 test-fast: $(STAMP)
 	$(PY) -m ruff check workbook tests bench tools
