@@ -41,8 +41,9 @@ test: $(STAMP) libreoffice
 	$(PY) -m mypy
 	$(PY) -m pytest -n $(JOBS) --durations=15
 
-## the fast lane while changing code: no spreadsheet engine (LibreOffice, Gnumeric), no slow or fuzz test (the formula core, inputs, hand-worked
-## model values, CLI errors); pytest's last line gives how long it took, --durations the slowest tests
+## the fast lane while changing code: no spreadsheet engine (LibreOffice, Gnumeric), no slow or fuzz test (the
+## formula core, inputs, hand-worked model values, CLI errors); pytest's last line gives how long it took,
+## --durations the slowest tests
 test-fast: $(STAMP)
 	$(PY) -m ruff check workbook tests bench tools
 	$(PY) -m mypy

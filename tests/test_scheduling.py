@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,7 +89,12 @@ def test_a_modules_tests_share_one_process_and_the_long_tests_go_first_one_each(
         assert first.startswith("long"), runs  # each process starts with a long test
 
 
-FAST_LANE = "not libreoffice and not slow and not fuzz"  # the Makefile's test-fast
+def _fast_lane() -> str:
+    """The -m expression of the Makefile's test-fast recipe (the one place it is written)."""
+    recipe = (ROOT / "Makefile").read_text().split("\ntest-fast:", 1)[1]
+    found = re.search(r'pytest .*-m "([^"]+)"', recipe)
+    assert found is not None, "the Makefile's test-fast runs pytest with -m"
+    return found.group(1)
 
 
 def test_the_fast_lane_leaves_out_every_test_that_reaches_an_engine(tmp_path: Path) -> None:
@@ -104,7 +110,7 @@ def test_the_fast_lane_leaves_out_every_test_that_reaches_an_engine(tmp_path: Pa
         "def test_through_a_fixture(recalculated):\n    pass\n\ndef test_no_engine():\n    pass\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
     done = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--collect-only", "-q",
-                           "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-m", FAST_LANE, str(tmp_path)],
+                           "-p", "no:cacheprovider", "--rootdir", str(tmp_path), "-m", _fast_lane(), str(tmp_path)],
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:]
     collected = {line.split("::")[-1] for line in done.stdout.splitlines() if "::" in line}
