@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from tests.helpers import BASE, example_model, run, site_with
+from tests.helpers import BASE, example_model, invoke, site_with
 from workbook.build import load_all
 from workbook.excel.figure_text import figure, number
 from workbook.site.errors import InputError, InputErrors, closest
@@ -21,7 +21,7 @@ from workbook.site.errors import InputError, InputErrors, closest
 
 @pytest.fixture(scope="module")
 def printed() -> str:
-    proc = run("evaluate", EXAMPLE)
+    proc = invoke("evaluate", EXAMPLE)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -40,7 +40,7 @@ def test_evaluate_prints_figures_as_the_sheet_shows_them(printed: str) -> None:
 
 
 def test_the_json_keeps_the_cells_values_and_says_so() -> None:
-    proc = run("evaluate", EXAMPLE, "--json")
+    proc = invoke("evaluate", EXAMPLE, "--json")
     data = json.loads(proc.stdout)
     assert "a share as a fraction (0.75 is 75%)" in data["values"]
     built = example_model().values["tco.break_even_utilisation"].item()  # the cell's value, unformatted
@@ -65,7 +65,7 @@ def test_money_shows_one_more_decimal_than_the_sheet() -> None:
 
 
 def test_risk_prints_money_in_musd_and_shares_as_percentages() -> None:
-    proc = run("risk", EXAMPLE, "--samples", "500", "--seed", "1")
+    proc = invoke("risk", EXAMPLE, "--samples", "500", "--seed", "1")
     assert proc.returncode == 0, proc.stderr
     assert not re.search(r"\de[+-]\d", proc.stdout) and not re.search(r"\b0\.\d+ %", proc.stdout)
     row = next(line for line in proc.stdout.splitlines() if line.startswith("tco.npv_advantage"))
@@ -85,7 +85,7 @@ def test_every_problem_of_a_site_its_scenarios_and_its_risk_in_one_pass(tmp_path
         load_all(path)
     keys = [e.key for e in err.value.errors]
     assert "power.gpus" in keys and "tco.utilisaton" in keys and "risk.inputs.tco.utilisaton" in keys
-    proc = run("build", path, "-o", tmp_path / "typos.xlsx")
+    proc = invoke("build", path, "-o", tmp_path / "typos.xlsx")
     assert proc.returncode == 2 and not (tmp_path / "typos.xlsx").exists()
     assert "did you mean tco.utilisation?" in proc.stderr
 
@@ -109,8 +109,8 @@ def test_a_catalog_typo_names_the_entry_meant(tmp_path: Path) -> None:
 def test_strict_exits_3_when_a_check_fails_and_the_line_gives_both_figures(tmp_path: Path) -> None:
     path = tmp_path / "tight.yaml"
     path.write_text(yaml.safe_dump(site_with({"power.site_available_power": "2 MW"}), sort_keys=False))
-    plain = run("build", path, "-o", tmp_path / "a.xlsx")
-    strict = run("build", path, "-o", tmp_path / "b.xlsx", "--strict")
+    plain = invoke("build", path, "-o", tmp_path / "a.xlsx")
+    strict = invoke("build", path, "-o", tmp_path / "b.xlsx", "--strict")
     assert plain.returncode == 0 and strict.returncode == 3
     assert (tmp_path / "b.xlsx").exists()  # the workbook is written: strict only says the checks failed
     line = next(x for x in strict.stdout.splitlines() if "Contracted feed fits" in x)

@@ -8,6 +8,7 @@ the versions reverses every step, and no order of the groups is chosen."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import math
@@ -24,15 +25,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import ATTACK_MEMORY, assert_one_line_error, example_with, filled, invoke, run, site_file
+from tests.helpers import (
+    ATTACK_MEMORY,
+    assert_one_line_error,
+    example_model,
+    example_with,
+    filled,
+    invoke,
+    run,
+    site_file,
+)
 from tests.strategies import sites
 from workbook.analysis import shapley
-from workbook.api import explain, load
+from workbook.api import explain, explain_versions
 from workbook.cli import main
 from workbook.explain.bridge import OTHER, STRUCTURE, Bridge, template_note
 from workbook.explain.changes_book import BRIDGE, DIFFERENCES, changes_workbook, waterfall
 from workbook.explain.report import as_json, lines
-from workbook.explain.versions import version
+from workbook.explain.versions import Version, version
 from workbook.site.errors import InputError
 from workbook.site.yaml_reader import MAX_BYTES
 
@@ -70,6 +80,20 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def example(folder: Path) -> Path:
     return example_with(folder, "example")
+
+
+@functools.cache
+def defined(path: Path) -> Version:
+    """A site file of this module's folder as one side of a change, defined once for every test that compares
+    with it (a Version is frozen, its book too): the example is the old side of most tests here."""
+    return version(path)
+
+
+def explained(old: Path, new: Path | Version, *, groups: dict[str, list[str]] | None = None,
+              by_input: bool = False) -> Bridge:
+    """explain(old, new) with the old version defined once (`defined`); `new` a file, or a version given."""
+    return explain_versions(defined(old), new if isinstance(new, Version) else version(new), groups,
+                            by_input=by_input)
 
 
 # ---------------------------------------------------------------- Shapley values, on games known by hand
@@ -146,13 +170,13 @@ def test_one_changed_input_gets_the_whole_change(folder: Path, example: Path) ->
     """Utilisation 70% -> 80%: one step (the TCO section), all of each output's change; what is bought and what
     the utility supplies do not depend on it (0 exactly), and the old and new values are each version's own."""
     new = example_with(folder, "busier", **{"tco.utilisation": 0.8})
-    bridge = explain(example, new)
+    bridge = explained(example, new)
     assert [g.name for g in bridge.groups] == ["TCO"]
     assert step_of(bridge, "TCO") == pytest.approx(change(bridge), rel=1e-12, abs=1e-12)
     steps = step_of(bridge, "TCO")
     assert steps["bom.total"] == steps["power.it_load"] == steps["power.contracted_feed"] == 0
     assert steps["tco.npv_advantage"] > 0 and steps["tco.owned_cost_per_gpu_hour"] < 0
-    built = load(example, risk=False).values  # the old version's own model, once
+    built = example_model().values  # the example's own build (the process's shared one), not the bridge's
     assert [o.old for o in bridge.outputs] == pytest.approx([float(built[o.id].reshape(-1)[0])
                                                              for o in bridge.outputs], rel=1e-15)
     assert bridge.attribution.exact and "exact" in bridge.method
@@ -167,8 +191,8 @@ def test_changes_that_do_not_interact_get_their_own_effects(folder: Path, exampl
     alone_a = example_with(folder, "switch", **{"tco.switch_price": changes["tco.switch_price"]})
     alone_b = example_with(folder, "head", **{"bom.management_node_price": changes["bom.management_node_price"]})
     both = example_with(folder, "both", **changes)
-    bridge = explain(example, both)
-    a, b = explain(example, alone_a), explain(example, alone_b)
+    bridge = explained(example, both)
+    a, b = explained(example, alone_a), explained(example, alone_b)
     capex = "bom.total"
     assert bridge.step("TCO", capex) == pytest.approx(change(a)[capex], rel=1e-12)
     assert bridge.step("BOM", capex) == pytest.approx(change(b)[capex], rel=1e-12)
@@ -179,7 +203,7 @@ def test_changes_that_do_not_interact_get_their_own_effects(folder: Path, exampl
 def test_the_gpu_count_by_hand(folder: Path, example: Path) -> None:
     """1,024 -> 2,048 GPUs: one step (Power chain) holds every output's change; IT capex and IT load roughly
     double (the fabric and the storage do not scale one for one, so not exactly)."""
-    bridge = explain(example, example_with(folder, "bigger", **{"power.gpus": 2048}))
+    bridge = explained(example, example_with(folder, "bigger", **{"power.gpus": 2048}))
     assert [g.name for g in bridge.groups] == ["Power chain"]
     assert step_of(bridge, "Power chain") == pytest.approx(change(bridge), rel=1e-12, abs=1e-12)
     for o in bridge.outputs:
@@ -190,12 +214,13 @@ def test_the_gpu_count_by_hand(folder: Path, example: Path) -> None:
 def test_named_groups_and_their_order_do_not_change_the_steps(folder: Path, example: Path) -> None:
     new = example_with(folder, "three", **{"tco.utilisation": 0.8, "power.gpus": 2048, "power.pue": 1.3})
     given = {"scale": ["power.gpus"], "running": ["tco", "power.pue"]}
-    forward = explain(example, new, groups=given)
-    backward = explain(example, new, groups=dict(reversed(given.items())))
+    new = defined(new)  # one version, three bridges
+    forward = explained(example, new, groups=given)
+    backward = explained(example, new, groups=dict(reversed(given.items())))
     assert sorted(g.name for g in forward.groups) == ["running", "scale"]
     for name in given:
         assert step_of(forward, name) == pytest.approx(step_of(backward, name), rel=1e-12, abs=1e-9)
-    by_input = explain(example, new, by_input=True)
+    by_input = explained(example, new, by_input=True)
     keys = ("tco.utilisation", "power.gpus", "power.pue")
     assert {g.name for g in by_input.groups} == {by_input.new.book.lines[k].label for k in keys}  # by label
     assert_sums(forward)
@@ -205,7 +230,7 @@ def test_named_groups_and_their_order_do_not_change_the_steps(folder: Path, exam
 def test_a_group_naming_no_difference_is_refused(folder: Path, example: Path) -> None:
     new = example_with(folder, "busy2", **{"tco.utilisation": 0.8})
     with pytest.raises(InputError) as e:
-        explain(example, new, groups={"power": ["power.gpus"]})
+        explained(example, new, groups={"power": ["power.gpus"]})
     assert e.value.key == "--group power"
 
 
@@ -232,7 +257,7 @@ def test_a_quote_imported_is_its_price_and_its_lead_time_checkable_by_hand(quote
     IT capex: 128 nodes x (262,000 - 270,000) x 1.01 (the shipping budget on equipment) = -1,034,240, all the
     price's; the lead time moves no capex. By section, one step (the quotes') holds the whole change. Removing the
     quote again gives the same steps negated."""
-    by_input = explain(*quoted, by_input=True)
+    by_input = explained(quoted[0], defined(quoted[1]), by_input=True)  # each version defined once
     price_key, lead_key = "bom.quote_nodes_price", "bom.quote_nodes_lead"
     price, lead = (step_named(by_input, k) for k in (price_key, lead_key))
     assert [g.name for g in by_input.groups] == [price, lead]
@@ -241,11 +266,11 @@ def test_a_quote_imported_is_its_price_and_its_lead_time_checkable_by_hand(quote
     assert by_input.step(lead, "bom.total") == 0
     assert by_input.step(price, "tco.npv_advantage") > 0 > by_input.step(lead, "tco.npv_advantage")
     assert_sums(by_input)
-    by_section = explain(*quoted)
+    by_section = explained(quoted[0], defined(quoted[1]))
     assert [g.name for g in by_section.groups] == ["Vendor quotes (example.yaml)"]
     assert set(by_section.groups[0].differences) >= {price_key, lead_key, "bom.quote_nodes_qty", "quotes.nodes"}
     assert step_of(by_section, by_section.groups[0].name) == pytest.approx(change(by_section), rel=1e-9, abs=1e-6)
-    back = explain(quoted[1], quoted[0], by_input=True)
+    back = explained(quoted[1], defined(quoted[0]), by_input=True)
     assert step_of(back, step_named(back, price_key)) == pytest.approx(
         {k: -v for k, v in step_of(by_input, price).items()}, rel=1e-9, abs=1e-6)
     kinds = {(d.kind, d.key) for d in by_section.differences}
@@ -260,7 +285,7 @@ def test_a_quote_and_an_input_share_the_change_by_shapley(folder: Path, quoted: 
     both = quoted[1].parent / "both.yaml"
     both.write_text(yaml.safe_dump(data, sort_keys=False))
     shutil.copy(quoted[1].parent / "quotes" / "example.yaml", quoted[1].parent / "quotes" / "both.yaml")
-    bridge = explain(quoted[0], both)
+    bridge = explained(quoted[0], both)
     assert {g.name for g in bridge.groups} == {"Vendor quotes (both.yaml)", "TCO"}
     assert bridge.step("Vendor quotes (both.yaml)", "bom.total") == pytest.approx(128 * (262_000 - 270_000) * 1.01,
                                                                                  rel=1e-12)
@@ -276,7 +301,7 @@ def test_a_quote_with_another_part_is_in_the_structural_step(folder: Path, quote
     other = quoted[1].parent / "h200.yaml"
     other.write_text(yaml.safe_dump(data, sort_keys=False))
     shutil.copy(quoted[1].parent / "quotes" / "example.yaml", quoted[1].parent / "quotes" / "h200.yaml")
-    bridge = explain(quoted[0], other)
+    bridge = explained(quoted[0], other)
     structural = next(g for g in bridge.groups if g.structural)
     assert structural.name == STRUCTURE and {"catalog.gpu", "quotes.nodes"} <= set(structural.differences)
     assert_sums(bridge)
@@ -286,7 +311,7 @@ def test_another_site_and_another_catalog_part_are_said(folder: Path, example: P
     """The B200 site against the example: different sites (said, allowed); its catalog GPU differs, so every
     value that came with a catalog entry is in the structural step, not in its section's."""
     b200 = Path(EXAMPLE).parent / "b200-liquid-build.yaml"
-    bridge = explain(example, b200)
+    bridge = explained(example, b200)
     assert any("two different sites" in n for n in bridge.notes)
     structural = next(g for g in bridge.groups if g.name == STRUCTURE)
     assert "catalog.gpu" in structural.differences
@@ -304,7 +329,7 @@ def test_a_difference_no_input_says_is_its_own_step(folder: Path, example: Path,
     new = example_with(folder, "two", **{"tco.utilisation": 0.8, "power.gpus": 2048})
     listed = module.differences
     monkeypatch.setattr(module, "differences", lambda a, b: [d for d in listed(a, b) if d.key != "power.gpus"])
-    bridge = explain(example, new)
+    bridge = explained(example, new)
     assert [g.name for g in bridge.groups] == ["TCO", OTHER]
     assert_sums(bridge)
     assert bridge.step(OTHER, "power.it_load") == pytest.approx(change(bridge)["power.it_load"], rel=1e-12)
@@ -336,12 +361,6 @@ def test_random_pairs_of_sites_sum_reverse_and_do_not_depend_on_order(tmp_path_f
                                                                rel=1e-9, abs=1e-9 * scale)
 
 
-def explain_versions(old, new, groups=None):  # type: ignore[no-untyped-def]
-    from workbook.explain.bridge import explain as bridge_of
-
-    return bridge_of(old, new, groups or {})
-
-
 # ---------------------------------------------------------------- the command, the workbook, the refusals
 
 
@@ -355,7 +374,7 @@ def test_the_command_prints_the_bridge_and_writes_the_workbook(folder: Path, exa
     assert wb.sheetnames == [BRIDGE, DIFFERENCES]
     ws = wb[BRIDGE]
     texts = [c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str)]
-    assert any(BASE_SHA in t for t in texts for BASE_SHA in [version(example).sha256])
+    assert any(BASE_SHA in t for t in texts for BASE_SHA in [defined(example).sha256])
     assert any("values, not formulas" in t for t in texts)
     assert not any(c.data_type == "f" for row in ws.iter_rows() for c in row)
     assert len(ws._charts) == 6
@@ -367,7 +386,7 @@ def test_the_command_prints_the_bridge_and_writes_the_workbook(folder: Path, exa
 
 def test_a_waterfalls_bars_float_from_one_total_to_the_next(folder: Path, example: Path) -> None:
     """Each step's bar spans the running total before it to the one after, across zero in two parts."""
-    bridge = explain(example, example_with(folder, "fall", **{"tco.utilisation": 0.95, "power.gpus": 2048}))
+    bridge = explained(example, example_with(folder, "fall", **{"tco.utilisation": 0.95, "power.gpus": 2048}))
     for oi, o in enumerate(bridge.outputs):
         bars = waterfall(bridge, oi)
         total = o.old
@@ -430,7 +449,7 @@ def test_bad_arguments_are_refused_in_one_line_with_nothing_written(tmp_path: Pa
 def test_an_output_with_no_value_has_no_waterfall_but_a_sentence(folder: Path, example: Path) -> None:
     """At 0% utilisation the owned cost per GPU-hour has no value (no GPU-hour is used): n/a in the text and the
     table, a sentence in place of its waterfall; the other outputs keep theirs."""
-    bridge = explain(example, example_with(folder, "idle", **{"tco.utilisation": 0}))
+    bridge = explained(example, example_with(folder, "idle", **{"tco.utilisation": 0}))
     owned = next(o for o in bridge.outputs if o.id == "tco.owned_cost_per_gpu_hour")
     assert math.isnan(owned.new) and "n/a" in "\n".join(lines(bridge))
     out = folder / "idle.xlsx"
@@ -460,7 +479,7 @@ def test_a_group_that_cannot_be_a_step_is_refused(folder: Path, example: Path, g
     new = example_with(folder, "grouped", **{"tco.utilisation": 0.8, "power.pue": 1.3,
                                              "power.network_location": "end-of-row"})
     with pytest.raises(InputError) as e:
-        explain(example, new, groups=groups)
+        explained(example, new, groups=groups)
     assert e.value.key == key and problem in e.value.problem
 
 
@@ -473,7 +492,7 @@ def test_a_catalog_part_takes_only_its_own_values_into_the_structural_step(folde
     data["power"]["gpu_tdp"] = "650 W"
     other = folder / "optic.yaml"
     other.write_text(yaml.safe_dump(data, sort_keys=False))
-    bridge = explain(example, other)
+    bridge = explained(example, other)
     structural = next(g for g in bridge.groups if g.structural)
     assert "catalog.optic" in structural.differences and "power.gpu_tdp" not in structural.differences
     assert "power.gpu_tdp" in next(g for g in bridge.groups if g.name == "Power chain").keys
@@ -530,7 +549,7 @@ def test_a_command_line_argparse_refuses_is_one_line() -> None:
 
 def test_words_are_a_difference_that_moves_nothing(folder: Path, example: Path) -> None:
     """A node's name is words, shown beside the inputs: listed, in no step."""
-    bridge = explain(example, example_with(folder, "named", **{"power.node_name": "Our DGX H100"}))
+    bridge = explained(example, example_with(folder, "named", **{"power.node_name": "Our DGX H100"}))
     named = next(d for d in bridge.differences if d.key == "power.node_name")
     assert named.new == "Our DGX H100" and not named.moves
     assert bridge.groups == ()
@@ -543,7 +562,7 @@ def test_a_scenarios_changes_are_said_as_the_file_writes_them_and_move_nothing(f
     data["scenarios"] = {"dear": {"tco.electricity_price": {"value": "0.2 USD/kWh", "source": "a quote"}}}
     dear = folder / "dear.yaml"
     dear.write_text(yaml.safe_dump(data, sort_keys=False))
-    bridge = explain(example, dear)
+    bridge = explained(example, dear)
     said = next(d for d in bridge.differences if d.key == "scenarios.dear")
     assert (said.old, said.new, said.moves) == ("", "tco.electricity_price: 0.2 USD/kWh", False)
     assert bridge.groups == ()
@@ -633,7 +652,7 @@ def test_a_check_that_flips_is_named_with_both_figures(folder: Path, example: Pa
     """Doubling the GPUs takes the contracted feed from 2.28 to 4.55 MW against the 3 MW the site has: the feed
     check and the master check flip to FAILS, each said with the figures it compares in both versions."""
     doubled = example_with(folder, "doubled", risk=False, **{"power.gpus": 2048})
-    bridge = explain(example, doubled)
+    bridge = explained(example, doubled)
     flipped = {f.id: f for f in bridge.flips}
     assert {"checks.all_pass", "power.feed_within_site"} <= set(flipped)
     feed = flipped["power.feed_within_site"]
@@ -676,7 +695,7 @@ def test_a_sampled_bridge_carries_each_steps_standard_error_to_the_workbook(fold
         data[section][key] = changed
     many = folder / "thirteen.yaml"
     many.write_text(yaml.safe_dump(data, sort_keys=False))
-    bridge = explain(example, many, by_input=True)
+    bridge = explained(example, many, by_input=True)
     assert not bridge.attribution.exact and len(bridge.groups) == 13
     ws = openpyxl.load_workbook(io.BytesIO(changes_workbook(bridge)))[BRIDGE]
     labels = [c.value for c in ws["A"] if isinstance(c.value, str)]

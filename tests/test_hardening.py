@@ -157,6 +157,8 @@ HOSTILE = {
     "sexagesimal": "site: x\npower: {gpus: 17:04}\n",
     "hex": "site: x\npower: {gpus: 0x400}\n",
     "octal": "site: x\npower: {gpus: 010}\n",
+    "number_tag_on_a_list": "site: x\npower: {gpus: !!int [1]}\n",  # was an internal error (TypeError)
+    "number_tag_on_text": "site: x\npower:\n  gpus: !!float many\n",  # was an internal error (ValueError)
     "not_utf8": b"site: caf\xe9\n",
     "utf16_without_bom": "site: x\n".encode("utf-16-le"),
     "control_character": "site: x\x07y\n",
@@ -172,6 +174,7 @@ HOSTILE_AT: dict[str, tuple[str | None, int | None]] = {
     "integer_of_5000_digits": ("power.gpus", 2), "integer_above_1e308": ("power.gpus", None),
     "lone_surrogate": ("site", 1), "alias_bomb": (None, 1), "alias_in_description": (None, 1),
     "sexagesimal": ("power.gpus", 2), "hex": ("power.gpus", 2), "octal": ("power.gpus", 2), "not_utf8": (None, 1),
+    "number_tag_on_a_list": ("power.gpus", 2), "number_tag_on_text": ("power.gpus", 3),
     "utf16_without_bom": (None, 1), "control_character": (None, 1), "huge_name": ("site", None),
     "huge_description": ("description", 2), "description_is_a_list": ("description", None),
 }

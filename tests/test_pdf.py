@@ -14,7 +14,7 @@ import pytest
 import xlsxwriter
 
 from tests.conftest import EXAMPLE
-from tests.helpers import assert_one_line_error, bad_site, run
+from tests.helpers import assert_one_line_error, bad_site, example_with, run
 from workbook import cli
 from workbook.excel.styles import PAGE_HEADER
 from workbook.failures import EXIT_LIBREOFFICE
@@ -138,7 +138,7 @@ def test_libreoffice_missing_says_how_to_install_it(tmp_path: Path, monkeypatch:
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))  # no soffice on it
-    (tmp_path / "example.yaml").write_text(EXAMPLE.read_text())
+    example_with(tmp_path, "example", risk=False)  # its risk samples have nothing to do with LibreOffice
     assert cli.main(["pdf", "example.yaml"]) == EXIT_LIBREOFFICE
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("error: LibreOffice is not installed")
@@ -158,7 +158,7 @@ def test_an_export_libreoffice_fails_names_the_workbook_and_writes_nothing(
 
     monkeypatch.setattr(pdf, "run_soffice", failing)
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "example.yaml").write_text(EXAMPLE.read_text())
+    example_with(tmp_path, "example", risk=False)
     assert cli.main(["pdf", "example.yaml", "-j", "1"]) == EXIT_LIBREOFFICE
     err = capsys.readouterr().err.strip()
     assert err == ('error: outputs/example.xlsx: LibreOffice could not export the workbook to PDF '

@@ -64,11 +64,12 @@ class Printed:
         return read(self.pdf)
 
 
-def printed(site: Path, folder: Path) -> Printed:
-    """Build the site and export its PDFs as `python -m workbook pdf` does."""
+def printed(site: Path, folder: Path, monthly: bool = True) -> Printed:
+    """Build the site and export its PDFs as `python -m workbook pdf --monthly` does (the pack only: `monthly`
+    False)."""
     model, layout = api.build(site, folder / f"{site.stem}.xlsx")
     pdf = folder / f"{site.stem}.pdf"
-    made = exports(pdf, (folder / f"{site.stem}.xlsx").read_bytes(), _appendix(model))
+    made = exports(pdf, (folder / f"{site.stem}.xlsx").read_bytes(), _appendix(model), monthly=monthly)
     for (path, _), data in zip(made, to_pdf([(p.with_suffix(".xlsx"), d) for p, d in made]), strict=True):
         path.write_bytes(data)
     appendix = pages_by_sheet(made[1][0]) if len(made) > 1 else {}
@@ -192,7 +193,7 @@ def test_the_paper_size_is_an_input(libreoffice: str, tmp_path: Path) -> None:
     site = yaml.safe_load(EXAMPLE.read_text())
     site["print"] = {"paper": "letter"}
     (tmp_path / "letter.yaml").write_text(yaml.safe_dump(site, sort_keys=False))
-    letter = printed(tmp_path / "letter.yaml", tmp_path)
+    letter = printed(tmp_path / "letter.yaml", tmp_path, monthly=False)  # the pack is the subject
     box = PdfReader(letter.pdf).pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (792, 612)  # 11 x 8.5 in, landscape
     assert letter.pack == {t: p.pages for t, p in letter.layout.pages.items() if t in letter.pack}

@@ -13,7 +13,7 @@ import pytest
 import xlsxwriter
 
 from tests.conftest import ROOT
-from workbook.api import load, save
+from tests.helpers import example_workbook, site_workbook
 from workbook.libreoffice import sheet_reader as reader
 from workbook.libreoffice.verify import recalculate
 
@@ -26,9 +26,8 @@ def typed(cells: dict[tuple[str, str], tuple[str, Any]]) -> dict[tuple[str, str]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("site", SITES, ids=[s.name for s in SITES])
-def test_one_pass_reader_equals_two_openpyxl_loads(site: Path, tmp_path: Path) -> None:
-    path = tmp_path / "book.xlsx"
-    save(load(site), path)
+def test_one_pass_reader_equals_two_openpyxl_loads(site: Path) -> None:
+    _, _, path = site_workbook(site.name)
     fast = reader.one_pass(path, formulas=True)
     assert len(fast) > 1000
     assert typed(fast) == typed(reader.formula_cells_openpyxl(path))
@@ -94,9 +93,8 @@ def numeric(cells: dict[tuple[str, str], Any]) -> dict[tuple[str, str], Any]:
             for k, v in cells.items()}
 
 
-def test_every_cell_value_equals_openpyxls_data_only_load(tmp_path: Path) -> None:
-    path = tmp_path / "book.xlsx"
-    save(load(ROOT / "inputs" / "example.yaml"), path)
+def test_every_cell_value_equals_openpyxls_data_only_load() -> None:
+    _, _, path = example_workbook()
     fast = reader.one_pass(path, formulas=False)
     assert len(fast) > 5000
     assert numeric(fast) == numeric(reader.cell_values_openpyxl(path))
