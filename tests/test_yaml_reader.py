@@ -4,6 +4,8 @@ the reader in Python, or the same refusal, on mangled site files (the reference 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,3 +62,20 @@ def test_the_fast_reader_reads_what_the_python_reader_reads_and_refuses_what_it_
             pytest.fail(f"YAML_SEED={SEED} case {case} ({kept}): fast {got!r} != python {want!r}")
         counts[got[0]] += 1
     assert counts["read"] > CASES // 10 and counts["refused"] > CASES // 10, counts  # both outcomes exercised
+
+
+def test_without_libyaml_every_file_is_read_in_python() -> None:
+    """A PyYAML built without libyaml (no yaml._yaml) still reads a site file and refuses a bad one the same way."""
+    code = ("import sys; sys.modules['yaml._yaml'] = None\n"
+            "from pathlib import Path\n"
+            "from workbook.site.yaml_reader import YamlError, parse_yaml\n"
+            "print(parse_yaml(Path('inputs/example.yaml').read_bytes(), Path('s.yaml'))['site'])\n"
+            "try:\n    parse_yaml(b'a: &x 1\\nb: *x\\n', Path('s.yaml'))\n"
+            "except YamlError as e:\n    print(e.problem)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    site, refusal = proc.stdout.splitlines()
+    assert site == parse_yaml((ROOT / "inputs" / "example.yaml").read_bytes(), Path("s.yaml"))["site"]
+    with pytest.raises(YamlError) as e:
+        parse_yaml(b"a: &x 1\nb: *x\n", Path("s.yaml"))
+    assert refusal == e.value.problem and "anchors and aliases" in refusal
