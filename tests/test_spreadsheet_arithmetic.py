@@ -83,6 +83,33 @@ def test_a_batch_is_each_value_alone(xs: list[float], ys: list[float]) -> None:
     assert ss.approx_equal(a, b).tolist() == [lo.approx_equal(x, y) for x, y in zip(xs, ys, strict=False)]
 
 
+SHAPES = [((), ()), ((1,), ()), ((), (3,)), ((2, 3), (1, 3)), ((2, 1), (1, 3)), ((1, 1), (2, 3)), ((3,), (3,))]
+
+
+@SETTINGS
+@given(data=st.data(), shapes=st.sampled_from(SHAPES))
+def test_operands_of_two_shapes_are_each_pair_alone(data: st.DataObject, shapes: tuple[tuple[int, ...], ...]) -> None:
+    """A row against a column, a value against a row (a case's line against one shared by every case): the result
+    has numpy's broadcast shape and each element is the scalar transcription of its pair (the operands are not
+    broadcast until a pair needs the rule)."""
+    a, b = (np.array(data.draw(st.lists(numbers, min_size=int(np.prod(sh)), max_size=int(np.prod(sh)))),
+                     dtype=float).reshape(sh) for sh in shapes)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    pairs = list(zip(np.broadcast_to(a, shape).ravel().tolist(), np.broadcast_to(b, shape).ravel().tolist(),
+                     strict=True))
+    for fn, rule in ((ss.approx_add, lo.approx_add), (ss.approx_sub, lo.approx_sub)):
+        got = fn(a, b)
+        assert np.shape(got) == shape and all(_same(g, rule(x, y)) for g, (x, y) in
+                                              zip(np.ravel(got).tolist(), pairs, strict=True)), (fn, a, b, got)
+    assert np.shape(ss.approx_equal(a, b)) == shape
+    assert np.ravel(ss.approx_equal(a, b)).tolist() == [lo.approx_equal(x, y) for x, y in pairs]
+    signs = [lo.compare_func(x, y) for x, y in pairs]
+    for op, want in (("=", [c == 0 for c in signs]), ("<>", [c != 0 for c in signs]), ("<", [c < 0 for c in signs]),
+                     ("<=", [c <= 0 for c in signs]), (">", [c > 0 for c in signs]), (">=", [c >= 0 for c in signs])):
+        assert np.shape(ss.compare(op, a, b)) == shape
+        assert np.ravel(ss.compare(op, a, b)).tolist() == want, op
+
+
 def test_roundup_vectorised_over_a_batch() -> None:
     xs = np.array([0.07 * 400, 32.3 - 0.3, -2.5, 2096149787234.9998, 5e15 + 2, 0.0, 1e-300])
     assert ss.round_up(xs).tolist() == [lo.round_number(float(x), 0, up=True) for x in xs]

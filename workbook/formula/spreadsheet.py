@@ -42,15 +42,22 @@ def approx_equal(a: Any, b: Any) -> np.ndarray:
     """rtl_math_approxEqual: equal, or both non-zero and within 2^-48 of each other, but never two different
     representable integers. A pair further apart than 2^-44 of |a| can be neither; the rule runs only on the rest
     (in a batch, few pairs: a cheap first pass, the same answer)."""
-    a, b = np.broadcast_arrays(_f(a), _f(b))
+    a, b = _f(a), _f(b)
     with np.errstate(invalid="ignore", over="ignore"):
         d = a - b
         out = np.atleast_1d(a == b)
         # not equal, and not further apart than 2^-44 |a| (NaN stays in: the rule decides it)
         maybe = np.atleast_1d(~(np.abs(d) > np.abs(a) * E44) & (d != 0)) & ~out
     if maybe.any():
-        out[maybe] = _approx_equal_rule(np.atleast_1d(a)[maybe], np.atleast_1d(b)[maybe])
-    return out.reshape(np.shape(a))
+        a, b = _alike(a, b, maybe.shape)
+        out[maybe] = _approx_equal_rule(a[maybe], b[maybe])
+    return out.reshape(np.shape(d))
+
+
+def _alike(a: np.ndarray, b: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Both operands at the shape of their result (at least one dimension), for picking out its elements: only
+    where a few elements need the rule, so the usual call broadcasts nothing itself (numpy's operators do)."""
+    return np.broadcast_to(a, shape), np.broadcast_to(b, shape)
 
 
 def _approx_equal_rule(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -68,38 +75,46 @@ def _approx_equal_rule(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def approx_add(a: Any, b: Any) -> np.ndarray:
     """rtl::math::approxAdd: 0 where a and b have opposite signs and cancel to about 15 digits."""
-    a, b = np.broadcast_arrays(_f(a), _f(b))
+    a, b = _f(a), _f(b)
     opposite = ((a < 0) & (b > 0)) | ((b < 0) & (a > 0))
     out = np.atleast_1d(a + b)
     if opposite.any():  # only values of opposite signs can cancel
-        opposite = np.atleast_1d(opposite)
-        cancel = approx_equal(np.atleast_1d(a)[opposite], -np.atleast_1d(b)[opposite])
-        out[opposite] = np.where(cancel, 0.0, out[opposite])
-    return out.reshape(np.shape(a))
+        a1, b1 = _alike(a, b, out.shape)
+        picked = np.atleast_1d(opposite)
+        cancel = approx_equal(a1[picked], -b1[picked])
+        out[picked] = np.where(cancel, 0.0, out[picked])
+    return out.reshape(np.shape(opposite))
 
 
 def approx_sub(a: Any, b: Any) -> np.ndarray:
     """rtl::math::approxSub: 0 where a and b have the same sign and are equal to about 15 digits."""
-    a, b = np.broadcast_arrays(_f(a), _f(b))
+    a, b = _f(a), _f(b)
     with np.errstate(invalid="ignore", over="ignore"):
-        out = np.atleast_1d(a - b)
+        d = a - b
+        out = np.atleast_1d(d)
         # only these can be approxEqual and not already 0 (NaN stays in: inf - inf is 0 when alike)
         maybe = ~(np.abs(out) > np.abs(a) * E44) & (out != 0)
     if maybe.any():
-        am, bm = np.atleast_1d(a)[maybe], np.atleast_1d(b)[maybe]
+        a1, b1 = _alike(a, b, out.shape)
+        am, bm = a1[maybe], b1[maybe]
         alike = ((am < 0) & (bm < 0)) | ((am > 0) & (bm > 0))
         out[maybe] = np.where(alike & _approx_equal_rule(am, bm), 0.0, out[maybe])
-    return out.reshape(np.shape(a))
+    return out.reshape(np.shape(d))
 
 
 def compare(op: str, a: Any, b: Any) -> np.ndarray:
     """sc::CompareFunc for two numbers: equal when approxEqual, else ordered by the sign of a - b."""
     eq = approx_equal(a, b)
-    a, b = np.broadcast_arrays(_f(a), _f(b))
+    if op in ("=", "<>"):
+        return eq if op == "=" else ~eq
     with np.errstate(invalid="ignore"):
-        less = ~eq & (a - b < 0)
+        less = ~eq & (_f(a) - _f(b) < 0)
+    if op in ("<", ">="):
+        return less if op == "<" else ~less
     greater = ~eq & ~less
-    return {"=": eq, "<>": ~eq, "<": less, "<=": ~greater, ">": greater, ">=": ~less}[op]
+    if op not in (">", "<="):
+        raise KeyError(op)
+    return greater if op == ">" else ~greater
 
 
 def _bits_in_fraction(v: np.ndarray) -> np.ndarray:
