@@ -177,6 +177,15 @@ HAND_RELIABILITY = {"fast_price": "0 USD", "capacity_price": "0 USD", "turnaroun
                     "parts_lead_time": "0 days"}
 
 
+def example_text_without_risk() -> str:
+    """The example site file's text as written (its comments, its flow style), without its risk: section (its last):
+    for a test that edits the text and reads no risk figure (the 10,000 samples would be most of each build)."""
+    head, found, _ = EXAMPLE.read_text().partition("\nrisk:\n")
+    if not found:
+        raise AssertionError("inputs/example.yaml has no risk: section at the start of a line")
+    return head + "\n"
+
+
 def site_file(tmp: Path, name: str = "site", base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
     """A site (the example by default) with some keys changed (sections merged key by key), no scenarios and no
     risk: section (its 10,000 samples would add a second to every build; tests/test_risk.py gives one), and no

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import EXAMPLE
-from tests.helpers import example_model
+from tests.helpers import example_model, site_with
 from workbook.api import Model, load
 
 GB200 = EXAMPLE.parent / "gb200-nvl72-colo.yaml"
@@ -144,7 +144,7 @@ def test_support_is_the_groups_support_lines_counted_once(example: Model) -> Non
 def test_bought_cabinets_are_priced(tmp_path: Path) -> None:
     """Bought instead: 39 x 2,500 + 142 x 3,000 = 523,500 more equipment, and 1% of it shipping: 528,735 more
     capex."""
-    data = yaml.safe_load(EXAMPLE.read_text())
+    data = site_with()  # the example without its risk: section (no figure here reads one)
     data["bom"]["cabinets"] = "buy"
     site = tmp_path / "buy.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -158,7 +158,7 @@ def test_lead_times_set_the_service_start(tmp_path: Path) -> None:
     """Budget lead times per group: the longest (network, 20 weeks; cooling's 40 weeks do not count on an
     air-cooled site: it has no CDUs, manifolds or hoses to wait for) plus 3 weeks of installation = 23 weeks =
     23 / (730 / 168) = 5.29 months -> service after 6 whole months, longer than the site's 4 months."""
-    data = yaml.safe_load(EXAMPLE.read_text())
+    data = site_with()  # the example without its risk: section (no figure here reads one)
     data["bom"].update({"compute_lead_time": "12 weeks", "network_lead_time": "20 weeks",
                         "power_lead_time": "6 weeks", "cooling_lead_time": "40 weeks", "install_time": "3 weeks"})
     data["tco"]["lead_time"] = "4 months"
@@ -192,7 +192,7 @@ def test_in_band_rows_split_by_reach_and_tie_out(tmp_path: Path) -> None:
     instead of 150 USD, and their 276 + 96 fibres (every length class) to single-mode cable at 120 instead of 150
     USD; the compute and
     storage rows stay multimode (50 m). The tie-outs hold: 740 single-mode transceivers, the Fabric's count."""
-    data = yaml.safe_load(EXAMPLE.read_text())
+    data = site_with()  # the example without its risk: section (no figure here reads one)
     data["fabric"]["inband_optic_reach"] = "10 m"
     site = tmp_path / "short.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -223,7 +223,7 @@ def test_end_of_row_length_classes(tmp_path: Path) -> None:
     the spines at the hall's end, 6 + 9.6 = 15.6 m: class 1 6 + 3.2 = 9.2 -> 10 m, share 4 / 9.6,
     ROUNDUP(426.7) = 427; class 2 6 + 6.4 = 12.4 -> 15 m, share 9 / 9.6 = 0.9375, 960 - 427 = 533; class 3
     15.6 -> 20 m: the other 64. The cables still tie out with the Fabric's count."""
-    data = yaml.safe_load(EXAMPLE.read_text())
+    data = site_with()  # the example without its risk: section (no figure here reads one)
     data["power"]["network_location"] = "end-of-row"
     site = tmp_path / "end.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))
@@ -245,7 +245,7 @@ def test_a_single_mode_catalog_optic_makes_the_compute_rows_single_mode(tmp_path
     rows at 1,500 USD: 3,072,000, 1,024,000 more, and the 1,024 host-leaf and 1,024 leaf-spine fibres single-mode
     cable. The storage and in-band networks, with their own optics, stay multimode; the tie-outs hold (2,048
     single-mode transceivers, the Fabric's count); the host side draws 17 W a module (512 x 2 W more)."""
-    data = yaml.safe_load(EXAMPLE.read_text())
+    data = site_with()  # the example without its risk: section (no figure here reads one)
     data["catalog"]["optic"] = "MMS4X00-NS"
     site = tmp_path / "single.yaml"
     site.write_text(yaml.safe_dump(data, sort_keys=False))

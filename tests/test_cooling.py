@@ -34,8 +34,10 @@ LIQUID = {  # a direct-to-chip retrofit of the example site: cold plates on the 
 
 
 def site_file(tmp_path: Path, name: str = "site", power: dict | None = None, **cooling: Any) -> Path:
-    """The example site with some cooling (and power) keys changed, written to tmp_path."""
+    """The example site with some cooling (and power) keys changed, written to tmp_path; without its risk: section
+    (no cooling figure reads a risk figure, and its 10,000 samples are most of a build)."""
     data = yaml.safe_load(EXAMPLE.read_text())
+    data.pop("risk")
     data["cooling"].update(cooling)
     data["power"].update(power or {})
     path = tmp_path / f"{name}.yaml"
@@ -271,8 +273,9 @@ B200_SITE = ROOT / "inputs" / "b200-liquid-build.yaml"
 def b200_file(tmp_path: Path, name: str = "b200", catalog: dict | None = None, drop: tuple[str, ...] = (),
               **cooling: Any) -> Path:
     """The B200 liquid site with some catalog choices changed, cooling keys dropped (so the catalog's apply)
-    and others changed."""
+    and others changed; without its risk: section (no cooling figure reads one)."""
     data = yaml.safe_load(B200_SITE.read_text())
+    data.pop("risk", None)
     data["catalog"].update(catalog or {})
     for key in drop:
         del data["cooling"][key]

@@ -23,9 +23,11 @@ EXAMPLE_SITE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
 
 
 def site_file(tmp_path: Path, name: str = "site", **changes: dict[str, Any]) -> Path:
-    """The example site with some sections changed (section -> {key: value}); None removes a key."""
+    """The example site with some sections changed (section -> {key: value}); None removes a key. No scenarios
+    and no risk: section (no fabric figure reads a risk figure, and its 10,000 samples are most of a build)."""
     site = copy.deepcopy(EXAMPLE_SITE)
     site.pop("scenarios", None)
+    site.pop("risk", None)
     for section, values in changes.items():
         body = site.setdefault(section, {})
         for key, value in values.items():

@@ -21,7 +21,7 @@ import yaml
 
 from tests.conftest import EXAMPLE, ROOT
 from tests.fuzz import refused_in_lines
-from tests.helpers import fixed_seed, run
+from tests.helpers import fixed_seed, run, site_with
 from workbook import cli
 from workbook.api import load
 from workbook.failures import EXIT_INPUT
@@ -68,11 +68,8 @@ def site_file(tmp: Path, text: str | bytes, name: str = "site.yaml") -> Path:
 
 
 def example_with(tmp: Path, name: str = "site.yaml", **top: Any) -> Path:
-    data = copy.deepcopy(BASE)
-    for dotted, v in top.pop("changes", {}).items():
-        section, key = dotted.split(".", 1)
-        data[section][key] = v
-    data.update(top)
+    """The example (helpers.site_with: no risk: section) with `changes` and top-level keys, as a file."""
+    data = site_with(top.pop("changes", {}), **top)
     return site_file(tmp, yaml.safe_dump(data, sort_keys=False, allow_unicode=True), name)
 
 

@@ -20,8 +20,8 @@ import openpyxl
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLE, ROOT
-from tests.helpers import ATTACK_MEMORY, QUOTE_FIRST, filled, flooded, rows, run
+from tests.conftest import ROOT
+from tests.helpers import ATTACK_MEMORY, QUOTE_FIRST, example_text_without_risk, filled, flooded, rows, run
 from workbook.api import build, load
 from workbook.cli import main
 from workbook.libreoffice.verify import recalculate, verify_files
@@ -38,7 +38,7 @@ def issued(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A copy of the example site and the vendor's copy made from it with the CLI."""
     folder = tmp_path_factory.mktemp("quote")
     site = folder / "example.yaml"
-    shutil.copy(EXAMPLE, site)
+    site.write_text(example_text_without_risk())  # the example as written; its risk samples are no part of a quote
     out = folder / "copy.xlsx"
     assert main(["quote", str(site), "--vendor", "Acme Networks", "-o", str(out)]) == 0
     return site, out

@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 import yaml
 
-from tests.conftest import EXAMPLE
+from tests.helpers import example_text_without_risk
 from tests.test_rfq import DATE, FIRST, copy, fill
 from workbook.cli import main
 from workbook.returned.quote_import import import_quote
@@ -29,7 +29,7 @@ def blank(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The example (its own terms) and a network copy issued on DATE to Beta Networks."""
     folder = tmp_path_factory.mktemp("problems")
     site = folder / "example.yaml"
-    shutil.copy(EXAMPLE, site)
+    site.write_text(example_text_without_risk())  # the example as written; its risk samples are no part of a quote
     return site, copy(site, folder / "beta.xlsx", "Beta Networks", "--groups", "network")
 
 

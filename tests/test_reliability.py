@@ -50,9 +50,11 @@ def example() -> Model:
 
 
 def site_file(tmp: Path, name: str, base: dict[str, Any] | None = None, **sections: dict[str, Any]) -> Path:
-    """The example (or `base`) with keys changed section by section, no scenarios."""
+    """The example (or `base`) with keys changed section by section, no scenarios and no risk: section (no figure
+    of reliability reads a risk figure, and its 10,000 samples are most of a build)."""
     data = copy.deepcopy(base or BASE)
     data.pop("scenarios", None)
+    data.pop("risk", None)
     for section, changes in sections.items():
         data.setdefault(section, {}).update(changes)
     path = tmp / f"{name}.yaml"

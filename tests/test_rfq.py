@@ -15,6 +15,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE
+from tests.helpers import example_text_without_risk
 from workbook.api import load
 from workbook.cli import main
 from workbook.models.bom.terms import TERMS as TERM_SPECS
@@ -29,6 +30,7 @@ TERMS = {"buyer_company": "Example Compute GmbH", "project": "Frankfurt H100 clu
          "buyer_contact": "J. Smith, procurement, j.smith@example.com", "incoterms": "DAP Frankfurt am Main",
          "payment_terms": "30% with order, 70% net 30 days after delivery"}
 DATE = "2026-12-04"
+EXAMPLE_TEXT = example_text_without_risk()  # a request for quotes reads no risk figure
 
 
 def with_bom(text: str, lines: dict[str, Any]) -> str:
@@ -50,7 +52,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The example with the request's terms given."""
     folder = tmp_path_factory.mktemp("rfq")
     path = folder / "example.yaml"
-    path.write_text(with_bom(EXAMPLE.read_text(), TERMS))
+    path.write_text(with_bom(EXAMPLE_TEXT, TERMS))
     return path
 
 
@@ -128,7 +130,7 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
 def test_the_terms_default_to_to_be_agreed(tmp_path: Path) -> None:
     """A site that gives no terms: each says "to be agreed" on a draft copy (the defaults' words)."""
     site = tmp_path / "example.yaml"
-    site.write_text(without_terms(EXAMPLE.read_text()))
+    site.write_text(without_terms(EXAMPLE_TEXT))
     rows = cover(copy(site, tmp_path / "c.xlsx", "Acme Networks", "--draft"))
     for label in ("Delivery site (address)", "Delivery country", "Required on site by", "Quotes due by",
                   "Payment terms", "Delivery terms (Incoterms 2020 rule and named place)", "Buyer (company)",
@@ -184,7 +186,7 @@ def test_a_bad_term_is_refused_in_one_line(key: str, value: Any, problem: str, t
     """A site file is untrusted: a term too long, holding a control or a bidirectional override character, an
     unknown Incoterms rule, an impossible date, a number or nothing is refused naming the file, key and value."""
     site = tmp_path / "bad.yaml"
-    site.write_text(with_bom(EXAMPLE.read_text(), {key: value}))
+    site.write_text(with_bom(EXAMPLE_TEXT, {key: value}))
     with pytest.raises(InputError) as caught:
         load(site)
     message = str(caught.value)
@@ -195,7 +197,7 @@ def test_a_bad_term_is_refused_in_one_line(key: str, value: Any, problem: str, t
 def test_a_term_is_folded_to_one_line(tmp_path: Path) -> None:
     """Tabs, newlines and runs of spaces in a term are one space each (the copy shows one line)."""
     site = tmp_path / "fold.yaml"
-    site.write_text(with_bom(EXAMPLE.read_text(), {"payment_terms": "30% with order,\t 70%  net 30"}))
+    site.write_text(with_bom(EXAMPLE_TEXT, {"payment_terms": "30% with order,\t 70%  net 30"}))
     assert load(site).book.bom.terms[-1].text == "30% with order, 70% net 30"
 
 
@@ -372,7 +374,7 @@ def test_a_copy_is_not_issued_without_who_asks_and_by_when(dropped: tuple[str, .
     """A site that leaves the buyer's company, contact or response deadline to be agreed: quote exits 2 with one
     line naming the file and exactly the terms missing (and --draft), and writes nothing."""
     site = tmp_path / "site.yaml"
-    site.write_text(without_terms(with_bom(EXAMPLE.read_text(), TERMS), list(dropped)))
+    site.write_text(without_terms(with_bom(EXAMPLE_TEXT, TERMS), list(dropped)))
     out = tmp_path / "c.xlsx"
     assert main(["quote", str(site), "--vendor", "Acme", "--date", DATE, "-o", str(out)]) == 2
     err = capsys.readouterr().err
@@ -389,7 +391,7 @@ def test_a_draft_says_draft_on_every_page_and_is_not_imported(tmp_path: Path,
     its titles say DRAFT, its first rows say which terms are to be agreed; its reference is not the issued
     copy's, and import-quote refuses it filled in, writing nothing."""
     site = tmp_path / "site.yaml"
-    site.write_text(without_terms(EXAMPLE.read_text()))
+    site.write_text(without_terms(EXAMPLE_TEXT))
     out = tmp_path / "draft.xlsx"
     assert main(["quote", str(site), "--vendor", "Acme", "--date", DATE, "--draft", "-o", str(out)]) == 0
     assert "DRAFT" in capsys.readouterr().out
