@@ -146,23 +146,28 @@ def _bits(x: float) -> int:
 
 @SETTINGS
 @given(rows=st.integers(1, 200), columns=st.integers(1, 3), pool_share=st.sampled_from([0.0, 0.5, 0.95, 1.0]),
-       cases=st.sampled_from(["own", "shared"]), positive=st.booleans(), seed=st.integers(0, 2**32 - 1))
+       cases=st.sampled_from(["own", "shared", "runs"]), positive=st.booleans(), seed=st.integers(0, 2**32 - 1))
 def test_a_batch_of_powers_is_each_power_alone_to_the_bit(rows: int, columns: int, pool_share: float, cases: str,
                                                           positive: bool, seed: int) -> None:
     """Every element of a batch equals that pair's power alone, to the bit, whichever way the batch is computed:
     cases with pairs of their own (a risk run's samples: each pair computed), or cases that share their rows (a
     discount factor the same in every case but one: each distinct pair computed once, told apart by its bits, so
-    0.0 and -0.0 stay apart); bases of either sign (a negative base's fractional power has no value) or positive
-    only (no pair without a value: the batch is never computed pair by pair again). The operands are drawn from
-    `seed` (hypothesis prints it), mostly edge cases or mostly not."""
+    0.0 and -0.0 stay apart), or cases of their own whose pairs repeat in runs along the row (a price index's
+    year for 12 months: each run's first pair computed); bases of either sign (a negative base's fractional power
+    has no value) or positive only (no pair without a value: the batch is never computed pair by pair again). The
+    operands are drawn from `seed` (hypothesis prints it), mostly edge cases or mostly not."""
     rng = np.random.default_rng(seed)
-    distinct = rows if cases == "own" else int(rng.integers(1, 4))
+    distinct = rows if cases == "own" else max(rows, 64) if cases == "runs" else int(rng.integers(1, 4))
     a, b = (_pow_operands(rng, distinct * columns, pool_share).reshape(distinct, columns) for _ in range(2))
     if positive:
         a = np.where(a == 0, 1.5, np.abs(a))
     if cases == "shared":
         pick = rng.integers(0, distinct, rows)
         a, b = a[pick], b[pick]
+    if cases == "runs":  # 64 cases or more, each column repeated up to 12 times, at times one pair of a run changed
+        repeat = rng.integers(1, 13, columns)
+        a, b = np.repeat(a, repeat, axis=1), np.repeat(b, repeat, axis=1)
+        a[rng.random(a.shape) < 0.02] = -0.0
     got = ss.power(a, b)
     alone: dict[tuple[int, int], float] = {}
     pairs = list(zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(), strict=True))

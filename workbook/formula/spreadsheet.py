@@ -301,13 +301,25 @@ def _pow_each(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """glibc's pow of each pair, computed once per distinct pair: a batch repeats its pairs (a discount factor's
     rate is the same in every case but the one that moves it), and each pair is a call into Python. Pairs are
     told apart by a hash of their bits (so 0.0 and -0.0 stay apart), and every pair is checked against the one
-    its hash stands for: a collision computes each pair."""
+    its hash stands for: a collision computes each pair. Where the cases hold pairs of their own (a risk run's
+    samples), a pair that repeats the one before it in the row (a price index's year, the same for 12 months)
+    takes its power."""
     x, y = (np.ascontiguousarray(v, dtype=float).reshape(-1) for v in (a, b))
-    if x.size >= _DISTINCT_FROM and not _cases_differ(a, b):
+    if x.size >= _DISTINCT_FROM:
         xb, yb = x.view(np.uint64), y.view(np.uint64)
-        _, first, where = np.unique(xb * np.uint64(0x9E3779B97F4A7C15) ^ yb, return_index=True, return_inverse=True)
-        if np.array_equal(xb[first][where], xb) and np.array_equal(yb[first][where], yb):
-            return _glibc_pow_all(x[first], y[first])[where].reshape(a.shape)
+        if not _cases_differ(a, b):
+            _, first, where = np.unique(xb * np.uint64(0x9E3779B97F4A7C15) ^ yb, return_index=True,
+                                        return_inverse=True)
+            if np.array_equal(xb[first][where], xb) and np.array_equal(yb[first][where], yb):
+                return _glibc_pow_all(x[first], y[first])[where].reshape(a.shape)
+        else:
+            new = np.empty(x.size, dtype=bool)
+            new[0] = True
+            np.not_equal(xb[1:], xb[:-1], out=new[1:])
+            new[1:] |= yb[1:] != yb[:-1]
+            starts = np.flatnonzero(new)
+            if 2 * starts.size <= x.size:  # runs: each run's first pair (the same bits: the same power)
+                return _glibc_pow_all(x[starts], y[starts])[np.cumsum(new) - 1].reshape(a.shape)
     return _glibc_pow_all(x, y).reshape(a.shape)
 
 
@@ -320,13 +332,16 @@ def power(a: Any, b: Any) -> np.ndarray:
         # bit for some arguments, and differently for a batch than for one site (its SIMD loops), so a batch would
         # not give what single evaluations give, nor LibreOffice
         r = _pow_each(a, b)
-        f = 1.0 / b + np.where(b < 0, -0.5, 0.5)
-        i = np.trunc(np.where(np.isfinite(f) & (np.abs(f) < 9e18), f, 0.0))
-        odd_root = (a < 0) & (b != 0) & (np.fmod(i, 2) != 0) & approx_equal(1.0 / np.where(i == 0, 1, i), b)
-        if odd_root.any():
-            r = np.where(odd_root, -_pow_each(-a, b), r)
-        underflow = ((r == 0) & (a != 0)) | ((r != 0) & (np.abs(r) < np.finfo(float).tiny))
-    return np.where(np.isfinite(r) & ~underflow, r, np.nan)
+        negative = a < 0
+        if negative.any():  # an odd root of a negative base (only such a base can have one)
+            f = 1.0 / b + np.where(b < 0, -0.5, 0.5)
+            i = np.trunc(np.where(np.isfinite(f) & (np.abs(f) < 9e18), f, 0.0))
+            odd_root = negative & (b != 0) & (np.fmod(i, 2) != 0) & approx_equal(1.0 / np.where(i == 0, 1, i), b)
+            if odd_root.any():
+                r = np.where(odd_root, -_pow_each(-a, b), r)
+        # an error where pow overflows or has no value, or underflows: 0 from a base that is not, or a subnormal
+        kept = np.isfinite(r) & ((np.abs(r) >= np.finfo(float).tiny) | ((r == 0) & (a == 0)))
+    return np.where(kept, r, np.nan)
 
 
 # ---------------------------------------------------------------- compensated sums (sc/inc/kahan.hxx)
