@@ -265,9 +265,7 @@ def row_lagged(keys: Any, targets: Any, row: Any) -> np.ndarray:
     same = (keys == keys[:1]).all() and (targets == targets[:1]).all()
     column = _one_match_each(keys[0], targets[0]) if same else None
     if column is not None:  # a timeline's distinct month numbers: each sum has one term at most
-        one = Kahan(row.shape)
-        one.add(np.where(column >= 0, row[:, np.maximum(column, 0)], 0.0))
-        return one.get()
+        return spreadsheet.kahan_one(np.where(column >= 0, row[:, np.maximum(column, 0)], 0.0))
     if same:  # one pattern of matches for every case (the usual: one timeline, one lag)
         return row_sumifs(keys[:1], targets[0], row)
     return np.concatenate([row_sumifs(keys[b : b + 1], targets[b], row[b : b + 1]) for b in range(row.shape[0])])

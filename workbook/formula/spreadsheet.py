@@ -357,20 +357,28 @@ class Kahan:
         self.mem = np.zeros(shape)
 
     def add(self, x: Any) -> None:
+        """add(x): 0 is skipped; the first non-zero value is only remembered, which here is a step like the others:
+        until then sum, err and mem are +0.0, and the step adds 0.0 to each (the same bits), so that every case
+        with a value takes one step without a selection."""
         x = _f(x)
         if x.shape != self.sum.shape:
             x = np.broadcast_to(x, self.sum.shape)
         active = x != 0  # add(0) returns at once
-        step = active & (self.mem != 0)  # the first non-zero value is only remembered
-        every = bool(step.all())
-        if every or step.any():  # the same arithmetic, without a selection where every case takes the step
+        every = bool(active.all())
+        if every or active.any():
             s, mem = self.sum, self.mem
             t = s + mem
+            big = np.abs(s) >= np.abs(mem)
+            comp = np.where(big, s, mem)  # (s - t) + mem where |s| >= |mem|, else (mem - t) + s
             with np.errstate(invalid="ignore", over="ignore"):
-                comp = np.where(np.abs(s) >= np.abs(mem), (s - t) + mem, (mem - t) + s)
-            self.err = self.err + comp if every else np.where(step, self.err + comp, self.err)
-            self.sum = t if every else np.where(step, t, s)
-        self.mem = x.copy() if active.all() else np.where(active, x, self.mem)
+                np.subtract(comp, t, out=comp)
+                np.add(comp, np.where(big, mem, s), out=comp)
+            if every:
+                np.add(self.err, comp, out=self.err)
+                self.sum, self.mem = t, x.copy()
+            else:
+                self.err = np.where(active, self.err + comp, self.err)
+                self.sum, self.mem = np.where(active, t, s), np.where(active, x, mem)
 
     def add_sum(self, other: Kahan) -> None:
         """add(const KahanSum&): its sum, error and remembered value, one after the other."""
@@ -388,6 +396,14 @@ class Kahan:
             comp = np.where(big, (self.sum - t) + m, (m - t) + self.sum)
         final = t + (self.err + comp)
         return np.where(m == 0, total, np.where(cancels, 0.0, final))
+
+
+def kahan_one(x: Any) -> np.ndarray:
+    """Kahan.get of a KahanSum that took x alone, element by element: x, 0.0 for either zero, and NaN for an
+    infinity (the compensation of inf is inf - inf), as add and get compute it."""
+    x = _f(x)
+    with np.errstate(invalid="ignore"):
+        return np.where(x == 0, 0.0, x + (x - x))
 
 
 def row_sum(row: Any) -> np.ndarray:
