@@ -310,6 +310,46 @@ def test_a_rollup_is_each_years_sumif(n: int, batch: int, spare: int, keys_are: 
     assert np.array_equal(got, expected, equal_nan=True)
 
 
+def _npv_in_order(rate: float, values: list[float]) -> float:
+    """kernels.npv's arithmetic for one case and rate: the discount multiplied in period by period, each value
+    divided by it and added in order, in float64 scalars (0 / 0 is NaN, not an exception)."""
+    growth, factor, total = np.float64(1.0) + np.float64(rate), np.float64(1.0), np.float64(0.0)
+    for v in values:
+        factor = factor * growth
+        total = total + np.float64(v) / factor
+    return float(total)
+
+
+@SETTINGS
+@given(st.integers(1, 30), st.integers(1, 12), st.integers(1, 20), st.booleans(), st.integers(1, 200),
+       st.integers(0, 2**31))
+def test_npv_is_its_terms_added_in_order(n: int, columns: int, batch: int, shared_rate: bool, block: int,
+                                         seed: int) -> None:
+    """kernels.npv (cases a block at a time; a period with no value in any case left out) is its arithmetic term by
+    term: on rows with periods empty in every case (zeros of either sign), values with infinities and NaN, rates of
+    -100% and below (a factor of 0 or below, where 0 / factor is NaN or -0.0), NaN and huge rates, one rate row
+    shared by the cases or one per case, and blocks of any size."""
+    rng = np.random.default_rng(seed)
+    pool = np.array([0.0, -0.0, 1.0, -2.5, 1e16, 1e308, math.inf, -math.inf, math.nan, 0.1])
+    row = np.where(rng.random((batch, n)) < 0.3, rng.choice(pool, (batch, n)), rng.uniform(-1e9, 1e9, (batch, n)))
+    empty = rng.random(n) < 0.4
+    row[:, empty] = rng.choice([0.0, -0.0], (batch, int(empty.sum())))
+    shape = (1 if shared_rate else batch, columns)
+    rate = np.where(rng.random(shape) < 0.2, rng.choice([-1.0, -1.5, -0.5, 0.0, 1e300, math.nan], shape),
+                    rng.uniform(-0.1, 0.2, shape))
+    saved, kernels.NPV_BLOCK = kernels.NPV_BLOCK, block
+    try:
+        with np.errstate(all="ignore"):
+            got = kernels.npv(rate, row)
+            want = np.array([[_npv_in_order(rate[b % rate.shape[0], j], row[b].tolist()) for j in range(columns)]
+                             for b in range(batch)])
+    finally:
+        kernels.NPV_BLOCK = saved
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    number = ~np.isnan(want)  # the same bits (zeros of either sign apart), NaN where NaN
+    assert np.array_equal(got[number].view(np.uint64), want[number].view(np.uint64))
+
+
 @st.composite
 def cash_flows(draw: st.DrawFn) -> np.ndarray:
     n = draw(st.integers(2, 120))

@@ -374,9 +374,12 @@ def _npv_block(rate: np.ndarray, row: np.ndarray, cases: int) -> np.ndarray:
     out = np.zeros((cases, rate.shape[1]))
     term = np.empty(out.shape)
     periods = np.ascontiguousarray(row.T)[:, :, None]  # a row shared by the cases stays one row
+    empty = (row == 0).all(axis=0).tolist()  # periods with no value in any case (before the lead, after the exit)
     with np.errstate(all="ignore"):
         for t in range(row.shape[1]):  # in place: the same operations in the same order, without a new array each
             np.multiply(factor, growth, out=factor)
+            if empty[t] and (factor > 0).all():
+                continue  # each term is 0 / a positive factor, +-0.0, which leaves every sum as it is (never -0.0)
             np.divide(periods[t], factor, out=term)
             np.add(out, term, out=out)
     return out
