@@ -182,9 +182,10 @@ def evaluate(book: Book, overrides: dict[str, Any] | None = None, lines: Iterabl
     computed line and returns them all). A line with no finite value (an unguarded division by zero) raises,
     unless `strict` is off: then the caller finds the cases that have none (non_finite_cases). `compact`
     returns each line as stored: one row where it does not depend on the cases. `base` is an earlier compact
-    evaluation of the same book without overrides (with_dependencies): a line no override reaches takes its value
-    from there (the same bits) instead of being computed again, as a search that evaluates the book round after
-    round under one moved input does."""
+    evaluation of the same book without overrides, or with the same overrides of one value (with_dependencies): a
+    line no override of many values reaches takes its value from there (the same bits) instead of being computed
+    again, as a search that evaluates the book round after round under one moved input does, and evaluate_many
+    chunk after chunk."""
     overrides = overrides or {}
     batch = 1
     for key, v in overrides.items():
@@ -313,7 +314,8 @@ def non_finite_cases(book: Book, values: dict[str, np.ndarray]) -> list[str]:
 def evaluate_many(book: Book, overrides: dict[str, Any], lines: Iterable[str], *, chunk: int = DEFAULT_CHUNK,
                   strict: bool = True, compact: bool = False) -> dict[str, np.ndarray]:
     """evaluate(book, overrides, lines) a chunk of cases at a time: the memory is that of one chunk's lines in
-    use plus the answers asked for, whatever the batch. Same values as one evaluate of the whole batch."""
+    use plus the answers asked for, whatever the batch. Same values as one evaluate of the whole batch. The lines
+    no override of many values reaches are computed once, not once a chunk (evaluate's `base`)."""
     lines = list(lines)
     if chunk < 1:
         raise ValueError("chunk is at least one case")
@@ -324,10 +326,14 @@ def evaluate_many(book: Book, overrides: dict[str, Any], lines: Iterable[str], *
         if line.kind != "input" and not varies.isdisjoint(reads(line)):
             varies.add(line.id)
     out: dict[str, np.ndarray] = {}
+    same = [line.id for line in needed(book, lines) if line.id not in varies]
+    shared = {k: v for k, v in flat.items() if v.size == 1}  # the lines the same in every case, computed once:
+    base = evaluate(book, shared, same, strict=strict, compact=True, with_dependencies=True) if same else {}
+    base = {k: v for k, v in base.items() if k not in varies and book.lines[k].kind != "input"}
     for start in range(0, batch, chunk):
         stop = min(start + chunk, batch)
         part = {k: (v if v.size == 1 else v[start:stop]) for k, v in flat.items()}
-        got = evaluate(book, part, lines, strict=strict, compact=True)
+        got = evaluate(book, part, lines, strict=strict, compact=True, base=base)
         for key, v in got.items():
             if key not in varies:
                 out.setdefault(key, v)  # the same for every case: kept once
