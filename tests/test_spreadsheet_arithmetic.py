@@ -83,6 +83,27 @@ def test_a_batch_is_each_value_alone(xs: list[float], ys: list[float]) -> None:
     assert ss.approx_equal(a, b).tolist() == [lo.approx_equal(x, y) for x, y in zip(xs, ys, strict=False)]
 
 
+specials = st.one_of(numbers, st.sampled_from([math.inf, -math.inf, math.nan, -0.0, 5e-324, -5e-324, 1e308]))
+
+
+@SETTINGS
+@given(pairs=st.lists(st.tuples(specials, specials, st.integers(-4, 4)), min_size=1, max_size=30))
+def test_approx_add_and_sub_of_a_batch_are_each_pair_alone(pairs: list[tuple[float, float, int]]) -> None:
+    """approxAdd and approxSub over a batch (a first pass picks the pairs that can need the rule) are the scalar
+    transcription's for every pair: pairs that cancel or nearly (b is -a or a, a few bits apart), infinities of
+    either sign, NaN, zeros of both signs, subnormals."""
+    xs, ys = [], []
+    for x, y, nudge in pairs:
+        near = float(np.nextafter(x, math.copysign(math.inf, nudge))) if nudge else x
+        xs += [x, x, x]
+        ys += [y, -near, near]
+    a, b = np.array(xs), np.array(ys)
+    for fn, rule in ((ss.approx_add, lo.approx_add), (ss.approx_sub, lo.approx_sub)):
+        with np.errstate(invalid="ignore"):
+            got = fn(a, b).tolist()
+        assert all(_same(g, rule(x, y)) for g, x, y in zip(got, xs, ys, strict=True)), (fn, xs, ys, got)
+
+
 SHAPES = [((), ()), ((1,), ()), ((), (3,)), ((2, 3), (1, 3)), ((2, 1), (1, 3)), ((1, 1), (2, 3)), ((3,), (3,))]
 
 

@@ -74,16 +74,21 @@ def _approx_equal_rule(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def approx_add(a: Any, b: Any) -> np.ndarray:
-    """rtl::math::approxAdd: 0 where a and b have opposite signs and cancel to about 15 digits."""
+    """rtl::math::approxAdd: 0 where a and b have opposite signs and cancel to about 15 digits. Of a pair of
+    opposite signs, only a sum smaller than |a| x 2^-48 (or NaN: inf + -inf) can be such a pair's, and an exact
+    cancel is already +0.0: the rule runs on those alone (of a batch of cash flows of both signs, few)."""
     a, b = _f(a), _f(b)
     opposite = ((a < 0) & (b > 0)) | ((b < 0) & (a > 0))
-    out = np.atleast_1d(a + b)
-    if opposite.any():  # only values of opposite signs can cancel
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = a + b
+        out = np.atleast_1d(total)
+        if not opposite.any():  # only values of opposite signs can cancel
+            return out.reshape(np.shape(total))
+        near = np.atleast_1d(opposite & ~(np.abs(total) >= np.abs(a) * E48) & (total != 0))
+    if near.any():
         a1, b1 = _alike(a, b, out.shape)
-        picked = np.atleast_1d(opposite)
-        cancel = approx_equal(a1[picked], -b1[picked])
-        out[picked] = np.where(cancel, 0.0, out[picked])
-    return out.reshape(np.shape(opposite))
+        out[near] = np.where(approx_equal(a1[near], -b1[near]), 0.0, out[near])
+    return out.reshape(np.shape(total))
 
 
 def approx_sub(a: Any, b: Any) -> np.ndarray:
