@@ -118,7 +118,8 @@ def flooded(src: Path, out: Path, parts: list[str], *, part_bytes: int = int(15.
     """A copy of an .xlsx whose `parts` are filled with empty elements of random one-letter names and attributes
     (`<q x=""/>`, about 5:1 compressed) inside every limit a returned file has: each part up to `part_bytes` (the
     limit is 16 MiB) and the XML in all up to `xml_bytes` (the limit). The hardening review's attack: 1.8 million
-    elements a part, gigabytes as trees. Made here, never committed; the same file every run (a fixed seed)."""
+    elements a part, gigabytes as trees. Made here, never committed; the same file every run (a fixed seed). The
+    flood is deflated at level 1 (4.7:1, as at the default level's 4.9:1, in a twelfth of the time)."""
     rng = random.Random(20261206)
     letters = "abcdefghijklmnopqrstuvwxyz"
     block = "".join(f'<{rng.choice(letters)} {rng.choice(letters)}=""/>' for _ in range(30_000)).encode()
@@ -134,7 +135,9 @@ def flooded(src: Path, out: Path, parts: list[str], *, part_bytes: int = int(15.
                     flood = flood[: flood.rindex(b"/>") + 2]  # whole elements, before the root's end tag
                     close = data.rindex(b"</")
                     data = data[:close] + flood + data[close:]
-                zout.writestr(info, data)
+                    zout.writestr(info, data, zipfile.ZIP_DEFLATED, compresslevel=1)
+                else:
+                    zout.writestr(info, data)
     return out
 
 
