@@ -38,20 +38,20 @@ class Effects:
     exact: bool
 
 
-def _design(inputs: list[np.ndarray]) -> tuple[np.ndarray, list[list[int]], dict[tuple[int, int], int]]:
+def _design(inputs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """The regression's columns, centred: each input and its square (standardised first), then each pair's
-    product; which columns each input owns, and each pair's column."""
+    product; and the inputs each column is made of (a column's two inputs, the same one twice for its own)."""
     z = [(x - x.mean()) / x.std() for x in inputs]
-    columns, owned, pairs = [], [], {}
-    for x in z:
-        owned.append([len(columns), len(columns) + 1])
+    columns, made_of = [], []
+    for i, x in enumerate(z):
         columns += [x, x * x]
+        made_of += [(i, i), (i, i)]
     for i in range(len(z)):
         for j in range(i + 1, len(z)):
-            pairs[(i, j)] = len(columns)
             columns.append(z[i] * z[j])
+            made_of.append((i, j))
     design = np.column_stack(columns) if columns else np.zeros((inputs[0].size if inputs else 0, 0))
-    return design - design.mean(axis=0), owned, pairs
+    return design - design.mean(axis=0), np.array(made_of, dtype=int).reshape(-1, 2)
 
 
 def shapley_effects(inputs: list[np.ndarray], output: np.ndarray) -> Effects:
@@ -60,20 +60,19 @@ def shapley_effects(inputs: list[np.ndarray], output: np.ndarray) -> Effects:
     varies = [k for k, x in enumerate(inputs) if np.ptp(x) > 0]
     if not varies or np.ptp(output) == 0:
         return Effects(tuple(0.0 for _ in inputs), 0.0, True)
-    design, owned, pairs = _design([inputs[k] for k in varies])
+    design, made_of = _design([inputs[k] for k in varies])
     y = output - output.mean()
     gram, cross, total = design.T @ design, design.T @ y, float(y @ y)
 
     def explained(masks: np.ndarray) -> np.ndarray:
+        """Each coalition's share explained, from the columns whose inputs are all in it (in the design's order)."""
         out = np.zeros((masks.shape[0], 1))
-        for row, mask in enumerate(masks):
-            members = np.flatnonzero(mask)
-            cols = [c for m in members for c in owned[m]]
-            cols += [pairs[(a, b)] for a in members for b in members if a < b]
-            if cols:
-                g, c = gram[np.ix_(cols, cols)], cross[cols]
-                beta = np.linalg.lstsq(g, c, rcond=None)[0]
-                out[row, 0] = float(c @ beta) / total
+        usable = masks[:, made_of[:, 0]] & masks[:, made_of[:, 1]]
+        for row in np.flatnonzero(usable.any(axis=1)):
+            cols = np.flatnonzero(usable[row])
+            c = cross[cols]
+            beta = np.linalg.lstsq(gram[cols[:, None], cols], c, rcond=None)[0]
+            out[row, 0] = float(c @ beta) / total
         return out
 
     attribution = shapley.attribute(len(varies), explained)
