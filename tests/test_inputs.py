@@ -6,6 +6,7 @@ Each bad site is the example site with one thing changed, so these tests keep wo
 from __future__ import annotations
 
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from workbook.models import all_specs
 from workbook.site.errors import InputError, InputErrors
 from workbook.site.examples import example_for
 from workbook.site.load import load_site
-from workbook.site.spec import Site
+from workbook.site.spec import Site, hidden
 from workbook.site.templates import load_catalog
 
 SPECS = {s.key: s for s in all_specs()}
@@ -446,3 +447,20 @@ def test_a_size_with_its_unit_is_that_size(tmp_path: Path) -> None:
     assert site.get("reliability.fast_data").magnitude == 10_000  # TB
     err = refused(site_with({"reliability.state_bytes": "100 bytes"}), tmp_path / "range.yaml")
     assert err.problem.endswith("64 bytes")  # the range in the key's unit, not "512 (64 bytes)"
+
+
+_NOT_ALLOWED = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}  # control, format, separators, surrogate, private, unassigned
+_AWKWARD = ["\x1b", "\x7f", "\x85", "\u00a0", "\u00ad", "\u202e", "\u2028", "\u2029", "\u3000", "\ud800", "\ue000",
+            "\U000e0001", "\u0378", " ", "é", "€"]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet=st.one_of(st.characters(), st.sampled_from(_AWKWARD)), max_size=40))
+def test_a_text_is_refused_for_its_first_hidden_character(text: str) -> None:
+    """Whatever its shortcut for ordinary text, the rule names the first character of a category a site file's text
+    may not hold (a space other than U+0020, as U+00A0 or U+3000, is allowed: it is no control)."""
+    first = next((ch for ch in text if unicodedata.category(ch) in _NOT_ALLOWED), None)
+    said = hidden(text)
+    assert (said is None) == (first is None)
+    if first is not None:
+        assert said is not None and f"U+{ord(first):04X}" in said

@@ -90,6 +90,8 @@ def hidden(text: str) -> str | None:
     """What is wrong with a text from outside, or None: the first character it may not hold (a control, a format
     character such as a bidirectional override, a line or paragraph separator, a lone surrogate), said as
     "holds the control or format character U+001B"."""
+    if text.isprintable():  # no character of category Other or Separator but the space: none of _HIDDEN (the rule's
+        return None  # one pass in C; a text of ordinary words, a site file's every source, is never walked in Python)
     ch = next((ch for ch in text if unicodedata.category(ch) in _HIDDEN), None)
     return None if ch is None else f"holds the control or format character U+{ord(ch):04X}"
 

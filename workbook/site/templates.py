@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import datetime
 import functools
 import math
 from pathlib import Path
@@ -34,6 +35,11 @@ def _read_template(path: Path) -> Any:
     """A template's data, parsed once per content: every site's load reads the catalog and the defaults (a batch
     build or a test run loads hundreds of sites), and parsing them took a quarter of a site's load. Keyed on the
     bytes, so an edited template is read again; a deep copy, so no caller changes another's."""
+    return copy.deepcopy(_shared_template(path))
+
+
+def _shared_template(path: Path) -> Any:
+    """_read_template's data itself, not a copy: for a reader that changes nothing of it."""
     try:
         raw = Path(path).read_bytes()
     except OSError:
@@ -43,8 +49,8 @@ def _read_template(path: Path) -> Any:
         for old in [key for key in _TEMPLATES if key[0] == Path(path)]:
             del _TEMPLATES[old]  # one version of each template is enough
         _TEMPLATES[(Path(path), read)] = data
-        return copy.deepcopy(data)
-    return copy.deepcopy(_TEMPLATES[(Path(path), raw)])
+        return data
+    return _TEMPLATES[(Path(path), raw)]
 
 
 _TEMPLATES: dict[tuple[Path, bytes], Any] = {}
@@ -58,8 +64,9 @@ def load_catalog(path: Path = CATALOG_PATH) -> dict[str, Any]:
 
 
 def load_defaults(path: Path = DEFAULTS_PATH) -> dict[str, tuple[Any, str]]:
-    """The defaults of keys no site file or catalog entry gives: key -> (value, source)."""
-    data = _read_template(path)
+    """The defaults of keys no site file or catalog entry gives: key -> (value, source). A site's load asks five
+    times: the template is not copied for each (a value that is not a plain scalar is)."""
+    data = _shared_template(path)
     if not isinstance(data, dict):
         raise InputError("defaults must be a mapping of key: {value, source}", file=path)
     out = {}
@@ -71,8 +78,11 @@ def load_defaults(path: Path = DEFAULTS_PATH) -> dict[str, tuple[Any, str]]:
         if not source:
             raise InputError("every default needs its source", file=path, key=str(key), value=raw,
                              expected="{value: ..., source: where it comes from}")
-        out[str(key)] = (value, source)
+        out[str(key)] = (value if isinstance(value, _SCALARS) else copy.deepcopy(value), source)
     return out
+
+
+_SCALARS = (str, int, float, bool, datetime.date, type(None))  # what YAML reads that nothing can change in place
 
 
 @functools.cache
