@@ -67,8 +67,7 @@ def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],
         for line in base:
             if line.kind == "input" or line.formula is None:
                 continue
-            used = lines_used(line.formula) | (lines_used(line.opening) if line.opening is not None else set())
-            if not used & mapping.keys() and line.id not in mapping:
+            if line.id not in mapping and mapping.keys().isdisjoint(line.reads):  # reads no line the changes reach
                 continue
             clone = line.cloned(
                 f"scenario.{name}.{line.id}", f"{line.label} [{name}]",

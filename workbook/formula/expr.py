@@ -262,14 +262,19 @@ class Node(Operand):
         return self
 
     def children(self) -> tuple[Node, ...]:
-        out: list[Node] = []
-        for attr in self.NODES:
-            v = getattr(self, attr)
-            if isinstance(v, list | tuple):
-                out.extend(v)
-            else:
-                out.append(v)
-        return tuple(out)
+        """The node's parts, in NODES' order: gathered once (a node is complete when made; derived() makes a new
+        one, which gathers its own), since a book's definition walks each tree three times and more."""
+        kids = self.__dict__.get("_parts")
+        if kids is None:
+            out: list[Node] = []
+            for attr in self.NODES:
+                v = getattr(self, attr)
+                if isinstance(v, list | tuple):
+                    out.extend(v)
+                else:
+                    out.append(v)
+            kids = self.__dict__["_parts"] = tuple(out)
+        return kids
 
     def lines(self) -> tuple[LineRef, ...]:
         """The lines this node reads itself (not through its children)."""
@@ -343,7 +348,7 @@ class Node(Operand):
         return f"({text})" if self.prec < prec else text
 
 
-_FROM_LINES = frozenset({"read_ids"})  # cached properties that depend on the lines a node's parts read
+_FROM_LINES = frozenset({"read_ids", "_parts"})  # what a node keeps of its parts and the lines they read
 
 
 def derived(node: Node, changes: dict[str, Any]) -> Node:
