@@ -38,6 +38,7 @@ from workbook.models import ENGINEERING, all_rules, all_specs, reliability
 from workbook.models.bom import bom
 from workbook.models.fleet import define_fleet, define_site_fleet, model_inputs
 from workbook.returned.vendor_copy import COMMENT, KEY, LEAD, PRICE, QUOTE_SHEET
+from workbook.site.examples import example_for
 from workbook.site.load import load_site
 
 BASE: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())  # the example site file, as read
@@ -477,4 +478,38 @@ def _cut_on(sheet: _PrintedSheet) -> list[str]:
                 if cut:
                     out.append(f"'{sheet.ws.title}'!{get_column_letter(c)}{r} on page {k + 1} across: "
                                f"{cell.value[:40]!r}")
+    return out
+
+
+# ---------------------------------------------------------------- a first site file, a request for quotation
+
+_SPECS = {s.key: s for s in all_specs()}
+def fill_required(text: str, values: dict[str, str] | None = None) -> str:
+    """Every REQUIRED line (`  key:` with no value) given a value: `values`, else the key's own example."""
+    out, section = [], None
+    for line in text.splitlines():
+        m = re.match(r"^([a-z_]+):", line)
+        section = m[1] if m else section
+        m = re.match(r"^  ([a-z_0-9]+):$", line)
+        if m:
+            key = f"{section}.{m[1]}"
+            line = f"  {m[1]}: {(values or {}).get(key, example_for(_SPECS[key])[0])}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def accepting_throttling(text: str) -> str:
+    """The site's answer to the one check a standard HGX H200 fails: its 4+2 supplies put 3 on a feed, 75% of the
+    node's design power (3 of the 4 needed), below the default 100%; the site accepts throttling on a feed loss, as
+    the example sites do with their reason."""
+    assert "\n  # feed_loss_share: 1\n" in text
+    return text.replace("\n  # feed_loss_share: 1\n", "\n  feed_loss_share: 0.75\n")
+
+
+ISSUED = "2026-12-04"  # the date a test's request for quotation is issued on
+
+
+def issue_copy(site: Path, out: Path, vendor: str, *extra: str, date: str = ISSUED) -> Path:
+    """`workbook quote` of a site for a vendor to `out` (`extra`: its other options), in this process."""
+    assert cli.main(["quote", str(site), "--vendor", vendor, "--date", date, "-o", str(out), *extra]) == 0
     return out

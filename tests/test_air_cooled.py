@@ -12,8 +12,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE
-from tests.helpers import invoke
-from tests.test_first_site import _fill, accepting_throttling
+from tests.helpers import accepting_throttling, fill_required, invoke
 from workbook.models import all_specs
 
 LIQUID = {s.key for s in all_specs() if s.liquid}
@@ -55,7 +54,7 @@ def test_the_air_cooled_first_site_builds_and_its_summary_collapses_the_loop(tmp
     """Filled in, the HGX H200 site builds with its checks passing; its Summary's loop rows (coolant flow 0, 0 CDUs,
     a cold plate's 36 s) are hidden under a heading that says why; the stand-ins' source says they are not used."""
     path, _ = init(tmp_path, "HGX-H200-Supermicro")
-    path.write_text(accepting_throttling(_fill(path.read_text())))
+    path.write_text(accepting_throttling(fill_required(path.read_text())))
     out = tmp_path / "first.xlsx"
     proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("; checks pass)"), proc.stdout + proc.stderr

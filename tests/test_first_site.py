@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers import BASE, example_model, invoke, site_with
+from tests.helpers import BASE, accepting_throttling, example_model, fill_required, invoke, site_with
 from workbook import findings
 from workbook.api import load
 from workbook.models import all_rules, all_specs
@@ -284,26 +284,6 @@ def test_every_new_catalog_value_has_a_source_with_its_confidence() -> None:
 # ---------------------------------------------------------------- 12. init: write, fill, build, verify
 
 
-def _fill(text: str, values: dict[str, str] | None = None) -> str:
-    """Every REQUIRED line (`  key:` with no value) given a value: `values`, else the key's own example."""
-    out, section = [], None
-    for line in text.splitlines():
-        m = re.match(r"^([a-z_]+):", line)
-        section = m[1] if m else section
-        m = re.match(r"^  ([a-z_0-9]+):$", line)
-        if m:
-            key = f"{section}.{m[1]}"
-            line = f"  {m[1]}: {(values or {}).get(key, example_for(SPECS[key])[0])}"
-        out.append(line)
-    return "\n".join(out) + "\n"
-
-
-def accepting_throttling(text: str) -> str:
-    """The site's answer to the one check a standard HGX H200 fails: its 4+2 supplies put 3 on a feed, 75% of the
-    node's design power (3 of the 4 needed), below the default 100%; the site accepts throttling on a feed loss, as
-    the example sites do with their reason."""
-    assert "\n  # feed_loss_share: 1\n" in text
-    return text.replace("\n  # feed_loss_share: 1\n", "\n  feed_loss_share: 0.75\n")
 
 
 def assert_only_the_feed_loss_check_fails(stdout: str) -> None:
@@ -329,12 +309,12 @@ def test_init_writes_a_file_that_builds_once_its_required_keys_are_filled(tmp_pa
     assert [e.key.split(".")[1] for e in errors] == required
     assert str(errors[0]) == f"{path}: power.gpus: has no value; expected a count of GPUs, e.g. gpus: 1024"
 
-    path.write_text(_fill(text))
+    path.write_text(fill_required(text))
     out = tmp_path / "first.xlsx"
     proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert_only_the_feed_loss_check_fails(proc.stdout)
-    path.write_text(accepting_throttling(_fill(text)))
+    path.write_text(accepting_throttling(fill_required(text)))
     proc = invoke("build", path, "-o", out)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     assert proc.stdout.strip().endswith("; checks pass)")
@@ -361,7 +341,7 @@ def test_init_marks_required_exactly_what_a_build_finds_missing(tmp_path: Path) 
 def test_a_loan_from_init_names_its_three_keys(tmp_path: Path) -> None:
     path = tmp_path / "loan.yaml"
     assert invoke("init", "--gpu", "H200-SXM", "--node", "HGX-H200-Supermicro", "-o", path).returncode == 0
-    path.write_text(_fill(path.read_text()).replace("  # financing: cash", "  financing: loan"))
+    path.write_text(fill_required(path.read_text()).replace("  # financing: cash", "  financing: loan"))
     assert [e.key for e in problems(path)] == ["tco.loan_share", "tco.loan_rate", "tco.loan_term"]
 
 

@@ -15,7 +15,7 @@ import openpyxl
 import pytest
 
 from tests.conftest import EXAMPLE
-from tests.helpers import example_text_without_risk
+from tests.helpers import ISSUED, example_text_without_risk, issue_copy
 from workbook.api import load
 from workbook.cli import main
 from workbook.models.bom.terms import TERMS as TERM_SPECS
@@ -29,7 +29,6 @@ TERMS = {"buyer_company": "Example Compute GmbH", "project": "Frankfurt H100 clu
          "required_by": "2027-03-01", "response_deadline": "2026-12-18",
          "buyer_contact": "J. Smith, procurement, j.smith@example.com", "incoterms": "DAP Frankfurt am Main",
          "payment_terms": "30% with order, 70% net 30 days after delivery"}
-DATE = "2026-12-04"
 EXAMPLE_TEXT = example_text_without_risk()  # a request for quotes reads no risk figure
 
 
@@ -55,10 +54,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path.write_text(with_bom(EXAMPLE_TEXT, TERMS))
     return path
 
-
-def copy(site: Path, out: Path, vendor: str, *extra: str, date: str = DATE) -> Path:
-    assert main(["quote", str(site), "--vendor", vendor, "--date", date, "-o", str(out), *extra]) == 0
-    return out
 
 
 def cover(path: Path) -> dict[str, Any]:
@@ -102,7 +97,7 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
     """Item 1: each row is a label and its words (no Python list text), the header bar is filled, the site's terms
     and the validity asked for (bom.quote_max_age, 90 days) are there, and the lines asked for are counted: 58 on
     the example (see test_quote), in the groups compute, network, power, storage, spares and services."""
-    path = copy(site, tmp_path / "acme.xlsx", "Acme Networks")
+    path = issue_copy(site, tmp_path / "acme.xlsx", "Acme Networks")
     ws = openpyxl.load_workbook(path)[INSTRUCTIONS_SHEET]
     assert ws.cell(1, 1).value == "Request for quotation: Acme Networks"
     assert (ws.cell(FIRST - 1, 1).value, ws.cell(FIRST - 1, 2).value) == ("Request", "Details")
@@ -110,7 +105,7 @@ def test_the_request_sheet_reads_as_a_vendor_reads_it(site: Path, tmp_path: Path
     assert not [t for t in texts if "['" in t or "']" in t or t.startswith("[")]
     rows = cover(path)
     assert re.fullmatch(r"RFQ-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}", rows["Reference"])
-    assert (rows["Vendor"], rows["Issued"]) == ("Acme Networks", DATE)
+    assert (rows["Vendor"], rows["Issued"]) == ("Acme Networks", ISSUED)
     assert rows["Lines to quote"] == ("58 lines on the Quote sheet: Compute, Network, Power in the racks, Storage, "
                                       "Spares, Services")
     assert rows["Delivery site (address)"] == TERMS["delivery_site"]
@@ -131,7 +126,7 @@ def test_the_terms_default_to_to_be_agreed(tmp_path: Path) -> None:
     """A site that gives no terms: each says "to be agreed" on a draft copy (the defaults' words)."""
     site = tmp_path / "example.yaml"
     site.write_text(without_terms(EXAMPLE_TEXT))
-    rows = cover(copy(site, tmp_path / "c.xlsx", "Acme Networks", "--draft"))
+    rows = cover(issue_copy(site, tmp_path / "c.xlsx", "Acme Networks", "--draft"))
     for label in ("Delivery site (address)", "Delivery country", "Required on site by", "Quotes due by",
                   "Payment terms", "Delivery terms (Incoterms 2020 rule and named place)", "Buyer (company)",
                   "Project"):
@@ -144,22 +139,22 @@ def test_one_date_and_the_same_file_for_the_same_inputs(site: Path, tmp_path: Pa
     and the site's required-by and due dates appears); the same site, vendor, lines and date give the same
     bytes; another vendor, date or set of lines gives another reference, and the reference does not depend on
     the file's name."""
-    a = copy(site, tmp_path / "a.xlsx", "Acme Networks")
-    b = copy(site, tmp_path / "b.xlsx", "Acme Networks")
+    a = issue_copy(site, tmp_path / "a.xlsx", "Acme Networks")
+    b = issue_copy(site, tmp_path / "b.xlsx", "Acme Networks")
     assert a.read_bytes() == b.read_bytes()
     with zipfile.ZipFile(a) as z:
         text = "\n".join(z.read(n).decode() for n in z.namelist() if n.endswith(".xml"))
         core = z.read("docProps/core.xml").decode()
-    assert f"<dcterms:created xsi:type=\"dcterms:W3CDTF\">{DATE}T00:00:00Z</dcterms:created>" in core
-    assert set(re.findall(r"\d{4}-\d\d-\d\d", text)) == {DATE, "2027-03-01", "2026-12-18"}
+    assert f"<dcterms:created xsi:type=\"dcterms:W3CDTF\">{ISSUED}T00:00:00Z</dcterms:created>" in core
+    assert set(re.findall(r"\d{4}-\d\d-\d\d", text)) == {ISSUED, "2027-03-01", "2026-12-18"}
     renamed = site.parent / "another-name.yaml"
     shutil.copy(site, renamed)
-    same = cover(copy(renamed, tmp_path / "r.xlsx", "Acme Networks"))["Reference"]
+    same = cover(issue_copy(renamed, tmp_path / "r.xlsx", "Acme Networks"))["Reference"]
     ref = cover(a)["Reference"]
     assert same == ref
-    others = {cover(copy(site, tmp_path / "v.xlsx", "Beta Systems"))["Reference"],
-              cover(copy(site, tmp_path / "d.xlsx", "Acme Networks", date="2026-12-05"))["Reference"],
-              cover(copy(site, tmp_path / "g.xlsx", "Acme Networks", "--groups", "network"))["Reference"]}
+    others = {cover(issue_copy(site, tmp_path / "v.xlsx", "Beta Systems"))["Reference"],
+              cover(issue_copy(site, tmp_path / "d.xlsx", "Acme Networks", date="2026-12-05"))["Reference"],
+              cover(issue_copy(site, tmp_path / "g.xlsx", "Acme Networks", "--groups", "network"))["Reference"]}
     assert ref not in others and len(others) == 3
 
 
@@ -208,12 +203,12 @@ def test_a_term_is_folded_to_one_line(tmp_path: Path) -> None:
 def test_a_subset_copy_asks_for_its_groups_only(site: Path, tmp_path: Path) -> None:
     """`--groups network`: 36 lines (34 network lines, its shipping and its support), no GPU node and no fan;
     `--lines nodes,racks` on a colocation site: only the nodes (the cabinets are the colocation's, not quoted)."""
-    net = keys(copy(site, tmp_path / "net.xlsx", "Beta Networks", "--groups", "network"))
+    net = keys(issue_copy(site, tmp_path / "net.xlsx", "Beta Networks", "--groups", "network"))
     model = load(site)
     group = {r.key: r.group for r in quote_rows(model.book, model.values)}
     assert len(net) == 36 and {group[k] for k in net} == {"network"}
     assert "shipping_network" in net and "support_network" in net and "nodes" not in net
-    assert keys(copy(site, tmp_path / "n.xlsx", "Acme", "--lines", "nodes,leaf_switches")) == ["nodes",
+    assert keys(issue_copy(site, tmp_path / "n.xlsx", "Acme", "--lines", "nodes,leaf_switches")) == ["nodes",
                                                                                              "leaf_switches"]
 
 
@@ -239,9 +234,9 @@ def test_a_subset_copy_prices_only_its_lines(site: Path, tmp_path: Path, capsys:
     -704,000."""
     mine = site.parent / "subset.yaml"
     shutil.copy(site, mine)
-    full = fill(copy(mine, tmp_path / "acme.xlsx", "Acme Networks"), tmp_path / "acme-q.xlsx",
+    full = fill(issue_copy(mine, tmp_path / "acme.xlsx", "Acme Networks"), tmp_path / "acme-q.xlsx",
                 {"nodes": (265000, 12)})
-    net = fill(copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"),
+    net = fill(issue_copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"),
                tmp_path / "beta-q.xlsx", {"leaf_switches": (28000, 20)})
     for returned in (full, net):
         assert main(["import-quote", str(returned), "--site", str(mine)]) == 0, capsys.readouterr().err
@@ -263,7 +258,7 @@ def test_a_changed_request_is_refused(edit: tuple[str, str], site: Path, tmp_pat
     passed on to another vendor, re-dated or given another reference is refused in one line, nothing written."""
     mine = site.parent / f"changed-{edit[0]}-{edit[1][:4]}.yaml"
     shutil.copy(site, mine)
-    net = fill(copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"),
+    net = fill(issue_copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"),
                tmp_path / "beta-q.xlsx", {"leaf_switches": (28000, 20)}, cover_edit=edit)
     assert main(["import-quote", str(net), "--site", str(mine)]) == 2
     err = capsys.readouterr().err
@@ -278,8 +273,8 @@ def test_a_subset_given_another_copys_reference_is_refused(site: Path, tmp_path:
     the reference covers the lines asked for."""
     mine = site.parent / "swapped.yaml"
     shutil.copy(site, mine)
-    wide = cover(copy(mine, tmp_path / "w.xlsx", "Beta Networks", "--groups", "network,services"))["Reference"]
-    net = fill(copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"), tmp_path / "q.xlsx",
+    wide = cover(issue_copy(mine, tmp_path / "w.xlsx", "Beta Networks", "--groups", "network,services"))["Reference"]
+    net = fill(issue_copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"), tmp_path / "q.xlsx",
                {"leaf_switches": (28000, 20)}, cover_edit=("Reference", wide))
     assert main(["import-quote", str(net), "--site", str(mine)]) == 2
     assert "reference" in capsys.readouterr().err.lower()
@@ -313,7 +308,7 @@ def test_a_quoted_support_line_is_the_tcos_support(site: Path, tmp_path: Path,
     mine = site.parent / "support.yaml"
     shutil.copy(site, mine)
     before = load(mine)
-    blank = copy(mine, tmp_path / "acme.xlsx", "Acme Servers", "--groups", "compute")
+    blank = issue_copy(mine, tmp_path / "acme.xlsx", "Acme Servers", "--groups", "compute")
     wb = openpyxl.load_workbook(fill(blank, tmp_path / "acme-q.xlsx", {"support_compute": (2_000_000, 0),
                                                                       "shipping_compute": (0, 0)}))
     ws = wb[QUOTE_SHEET]
@@ -348,7 +343,7 @@ def test_a_tampered_subset_is_refused(attack: str, site: Path, tmp_path: Path,
     pricing a line it was not asked for), is refused in one line and nothing is written."""
     mine = site.parent / f"tampered-{attack}.yaml"
     shutil.copy(site, mine)
-    path = fill(copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"), tmp_path / "q.xlsx",
+    path = fill(issue_copy(mine, tmp_path / "beta.xlsx", "Beta Networks", "--groups", "network"), tmp_path / "q.xlsx",
                 {"leaf_switches": (28000, 20)})
     wb = openpyxl.load_workbook(path)
     if attack == "heading-written":
@@ -376,7 +371,7 @@ def test_a_copy_is_not_issued_without_who_asks_and_by_when(dropped: tuple[str, .
     site = tmp_path / "site.yaml"
     site.write_text(without_terms(with_bom(EXAMPLE_TEXT, TERMS), list(dropped)))
     out = tmp_path / "c.xlsx"
-    assert main(["quote", str(site), "--vendor", "Acme", "--date", DATE, "-o", str(out)]) == 2
+    assert main(["quote", str(site), "--vendor", "Acme", "--date", ISSUED, "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith(f"error: {site}: ") and "--draft" in err, err
     named = set(re.findall(r"bom\.[a-z_]+", err.split(": ")[2]))
@@ -393,7 +388,7 @@ def test_a_draft_says_draft_on_every_page_and_is_not_imported(tmp_path: Path,
     site = tmp_path / "site.yaml"
     site.write_text(without_terms(EXAMPLE_TEXT))
     out = tmp_path / "draft.xlsx"
-    assert main(["quote", str(site), "--vendor", "Acme", "--date", DATE, "--draft", "-o", str(out)]) == 0
+    assert main(["quote", str(site), "--vendor", "Acme", "--date", ISSUED, "--draft", "-o", str(out)]) == 0
     assert "DRAFT" in capsys.readouterr().out
     wb = openpyxl.load_workbook(out)
     assert wb.sheetnames == [INSTRUCTIONS_SHEET, QUOTE_SHEET]
@@ -412,8 +407,8 @@ def test_a_draft_says_draft_on_every_page_and_is_not_imported(tmp_path: Path,
 @pytest.mark.slow
 def test_a_draft_of_a_complete_site_is_still_a_draft(site: Path, tmp_path: Path) -> None:
     """--draft on a site with every term: DRAFT on each page, no term listed as missing, another reference."""
-    draft = copy(site, tmp_path / "d.xlsx", "Acme Networks", "--draft")
-    issued = copy(site, tmp_path / "i.xlsx", "Acme Networks")
+    draft = issue_copy(site, tmp_path / "d.xlsx", "Acme Networks", "--draft")
+    issued = issue_copy(site, tmp_path / "i.xlsx", "Acme Networks")
     rows = cover(draft)
     assert rows["Status"].startswith("DRAFT: for review, not issued.")
     assert rows["Reference"] != cover(issued)["Reference"]
@@ -426,7 +421,7 @@ def test_a_draft_of_a_complete_site_is_still_a_draft(site: Path, tmp_path: Path)
 def test_the_example_sites_issue_their_copies(name: str, tmp_path: Path) -> None:
     """Every example site sets its terms: `quote inputs/<site>` issues a copy (no DRAFT), with the buyer's company,
     project and contact, a due date, and an Incoterms rule with its place."""
-    out = copy(EXAMPLE.parent / name, tmp_path / "c.xlsx", "Acme")
+    out = issue_copy(EXAMPLE.parent / name, tmp_path / "c.xlsx", "Acme")
     rows = cover(out)
     assert "Status" not in rows
     assert "to be agreed" not in {rows[t.label] for t in TERM_SPECS}, rows

@@ -28,14 +28,20 @@ from __future__ import annotations
 from typing import Any
 
 import xlsxwriter
-from xlsxwriter.worksheet import CellFormulaTuple, Worksheet, re_dynamic_function
+from xlsxwriter.worksheet import CellFormulaTuple, Worksheet
 
-# xlsxwriter versions whose Worksheet._write_formula / _prepare_formula were read for this module.
+try:
+    from xlsxwriter.worksheet import re_dynamic_function
+except ImportError:  # xlsxwriter 3.3.4 tells a dynamic-array function otherwise: not audited, no shortcut
+    re_dynamic_function = None
+
+# xlsxwriter versions whose Worksheet._write_formula / _prepare_formula were read for this module (pyproject.toml
+# pins the first: the workbook's bytes are checked against it).
 AUDITED = ("3.3.1",)
-ENABLED = xlsxwriter.__version__ in AUDITED
+ENABLED = xlsxwriter.__version__ in AUDITED and re_dynamic_function is not None
 
 xlsxwriter_write_formula = Worksheet.write_formula
-_dynamic = re_dynamic_function.search
+_dynamic = re_dynamic_function.search if re_dynamic_function is not None else None
 
 
 def needs_preparation(ws: Worksheet, formula: Any) -> bool:
@@ -48,6 +54,7 @@ def needs_preparation(ws: Worksheet, formula: Any) -> bool:
         or formula[:1] != "="
         or formula[-1:] == "}"
         or "INGLE(" in formula
+        or _dynamic is None
         or _dynamic(formula) is not None
     )
 
