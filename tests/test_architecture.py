@@ -212,6 +212,34 @@ def test_the_top_of_the_package_holds_only_the_layers() -> None:
     assert top - {"__init__"} == named
 
 
+def _test_modules_imported(source: str) -> set[str]:
+    """The test modules (tests.test_*) a module's source imports, anywhere in it."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        out |= {n for n in names if n.split(".")[:2][-1].startswith("test_") and n.startswith("tests.")}
+    return out
+
+
+def test_the_test_import_check_finds_a_test_module_imported() -> None:
+    assert _test_modules_imported("from tests.test_rfq import fill\nimport tests.test_x\n") == {
+        "tests.test_rfq", "tests.test_rfq.fill", "tests.test_x"}
+    assert _test_modules_imported("from tests import helpers\nfrom tests.helpers import site_file\n") == set()
+
+
+def test_test_modules_share_helpers_only_through_the_helper_modules() -> None:
+    """docs/testing.md: tests share their helpers through tests/helpers.py (and the other helper modules), never by
+    importing each other (a test module imported by another runs its module-level set-up twice and hides a
+    shared helper where no one looks for it)."""
+    found = {path.name: _test_modules_imported(path.read_text()) for path in (ROOT / "tests").glob("*.py")}
+    assert {name: sorted(names) for name, names in found.items() if names} == {}
+
+
 def _no_file_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """From here on, opening or reading any file fails the test."""
     def refuse(*args: object, **kwargs: object) -> None:
