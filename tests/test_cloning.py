@@ -23,9 +23,13 @@ SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 
 
 def _parts(node: Node) -> tuple[set[str], set[str]]:
-    """The attributes of a node that hold nodes and lines, found by looking (what the declarations must cover)."""
+    """The attributes of a node that hold nodes and lines, found by looking (what the declarations must cover); not
+    the tuple children() keeps, which is the declared parts gathered."""
     nodes, lines = set(), set()
+    gathered = node.children()
     for attr, v in vars(node).items():
+        if v is gathered:
+            continue
         if isinstance(v, Line):
             lines.add(attr)
         elif isinstance(v, Node) or (isinstance(v, list | tuple) and v and all(isinstance(x, Node) for x in v)):
