@@ -483,7 +483,9 @@ def _cut_on(sheet: _PrintedSheet) -> list[str]:
 
 # ---------------------------------------------------------------- a first site file, a request for quotation
 
-_SPECS = {s.key: s for s in all_specs()}
+SPECS = {s.key: s for s in all_specs()}  # every input key's spec
+
+
 def fill_required(text: str, values: dict[str, str] | None = None) -> str:
     """Every REQUIRED line (`  key:` with no value) given a value: `values`, else the key's own example."""
     out, section = [], None
@@ -493,7 +495,7 @@ def fill_required(text: str, values: dict[str, str] | None = None) -> str:
         m = re.match(r"^  ([a-z_0-9]+):$", line)
         if m:
             key = f"{section}.{m[1]}"
-            line = f"  {m[1]}: {(values or {}).get(key, example_for(_SPECS[key])[0])}"
+            line = f"  {m[1]}: {(values or {}).get(key, example_for(SPECS[key])[0])}"
         out.append(line)
     return "\n".join(out) + "\n"
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers import BASE, accepting_throttling, example_model, fill_required, invoke, site_with
+from tests.helpers import BASE, SPECS, accepting_throttling, example_model, fill_required, invoke, site_with
 from workbook import findings
 from workbook.api import load
 from workbook.models import all_rules, all_specs
@@ -24,7 +24,6 @@ from workbook.site.examples import example_for
 from workbook.site.load import load_site
 from workbook.site.templates import load_catalog
 
-SPECS = {s.key: s for s in all_specs()}
 MISSING = "is missing (not in the site file nor in its catalog entries)"
 
 
@@ -282,8 +281,6 @@ def test_every_new_catalog_value_has_a_source_with_its_confidence() -> None:
 
 
 # ---------------------------------------------------------------- 12. init: write, fill, build, verify
-
-
 
 
 def assert_only_the_feed_loss_check_fails(stdout: str) -> None:

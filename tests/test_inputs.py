@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
-from tests.helpers import BASE, site_with
+from tests.helpers import BASE, SPECS, site_with
 from workbook.build import build_book, complete
 from workbook.excel.layout import NOTE
 from workbook.formula.units import is_information
@@ -27,8 +27,6 @@ from workbook.site.examples import example_for
 from workbook.site.load import load_site
 from workbook.site.spec import Site, hidden
 from workbook.site.templates import load_catalog
-
-SPECS = {s.key: s for s in all_specs()}
 
 
 def write(data: dict[str, Any] | str, path: Path) -> Path:

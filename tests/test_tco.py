@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from tests.helpers import B200, example_model, example_workbook, hand, invoke, site_file, site_model, v
-from workbook.analysis.scenarios import lines_used
 from workbook.api import build, evaluation, load
 from workbook.excel.layout import FIRST_PERIOD
 
@@ -452,7 +451,7 @@ def test_a_month_of_delay_on_the_decision(tmp_path: Path) -> None:
     tight = hand(tmp_path, "tight", cost_of_capital=0.12, horizon="24 months")  # no month to spare for a delay
     assert math.isnan(v(tight, "tco.delay_npv_effect"))
     assert not v(tight, "scenario.one_month_late.tco.life_within_timeline")
-    master = lines_used(tight.book.lines["checks.all_pass"].formula)  # the built-in scenario's checks stay out
+    master = tight.book.lines["checks.all_pass"].reads  # the built-in scenario's checks stay out
     assert not any(k.startswith("scenario.one_month_late") for k in master)
     assert tight.book.lines["tco.delay_npv_effect"].guard_message.startswith("n/a: the timeline has no month")
 

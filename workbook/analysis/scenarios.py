@@ -13,16 +13,11 @@ from workbook.book.sheets import INPUTS
 from workbook.book.sheets import SCENARIOS as SHEET
 from workbook.book.sheets import SCENARIOS_YEARLY as YEARLY_SHEET
 from workbook.formula.echo import clip
-from workbook.formula.expr import YEARS, Node
+from workbook.formula.expr import YEARS
 from workbook.formula.line import Line
 from workbook.site.errors import InputError, did_you_mean
 from workbook.site.rules import check_rules
 from workbook.site.spec import Rule, Site, Spec
-
-
-def lines_used(node: Node) -> set[str]:
-    """The ids of the lines a formula reads (as values, previous periods, whole rows or roll-up keys)."""
-    return set(node.read_ids)
 
 
 def add_scenarios(book: Book, site: Site, specs: list[Spec], rules: list[Rule],

@@ -54,8 +54,7 @@ def needs_preparation(ws: Worksheet, formula: Any) -> bool:
         or formula[:1] != "="
         or formula[-1:] == "}"
         or "INGLE(" in formula
-        or _dynamic is None
-        or _dynamic(formula) is not None
+        or _dynamic(formula) is not None  # not None where ENABLED
     )
 
 

@@ -321,14 +321,16 @@ def evaluate_many(book: Book, overrides: dict[str, Any], lines: Iterable[str], *
         raise ValueError("chunk is at least one case")
     flat = {k: np.asarray(v, dtype=float).reshape(-1) for k, v in overrides.items()}
     batch = max([v.size for v in flat.values()] + [1])
+    need = needed(book, lines)
     varies = {k for k, v in flat.items() if v.size > 1}  # and the lines that read them, in book order:
-    for line in needed(book, lines):
+    for line in need:
         if line.kind != "input" and not varies.isdisjoint(reads(line)):
             varies.add(line.id)
     out: dict[str, np.ndarray] = {}
-    same = [line.id for line in needed(book, lines) if line.id not in varies]
+    same = [line.id for line in need if line.id not in varies]
     shared = {k: v for k, v in flat.items() if v.size == 1}  # the lines the same in every case, computed once:
     base = evaluate(book, shared, same, strict=strict, compact=True, with_dependencies=True) if same else {}
+    # not a line that varies: a last chunk of one case gives its inputs one value, and evaluate would take them
     base = {k: v for k, v in base.items() if k not in varies and book.lines[k].kind != "input"}
     for start in range(0, batch, chunk):
         stop = min(start + chunk, batch)
