@@ -1,5 +1,5 @@
-"""The parity harness: build workbooks, recalculate them in LibreOffice (in one start) and in Gnumeric, compare
-every cell.
+"""The parity harness: build workbooks, recalculate them in LibreOffice (in one start, every sheet read back from
+its CSV export: verify.recalculated_values) and in Gnumeric, compare every cell.
 
 Per workbook: every formula cell's cached value against LibreOffice's recalculated value (verify.compare), and
 every calculated line's Python value against LibreOffice's value in the line's cell; then every formula cell
@@ -25,8 +25,8 @@ from workbook.api import Model, build
 from workbook.excel.cells import cached
 from workbook.excel.layout import Layout
 from workbook.libreoffice import gnumeric as gnumeric_engine
-from workbook.libreoffice.sheet_reader import cell_values, coordinate, formula_cells
-from workbook.libreoffice.verify import GNUMERIC, compare, is_error, recalculate, same
+from workbook.libreoffice.sheet_reader import coordinate, formula_cells
+from workbook.libreoffice.verify import GNUMERIC, compare, is_error, recalculated_values, same
 
 INPUTS = ROOT / "inputs"
 REPORT = Path(__file__).resolve().parent.parent / "outputs" / "parity-report.json"
@@ -79,7 +79,7 @@ def build_all(site_files: list[Path], outdir: Path) -> list[Built]:
 def check(built: list[Built], workdir: Path, gnumeric: bool = True) -> Outcome:
     """Recalculate all in one LibreOffice start and compare every formula cell and every line; then in Gnumeric,
     every formula cell (unless `gnumeric` is False)."""
-    recalced = recalculate([b.xlsx for b in built], workdir / "recalculated")
+    recalced = recalculated_values([b.xlsx for b in built], workdir / "recalculated")
     outcome = Outcome()
     formulas = {b.xlsx: formula_cells(b.xlsx) for b in built}  # each workbook read once for both engines
     if gnumeric:
@@ -89,8 +89,7 @@ def check(built: list[Built], workdir: Path, gnumeric: bool = True) -> Outcome:
             outcome.gnumeric_cells += report.compared
             outcome.problems += [f"{b.site_file.name}: {p}" for p in report.problems]
     for b in built:
-        lo_path = recalced[b.xlsx.resolve()]
-        lo = cell_values(lo_path)  # the one read of the recalculated file, for both comparisons
+        lo = recalced[b.xlsx.resolve()]  # read once, for both comparisons
         report = compare(b.xlsx, lo, formulas=formulas[b.xlsx])
         outcome.workbooks += 1
         outcome.cells += report.compared

@@ -2,4 +2,4 @@
 pdf), Gnumeric recalculates it as the second engine (gnumeric), both under one process rule (engine_process), and
 a recalculated file is read back (sheet_reader)."""
 
-__all__ = ["engine_process", "gnumeric", "pdf", "sheet_reader", "verify"]
+__all__ = ["csv_values", "engine_process", "gnumeric", "pdf", "sheet_reader", "verify"]

@@ -100,6 +100,15 @@ def coordinate(row: int, col: int) -> str:
     return f"{letters}{row + 1}"
 
 
+def sheet_titles(path: Path) -> list[str]:
+    """The workbook's worksheets' titles, in workbook order."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return [title for title, _ in _worksheet_parts(zf)]
+    except (KeyError, ElementTree.ParseError, zipfile.BadZipFile) as e:
+        raise Unusual(str(e)) from None
+
+
 def _worksheet_parts(zf: zipfile.ZipFile) -> list[tuple[str, str]]:
     """(sheet title, part name) of every worksheet, in workbook order (chart sheets are not worksheets)."""
     rels = {}

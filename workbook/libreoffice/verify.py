@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbook.libreoffice import csv_values
 from workbook.libreoffice.engine_process import EngineMissing, run_as_group
-from workbook.libreoffice.sheet_reader import Cells, cell_values, defined_names, formula_cells
+from workbook.libreoffice.sheet_reader import Cells, Unusual, cell_values, defined_names, formula_cells, sheet_titles
 from workbook.site.errors import InputError
 
 REL_TOL = 1e-9
@@ -41,6 +42,8 @@ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
 <value>0</value></prop></item>
 <item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse">\
 <value>0</value></prop></item>
+<item oor:path="/org.openoffice.Setup/L10N"><prop oor:name="ooSetupSystemLocale" oor:op="fuse">\
+<value>en-US</value></prop></item>
 </oor:items>
 """
 
@@ -76,6 +79,41 @@ def recalculate(paths: Iterable[Path], outdir: Path, timeout: float = 900, attem
         f"LibreOffice did not convert {len(missing)} file(s) in {attempts} starts (exit {proc.returncode}): "
         f"{', '.join(map(str, missing[:3]))}; stderr: {proc.stderr.strip()[:300]}"
     )
+
+
+def recalculated_values(paths: Iterable[Path], workdir: Path, timeout: float = 900, attempts: int = 3,
+                        ) -> dict[Path, Cells]:
+    """Each workbook's every cell as LibreOffice recalculates it (input path -> its values), many workbooks per
+    start: from its CSV export of every sheet (csv_values), or from an .xlsx copy (recalculate) for a workbook
+    whose CSV does not give each value exactly. As `recalculate`, the workbooks soffice left out go through a
+    new start, up to `attempts` starts in all."""
+    paths = [Path(p).resolve() for p in paths]
+    staged = csv_values.stage(paths, workdir / "staged")
+    titles = {p: sheet_titles(p) for p in paths}
+    outdir = workdir / "csv"
+    outdir.mkdir(parents=True, exist_ok=True)
+    files: dict[Path, list[Path] | None] = dict.fromkeys(paths)
+    for _ in range(attempts):
+        missing = [p for p in paths if files[p] is None]
+        if not missing:
+            break
+        proc = run_soffice([staged[p] for p in missing], outdir, csv_values.FILTER, timeout, recalc=True)
+        files.update({p: csv_values.exported(staged[p], outdir, titles[p]) for p in missing})
+    left = [p for p in paths if files[p] is None]
+    if left:
+        raise RuntimeError(
+            f"LibreOffice did not export {len(left)} workbook(s) in {attempts} starts (exit {proc.returncode}): "
+            f"{', '.join(map(str, left[:3]))}; stderr: {proc.stderr.strip()[:300]}")
+    out, unusual = {}, []
+    for p in paths:
+        try:
+            out[p] = csv_values.read_workbook(titles[p], files[p] or [])
+        except Unusual:
+            unusual.append(p)
+    if unusual:
+        copies = recalculate(unusual, workdir / "xlsx", timeout, attempts)
+        out.update({p: cell_values(copies[p]) for p in unusual})
+    return out
 
 
 def _convert(paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -278,8 +316,8 @@ def verify_files(paths: Iterable[Path], engines: Iterable[str] = ("libreoffice",
     with tempfile.TemporaryDirectory(prefix="verify-") as tmp:
         for engine in engines:
             if engine == "libreoffice":
-                recalced = recalculate(paths, Path(tmp) / "libreoffice")
-                reports += [compare(p, recalced[p.resolve()]) for p in paths]
+                values = recalculated_values(paths, Path(tmp) / "libreoffice")
+                reports += [compare(p, values[p.resolve()]) for p in paths]
             else:
                 copies = gnumeric.recalculate(paths, Path(tmp) / "gnumeric")
                 reports += [compare(p, copies[p.resolve()].path, GNUMERIC) for p in paths]
