@@ -5,17 +5,20 @@ openpyxl."""
 from __future__ import annotations
 
 import datetime
+import math
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 import xlsxwriter
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import ROOT
 from tests.helpers import example_workbook, site_workbook
 from workbook.libreoffice import sheet_reader as reader
-from workbook.libreoffice.verify import recalculate
+from workbook.libreoffice.verify import compare, is_count, is_error, recalculate, same
 
 SITES = sorted((ROOT / "inputs").glob("*.yaml"))
 
@@ -129,3 +132,18 @@ def test_every_value_of_libreoffices_copy_equals_openpyxls(libreoffice: str, tmp
                                                     (4, 701, "ZZ5"), (4, 702, "AAA5")])
 def test_coordinate(row: int, col: int, coord: str) -> None:
     assert reader.coordinate(row, col) == coord
+
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=True), st.sampled_from(
+    ["", "1", "TRUE", "#DIV/0!", "Err:502", "#N/A", "text"]))
+
+
+@given(expected=VALUES, got=VALUES, formula=st.sampled_from(["=A1", "=ROUNDUP(A1,0)", "=A1>0"]))
+def test_compare_passes_a_cell_exactly_when_same_does(expected: Any, got: Any, formula: str) -> None:
+    """compare passes a cell whose value equals its cached one without asking same(): its verdict must be the
+    rule's, whatever the values (no error, a cached value, and same() at the tolerance the formula asks)."""
+    counted = (is_count(formula, expected) and isinstance(got, int | float) and not isinstance(got, bool)
+               and math.isfinite(got) and float(got).is_integer())
+    rule = not is_error(got) and expected is not None and same(expected, got, exact=counted)
+    report = compare(Path("never-read.xlsx"), {("S", "A1"): got}, formulas={("S", "A1"): (formula, expected)})
+    assert (report.problems == []) == rule and report.compared == 1
