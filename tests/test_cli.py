@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -239,11 +240,16 @@ def test_verify_of_a_missing_file_exits_2(tmp_path: Path) -> None:
     assert_one_line_error(proc)
 
 
-def test_verify_of_a_file_that_is_not_a_workbook_is_not_an_internal_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("zipped", [False, True], ids=["text", "a zip of text"])
+def test_verify_of_a_file_that_is_not_a_workbook_is_not_an_internal_error(tmp_path: Path, zipped: bool) -> None:
     """A corrupt or mistyped file is the user's input, not a tool bug: exit 2 (bad input) or 4 (verification
     failed) with one line naming the file, not exit 1 'internal error'."""
     path = tmp_path / "notes.xlsx"
-    path.write_text("not a spreadsheet\n")
+    if zipped:
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("notes.txt", "not a spreadsheet\n")
+    else:
+        path.write_text("not a spreadsheet\n")
     proc = invoke("verify", path)
     assert "Traceback" not in proc.stdout + proc.stderr
     assert proc.returncode in (2, 4), proc.stderr
