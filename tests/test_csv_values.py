@@ -39,7 +39,8 @@ def differences(csv: Cells, xlsx: Cells) -> list[tuple[Any, Any, Any]]:
 
 
 def magnitudes(path: Path) -> Path:
-    """Numbers from 1e-22 to 1e21, as numbers and as percentages, and the kinds of value a cell holds."""
+    """Numbers from 1e-22 to 1e14, as numbers and as percentages, in the number formats a reviewer might give a
+    cell, and the kinds of value a cell holds."""
     wb = xlsxwriter.Workbook(str(path))
     ws = wb.add_worksheet("P&L 'q', x")
     percent = wb.add_format({"num_format": "0.0%"})
@@ -56,6 +57,10 @@ def magnitudes(path: Path) -> Path:
     ws.write_formula("F7", "=DATE(2027,1,31)", wb.add_format({"num_format": "d mmm yyyy"}), 0)
     ws.write_string("F8", "  spaced  ")
     ws.write_formula("H40", "=-0", None, 0)
+    for row, fmt in enumerate(['"$"#,##0.00', "0.00E+00", "# ?/?", "@", '0.0" MW"', '#,##0,,"M"', '"Yes";"Yes";"No"',
+                               "[$€-407] #,##0.00", "#,##0;[Red](#,##0)", ";;;", "0.000%"], start=50):
+        ws.write_formula(row, 1, "=1234567.891/7", wb.add_format({"num_format": fmt}), 0)  # each shown its way,
+        ws.write_formula(row, 2, "=-0.5", wb.add_format({"num_format": fmt}), 0)  # the CSV writes the number
     wb.add_worksheet("Empty")
     wb.close()
     return path
