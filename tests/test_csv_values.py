@@ -4,6 +4,7 @@ digits its CSV writes, or that workbook is read from an .xlsx copy: the parity t
 from __future__ import annotations
 
 import datetime
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 import xlsxwriter
 
 from tests.helpers import site_workbook
-from workbook.libreoffice import csv_values
+from workbook.libreoffice import csv_values, verify
 from workbook.libreoffice.sheet_reader import Cells, Unusual, cell_values
 from workbook.libreoffice.verify import recalculate, recalculated_values
 
@@ -146,3 +147,31 @@ def test_what_the_csv_cannot_give_exactly_is_left_to_the_xlsx_copy(text: str) ->
 def test_a_value_is_the_number_the_cell_holds(text: str, expected: Any) -> None:
     got = csv_values.value(text)
     assert got == expected and type(got) is type(expected)
+
+
+def test_workbooks_soffice_leaves_out_go_through_a_new_start(libreoffice: str, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """soffice may exit 0 before the end of a long list: the workbooks it left out are converted by the next start,
+    and a workbook never converted is named (its own path, not the batch's copy) after the last start."""
+    paths = []
+    for name in ("first", "second"):
+        paths.append(tmp_path / f"{name}.xlsx")
+        wb = xlsxwriter.Workbook(str(paths[-1]))
+        wb.add_worksheet("S").write_formula("A1", f"={len(paths)}+0", None, 0)
+        wb.close()
+    real, starts = verify.run_soffice, []
+
+    def stopping_early(files: list[Path], *args: Any, **kwargs: Any) -> Any:
+        starts.append(len(files))
+        return real(files[:1] if len(starts) == 1 else files, *args, **kwargs)
+
+    monkeypatch.setattr(verify, "run_soffice", stopping_early)
+    got = recalculated_values(paths, tmp_path / "csv")
+    assert [got[p.resolve()] for p in paths] == [{("S", "A1"): 1}, {("S", "A1"): 2}] and starts == [2, 1]
+    starts.clear()
+    assert set(recalculate(paths, tmp_path / "xlsx")) == {p.resolve() for p in paths} and starts == [2, 1]
+    monkeypatch.setattr(verify, "run_soffice", lambda files, *args, **kwargs: subprocess.CompletedProcess(
+        ["soffice"], 0, "", "Error: source file could not be loaded"))  # as soffice says, exiting 0
+    with pytest.raises(RuntimeError) as never:
+        recalculated_values(paths[1:], tmp_path / "never", attempts=2)
+    assert str(paths[1].resolve()) in str(never.value) and "in 2 starts" in str(never.value)

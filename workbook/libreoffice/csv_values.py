@@ -30,7 +30,6 @@ from workbook.libreoffice.sheet_reader import Cells, Unusual, coordinate
 FILTER = "csv:Text - txt - csv (StarCalc):44,34,76,1,,0,true,true,false,false,false,-1"
 
 _TOKEN = re.compile(r'("(?:[^"]|"")*")|([^,\n"]+)|(,+)|(\n)')  # a quoted field, a bare one, commas, a line's end
-_WHOLE = re.compile(r"-?\d+")
 _US_DATE = re.compile(r"(\d{2})/(\d{2})/(\d{4})")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _EPOCH = datetime.date(1899, 12, 30)
@@ -93,8 +92,9 @@ def value(text: str) -> bool | int | float:
     """An unquoted field's value, the number (or TRUE/FALSE) the cell holds, or Unusual."""
     if text in ("TRUE", "FALSE"):
         return text == "TRUE"
-    if _NUMBER.fullmatch(text):
-        return int(text) if _WHOLE.fullmatch(text) else float(text)
+    number = _NUMBER.fullmatch(text)
+    if number:
+        return int(text) if number.group(2) is None and "." not in text else float(text)
     if text.endswith("%") and _NUMBER.fullmatch(text[:-1]):
         return float(Decimal(text[:-1]) / 100)
     for pattern, (y, m, d) in ((_US_DATE, (3, 1, 2)), (_ISO_DATE, (1, 2, 3))):

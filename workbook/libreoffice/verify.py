@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,51 +61,34 @@ def soffice() -> str:
 
 
 def recalculate(paths: Iterable[Path], outdir: Path, timeout: float = 900, attempts: int = 3) -> dict[Path, Path]:
-    """Recalculate workbooks, many per LibreOffice start; returns input path -> recalculated copy.
-
-    soffice exits 0 even when it stops before the end of a long list (seen here: the last 6 of 250), so the
-    files that did not come out go through a new start, up to `attempts` starts in all."""
+    """Recalculate workbooks, many per LibreOffice start; returns input path -> recalculated copy."""
     paths = [Path(p).resolve() for p in paths]
     names = [p.name for p in paths]
     if len(set(names)) != len(names):
         raise ValueError("recalculate: workbooks in one batch need distinct file names")
     outdir.mkdir(parents=True, exist_ok=True)
     out = {p: outdir / p.name for p in paths}
-    missing = paths
-    for _ in range(attempts):
-        proc = _convert(missing, outdir, timeout)
-        missing = [p for p in missing if not out[p].exists()]
-        if not missing:
-            return out
-    raise RuntimeError(
-        f"LibreOffice did not convert {len(missing)} file(s) in {attempts} starts (exit {proc.returncode}): "
-        f"{', '.join(map(str, missing[:3]))}; stderr: {proc.stderr.strip()[:300]}"
-    )
+    _convert_all({p: p for p in paths}, outdir, "xlsx", lambda p: out[p].exists(), timeout, attempts)
+    return out
 
 
 def recalculated_values(paths: Iterable[Path], workdir: Path, timeout: float = 900, attempts: int = 3,
                         ) -> dict[Path, Cells]:
     """Each workbook's every cell as LibreOffice recalculates it (input path -> its values), many workbooks per
     start: from its CSV export of every sheet (csv_values), or from an .xlsx copy (recalculate) for a workbook
-    whose CSV does not give each value exactly. As `recalculate`, the workbooks soffice left out go through a
-    new start, up to `attempts` starts in all."""
+    whose CSV does not give each value exactly."""
     paths = [Path(p).resolve() for p in paths]
     staged = csv_values.stage(paths, workdir / "staged")
     titles = {p: sheet_titles(p) for p in paths}
     outdir = workdir / "csv"
     outdir.mkdir(parents=True, exist_ok=True)
-    files: dict[Path, list[Path] | None] = dict.fromkeys(paths)
-    for _ in range(attempts):
-        missing = [p for p in paths if files[p] is None]
-        if not missing:
-            break
-        proc = run_soffice([staged[p] for p in missing], outdir, csv_values.FILTER, timeout, recalc=True)
-        files.update({p: csv_values.exported(staged[p], outdir, titles[p]) for p in missing})
-    left = [p for p in paths if files[p] is None]
-    if left:
-        raise RuntimeError(
-            f"LibreOffice did not export {len(left)} workbook(s) in {attempts} starts (exit {proc.returncode}): "
-            f"{', '.join(map(str, left[:3]))}; stderr: {proc.stderr.strip()[:300]}")
+    files: dict[Path, list[Path] | None] = {}
+
+    def written(p: Path) -> bool:
+        files[p] = csv_values.exported(staged[p], outdir, titles[p])
+        return files[p] is not None
+
+    _convert_all(staged, outdir, csv_values.FILTER, written, timeout, attempts)
     out, unusual = {}, []
     for p in paths:
         try:
@@ -118,9 +101,21 @@ def recalculated_values(paths: Iterable[Path], workdir: Path, timeout: float = 9
     return out
 
 
-def _convert(paths: list[Path], outdir: Path, timeout: float) -> subprocess.CompletedProcess[str]:
-    """One soffice start, with a fresh profile that forces a full recalculation on load."""
-    return run_soffice(paths, outdir, "xlsx", timeout, recalc=True)
+def _convert_all(sources: dict[Path, Path], outdir: Path, to: str, written: Callable[[Path], bool], timeout: float,
+                 attempts: int) -> None:
+    """Each workbook (`sources`: its path -> the file soffice reads) converted `to` in `outdir`, recalculated on
+    load, many per start. soffice exits 0 even when it stops before the end of a long list (seen here: the last 6
+    of 250), so the workbooks not `written` go through a new start, up to `attempts` starts in all."""
+    missing = list(sources)
+    for _ in range(attempts):
+        proc = run_soffice([sources[p] for p in missing], outdir, to, timeout, recalc=True)
+        missing = [p for p in missing if not written(p)]
+        if not missing:
+            return
+    raise RuntimeError(
+        f"LibreOffice did not convert {len(missing)} file(s) in {attempts} starts (exit {proc.returncode}): "
+        f"{', '.join(map(str, missing[:3]))}; stderr: {proc.stderr.strip()[:300]}"
+    )
 
 
 def run_soffice(paths: Iterable[Path], outdir: Path, to: str, timeout: float,
